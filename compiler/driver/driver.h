@@ -1,0 +1,71 @@
+/* driver.h - what every collc subcommand shares: option parsing helpers and
+ * a Session (arena + sources + diagnostics + parsed/checked program).
+ *
+ * Exit statuses: EXIT_OK 0, EXIT_INPUT 1 (errors in the input), EXIT_USAGE 2. */
+#ifndef COLLC_DRIVER_H
+#define COLLC_DRIVER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "front/front.h"
+#include "schedule/schedule.h"
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+#define X(name, fn, synopsis) int fn(int argc, char **argv);
+#include "commands.def"
+#undef X
+
+/* Options common to the subcommands that read .coll files. */
+typedef struct CommonOptions {
+    DiagFormat diag_format;       /* --diagnostics-format=text|json|sarif */
+    int color;                    /* -fcolor-diagnostics / -fno-...; -1 = auto */
+    unsigned error_limit;         /* -ferror-limit=N */
+    const char *werror[32];       /* -Werror (NULL entry = all) / -Werror=code */
+    int nwerror;
+    const char *wno[32];          /* -Wno-code */
+    int nwno;
+    Define defines[64];           /* -D name=value */
+    int ndefines;
+    const char *algorithm;        /* --algorithm NAME */
+    size_t max_transfers;         /* --max-transfers=N */
+} CommonOptions;
+
+/* If argv[*i] is a common option, consume it (and its argument, advancing
+ * *i) and return 1; return -1 after printing a usage error; 0 if not one. */
+int common_option(CommonOptions *o, int argc, char **argv, int *i);
+void common_options_init(CommonOptions *o);
+
+/* Parses an integer with optional K/M/G suffix-free syntax; -1 on error. */
+int parse_int64(const char *s, int64_t *out);
+/* "-N" value: "8", "2..16" (inclusive), "8,16,1024", or a mix "2..8,16".
+ * Fills a malloc'ed sorted unique array. Returns 0, or -1 on a bad list. */
+int parse_rank_list(const char *s, int64_t **out, size_t *n);
+/* Sizes: "64MiB", "4KB", "1024", "8B"; times: "2us", "1.5ms", "3e-6";
+ * bandwidth: "64GB/s", "32GiB/s". Return 0 ok, -1 on error. */
+int parse_size(const char *s, double *bytes);
+int parse_time(const char *s, double *seconds);
+int parse_bandwidth(const char *s, double *bytes_per_s);
+
+typedef struct Session {
+    Arena arena;
+    SourceManager sm;
+    DiagEngine *dx;
+    Program prog;
+    CommonOptions opts;
+} Session;
+
+/* Loads, parses and checks `files`. Returns 0 when the program is usable, 1
+ * when errors were reported (the caller returns EXIT_INPUT after
+ * session_close), 2 on a file that cannot be read (reported as error). */
+int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles);
+/* Flushes diagnostics (SARIF is written here), frees everything, and returns
+ * the exit status to use given `status` and the error count. */
+int session_close(Session *s, int status);
+/* The algorithms selected by --algorithm (or all), in file order. */
+int session_algorithms(Session *s, Algorithm ***out);
+
+/* Usage error: "collc <cmd>: message" + hint, returns EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

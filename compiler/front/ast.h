@@ -1,0 +1,261 @@
+/* ast.h - the .coll abstract syntax tree.
+ *
+ * The parser builds these nodes in the compilation's Arena; sema fills in the
+ * fields marked "sema:". Every node carries a Span. Lists of statements are
+ * intrusive singly linked lists through Stmt.next, in source order.
+ *
+ * Language summary (docs/language.md is the reference):
+ *   file      = { algorithm | topology } ;
+ *   algorithm = "algorithm" IDENT ":" COLLECTIVE "{" { stmt } "}" ;
+ *   topology  = "topology" IDENT "{" { stmt } "}" ;      (nodes/link/let/for/if)
+ *   stmt      = "step" "{" { stmt } "}"
+ *             | "for" IDENT "in" ( "ranks" | expr ".." expr ) "{" { stmt } "}"
+ *             | "if" expr "{" { stmt } "}" [ "else" ( "{" { stmt } "}" | if ) ]
+ *             | "let" IDENT "=" expr ";"
+ *             | "param" IDENT "=" expr ";"
+ *             | "require" expr [ "," STRING ] ";"
+ *             | "scratch" IDENT "[" expr "]" ";"
+ *             | "split" expr ";"
+ *             | ( "copy" | "reduce" ) bufref "->" bufref ";"
+ *             | "nodes" expr ";"
+ *             | "link" expr ( "->" | "<->" ) expr [ "[" attr { "," attr } "]" ] ";"
+ *   bufref    = ( IDENT | "in" ) "[" expr "]" [ "[" expr [ ".." expr ] "]" ] ;
+ *   attr      = ( "alpha" | "beta" ) "=" QUANTITY ;    (2, 0.5, 2us, 32GB/s)
+ */
+#ifndef COLLC_AST_H
+#define COLLC_AST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "../support/source.h"
+
+/* ---- collectives and built-in functions (X-macro tables) ---- */
+typedef enum BlockCount { BLOCKS_ONE, BLOCKS_N } BlockCount;
+typedef enum HeldBy { HELD_ALL, HELD_ROOT } HeldBy;
+
+typedef enum Collective {
+#define X(id, kw, rooted, ib, iw, ob, ow, red) COLL_##id,
+#include "collectives.def"
+#undef X
+    COLL__COUNT
+} Collective;
+
+typedef struct CollectiveInfo {
+    const char *keyword;
+    int rooted;
+    BlockCount in_blocks;
+    HeldBy in_where;
+    BlockCount out_blocks;
+    HeldBy out_where;
+    int reducing;
+} CollectiveInfo;
+
+extern const CollectiveInfo collective_info[COLL__COUNT];
+/* Returns COLL__COUNT when `name` is not a collective keyword. */
+Collective collective_lookup(const char *name);
+
+typedef enum Builtin {
+#define X(id, name, arity, desc) BUILTIN_##id,
+#include "builtins.def"
+#undef X
+    BUILTIN__COUNT
+} Builtin;
+
+typedef struct BuiltinInfo { const char *name; int arity; const char *desc; } BuiltinInfo;
+extern const BuiltinInfo builtin_info[BUILTIN__COUNT];
+
+/* ---- symbols (sema) ---- */
+typedef enum SymKind {
+    SYM_N,      /* the built-in rank count N */
+    SYM_ROOT,   /* the built-in root (rooted collectives only) */
+    SYM_PARAM,  /* param P = default;  overridable with -D P=v */
+    SYM_LET,    /* let x = expr; */
+    SYM_LOOP,   /* for v in ... */
+} SymKind;
+
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+
+typedef struct Symbol {
+    SymKind kind;
+    const char *name;
+    Span span;            /* the declaring identifier (none for built-ins) */
+    int slot;             /* index in the evaluation frame (int64_t[nslots]) */
+    Stmt *decl;           /* declaring statement (let/param/for), NULL for built-ins */
+    int used;             /* sema: referenced at least once */
+} Symbol;
+
+/* ---- expressions ---- */
+typedef enum ExprKind {
+    EXPR_INT,    /* integer literal (also the result of constant folding) */
+    EXPR_NAME,   /* identifier; sema sets .sym */
+    EXPR_UNARY,  /* op in {UOP_*} */
+    EXPR_BINARY, /* op in {BOP_*} */
+    EXPR_CALL,   /* built-in function call; sema sets .builtin */
+} ExprKind;
+
+typedef enum UnaryOp {
+    UOP_NEG,  /* -a */
+    UOP_BNOT, /* ~a */
+    UOP_LNOT, /* !a */
+} UnaryOp;
+
+typedef enum BinaryOp {
+    BOP_ADD, BOP_SUB, BOP_MUL,
+    BOP_DIV,  /* truncating toward zero, as C; error on division by zero */
+    BOP_MOD,  /* mathematical modulo: result has the sign of the divisor, so
+                 (r - 1) % N is in [0, N) for N > 0 */
+    BOP_SHL, BOP_SHR, /* error on a negative or >= 63 shift count */
+    BOP_BAND, BOP_BOR, BOP_BXOR,
+    BOP_EQ, BOP_NE, BOP_LT, BOP_LE, BOP_GT, BOP_GE,
+    BOP_LAND, BOP_LOR, /* short-circuit, result 0 or 1 */
+} BinaryOp;
+
+struct Expr {
+    ExprKind kind;
+    Span span;
+    union {
+        int64_t ival;                                   /* EXPR_INT */
+        struct { const char *name; Symbol *sym; } name; /* EXPR_NAME */
+        struct { UnaryOp op; Expr *operand; } unary;    /* EXPR_UNARY */
+        struct { BinaryOp op; Expr *lhs, *rhs; } binary;/* EXPR_BINARY */
+        struct {                                        /* EXPR_CALL */
+            const char *name;
+            Span name_span;
+            Expr **args;
+            int nargs;
+            Builtin builtin;                            /* sema */
+        } call;
+    } u;
+};
+
+/* ---- buffer references ---- */
+typedef struct BufRef {
+    Span span;            /* whole reference */
+    const char *name;     /* "in", "out" or a scratch name */
+    Span name_span;
+    Expr *rank;
+    Expr *lo;             /* NULL: the whole buffer of that rank */
+    Expr *hi;             /* NULL: single chunk `lo`; else half-open lo .. hi */
+    int buffer;           /* sema: index in Algorithm.buffers */
+} BufRef;
+
+/* ---- quantities in topology link attributes ---- */
+typedef enum QuantityUnit {
+    QUANT_SCALE,     /* plain number: multiple of the global alpha/beta */
+    QUANT_SECONDS,   /* ns/us/ms/s, stored in seconds */
+    QUANT_BYTES_PER_S, /* B/s, KB/s, MB/s, GB/s (decimal), KiB/s.. (binary) */
+} QuantityUnit;
+
+typedef struct Quantity { double value; QuantityUnit unit; Span span; } Quantity;
+
+/* ---- statements ---- */
+typedef enum StmtKind {
+    STMT_STEP,     /* step { body } : one communication round */
+    STMT_FOR,      /* for var in lo .. hi { body } (or over ranks) */
+    STMT_IF,       /* if cond { then } else { els } */
+    STMT_LET,      /* let var = value; */
+    STMT_PARAM,    /* param var = value; (top level of an algorithm) */
+    STMT_REQUIRE,  /* require cond, "why"; */
+    STMT_SCRATCH,  /* scratch name[chunks]; (top level of an algorithm) */
+    STMT_SPLIT,    /* split chunks; (top level, at most once) */
+    STMT_XFER,     /* copy/reduce src -> dst; */
+    STMT_NODES,    /* nodes count; (topology) */
+    STMT_LINK,     /* link a -> b / a <-> b [attrs]; (topology) */
+} StmtKind;
+
+typedef enum XferOp {
+    XFER_COPY,    /* dst := src */
+    XFER_REDUCE,  /* dst := dst (+) src */
+} XferOp;
+
+struct Stmt {
+    StmtKind kind;
+    Span span;
+    Stmt *next;
+    union {
+        struct { Stmt *body; } step;
+        struct {
+            const char *var; Span var_span;
+            int over_ranks;             /* for v in ranks  (lo = 0, hi = N) */
+            Expr *lo, *hi;              /* NULL when over_ranks */
+            Stmt *body;
+            Symbol *sym;                /* sema */
+        } for_;
+        struct { Expr *cond; Stmt *then_, *else_; } if_;
+        struct {                        /* STMT_LET and STMT_PARAM */
+            const char *var; Span var_span;
+            Expr *value;
+            Symbol *sym;                /* sema */
+        } let;
+        struct { Expr *cond; const char *why; Span why_span; } require;
+        struct { const char *name; Span name_span; Expr *chunks; int buffer; } scratch;
+        struct { Expr *chunks; } split;
+        struct { XferOp op; BufRef src, dst; } xfer;
+        struct { Expr *count; } nodes;
+        struct {
+            Expr *from, *to;
+            int bidirectional;          /* <-> */
+            int has_alpha, has_beta;
+            Quantity alpha, beta;
+        } link;
+    } u;
+};
+
+/* ---- top level ---- */
+typedef struct Buffer {
+    const char *name;
+    Span span;             /* declaration (none for in/out) */
+    int is_scratch;
+    Expr *chunks;          /* scratch: chunks per rank; NULL for in/out */
+} Buffer;
+
+enum { BUF_IN = 0, BUF_OUT = 1, BUF_FIRST_SCRATCH = 2 };
+
+typedef struct Algorithm {
+    Span span;
+    const char *name;
+    Span name_span;
+    Collective coll;
+    Span coll_span;
+    Stmt *body;
+    /* sema: */
+    Buffer *buffers;       /* [0] = in, [1] = out, then scratch in order */
+    int nbuffers;
+    Stmt *split;           /* the split statement, NULL = 1 chunk per block */
+    Symbol *sym_N, *sym_root; /* sym_root NULL when not rooted */
+    Symbol **params;       /* in declaration order */
+    int nparams;
+    int nslots;            /* size of the evaluation frame */
+} Algorithm;
+
+typedef struct Topology {
+    Span span;
+    const char *name;
+    Span name_span;
+    Stmt *body;
+    /* sema: */
+    Symbol *sym_N;
+    int nslots;
+} Topology;
+
+typedef struct Program {
+    Algorithm **algorithms;
+    int nalgorithms;
+    Topology **topologies;
+    int ntopologies;
+} Program;
+
+/* ast.c: constructors used by the parser, and a debugging printer. */
+struct Arena;
+Expr *ast_int(struct Arena *a, Span sp, int64_t v);
+Expr *ast_name(struct Arena *a, Span sp, const char *name);
+Expr *ast_unary(struct Arena *a, Span sp, UnaryOp op, Expr *e);
+Expr *ast_binary(struct Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r);
+Stmt *ast_stmt(struct Arena *a, StmtKind k, Span sp);
+const char *ast_binary_op_text(BinaryOp op);
+const char *ast_unary_op_text(UnaryOp op);
+/* Writes an expression in source syntax (fully parenthesised where needed). */
+void ast_print_expr(FILE *out, const Expr *e);
+
+#endif
