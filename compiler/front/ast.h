@@ -102,9 +102,10 @@ typedef enum UnaryOp {
 
 typedef enum BinaryOp {
     BOP_ADD, BOP_SUB, BOP_MUL,
-    BOP_DIV,  /* truncating toward zero, as C; error on division by zero */
+    BOP_DIV,  /* floor division (pairs with BOP_MOD: a == (a/b)*b + a%b);
+                 error on division by zero */
     BOP_MOD,  /* mathematical modulo: result has the sign of the divisor, so
-                 (r - 1) % N is in [0, N) for N > 0 */
+                 (r - 1) % N is in [0, N) for N > 0; error on zero */
     BOP_SHL, BOP_SHR, /* error on a negative or >= 63 shift count */
     BOP_BAND, BOP_BOR, BOP_BXOR,
     BOP_EQ, BOP_NE, BOP_LT, BOP_LE, BOP_GT, BOP_GE,
