@@ -1,0 +1,376 @@
+/* driver.c - what all subcommands share: common options, value parsers and
+ * the Session (load + parse + check); see driver.h and docs/cli.md. */
+#include "driver.h"
+#include "support/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- usage errors ---- */
+
+int usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    fflush(stdout);
+    if (cmd)
+        fprintf(stderr, "collc %s: error: ", cmd);
+    else
+        fputs("collc: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (cmd)
+        fprintf(stderr, "Try 'collc help %s' for more information.\n", cmd);
+    else
+        fputs("Try 'collc --help' for more information.\n", stderr);
+    return EXIT_USAGE;
+}
+
+/* ---- value parsers ---- */
+
+int parse_int64(const char *s, int64_t *out) {
+    if (!s || !*s) return -1;
+    const char *p = s;
+    int neg = 0;
+    if (*p == '+' || *p == '-') neg = *p++ == '-';
+    int base = 10;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        base = 16;
+        p += 2;
+    }
+    if (!*p) return -1;
+    uint64_t v = 0;
+    const uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; *p; p++) {
+        int digit;
+        if (*p >= '0' && *p <= '9') digit = *p - '0';
+        else if (base == 16 && *p >= 'a' && *p <= 'f') digit = *p - 'a' + 10;
+        else if (base == 16 && *p >= 'A' && *p <= 'F') digit = *p - 'A' + 10;
+        else return -1;
+        if (v > (limit - (uint64_t)digit) / (uint64_t)base) return -1;
+        v = v * (uint64_t)base + (uint64_t)digit;
+    }
+    if (neg)
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    else
+        *out = (int64_t)v;
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* More values than this in one -N list is surely a typo (and would cost
+ * gigabytes); the largest useful list is 1..2^20. */
+#define RANK_LIST_MAX ((size_t)1 << 21)
+
+int parse_rank_list(const char *s, int64_t **out, size_t *n) {
+    *out = NULL;
+    *n = 0;
+    if (!s || !*s) return -1;
+    int64_t *v = NULL;
+    size_t len = 0, cap = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t itemlen = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64];
+        if (itemlen == 0 || itemlen >= sizeof item) goto fail;
+        memcpy(item, p, itemlen);
+        item[itemlen] = 0;
+        int64_t lo, hi;
+        char *dots = strstr(item, "..");
+        if (dots) {
+            *dots = 0;
+            if (parse_int64(item, &lo) || parse_int64(dots + 2, &hi) || lo > hi) goto fail;
+        } else {
+            if (parse_int64(item, &lo)) goto fail;
+            hi = lo;
+        }
+        if ((uint64_t)(hi - lo) >= RANK_LIST_MAX || len + (size_t)(hi - lo) + 1 > RANK_LIST_MAX)
+            goto fail;
+        for (int64_t x = lo;; x++) {
+            if (len == cap) {
+                cap = cap ? cap * 2 : 16;
+                v = xrealloc(v, cap * sizeof *v);
+            }
+            v[len++] = x;
+            if (x == hi) break;
+        }
+        if (!comma) break;
+        p = comma + 1;
+    }
+    qsort(v, len, sizeof *v, cmp_i64);
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++)
+        if (k == 0 || v[k - 1] != v[i]) v[k++] = v[i];
+    *out = v;
+    *n = k;
+    return 0;
+fail:
+    free(v);
+    return -1;
+}
+
+typedef struct Unit { const char *name; double factor; } Unit;
+
+/* A non-negative finite number followed by one of `units` (or nothing when
+ * plain_ok: then the factor is 1). */
+static int parse_quantity(const char *s, const Unit *units, size_t nunits, double *out) {
+    if (!s || !*s || isspace((unsigned char)*s)) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(v) || v < 0) return -1;
+    /* strtod accepts "inf"/"nan"/hex floats; insist on a decimal start. */
+    if (!(isdigit((unsigned char)s[0]) || s[0] == '.')) return -1;
+    if (strpbrk(s, "xXpP")) return -1;
+    if (*end == 0) {
+        *out = v;
+        return 0;
+    }
+    for (size_t i = 0; i < nunits; i++) {
+        if (strcmp(end, units[i].name) == 0) {
+            *out = v * units[i].factor;
+            return isfinite(*out) ? 0 : -1;
+        }
+    }
+    return -1;
+}
+
+int parse_size(const char *s, double *bytes) {
+    static const Unit units[] = {
+        {"B", 1},     {"KB", 1e3},       {"MB", 1e6},       {"GB", 1e9},        {"TB", 1e12},
+        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+    };
+    return parse_quantity(s, units, ARRAY_LEN(units), bytes);
+}
+
+int parse_time(const char *s, double *seconds) {
+    static const Unit units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+    return parse_quantity(s, units, ARRAY_LEN(units), seconds);
+}
+
+int parse_bandwidth(const char *s, double *bytes_per_s) {
+    static const Unit units[] = {
+        {"B/s", 1},          {"KB/s", 1e3},          {"MB/s", 1e6},
+        {"GB/s", 1e9},       {"TB/s", 1e12},         {"KiB/s", 1024.0},
+        {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
+    };
+    return parse_quantity(s, units, ARRAY_LEN(units), bytes_per_s);
+}
+
+/* ---- common options ---- */
+
+void common_options_init(CommonOptions *o) {
+    memset(o, 0, sizeof *o);
+    o->diag_format = DIAG_FMT_TEXT;
+    o->color = -1;
+    o->error_limit = 20;
+    o->max_transfers = 0; /* instantiate's default */
+}
+
+/* For "--name=value" or "--name value": returns the value (advancing *i in
+ * the second form), NULL when argv[*i] is not this option, and sets *missing
+ * when the value is absent. */
+static const char *opt_value(const char *name, int argc, char **argv, int *i, int *missing) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n] != 0) return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* -D names must be NUL-terminated copies that outlive every CommonOptions
+ * copy (sessions copy the options); they are kept, reachable, for the life
+ * of the process. */
+static const char *keep_name(const char *s, size_t n) {
+    static char **kept;
+    static size_t nkept;
+    char *name = xmalloc(n + 1);
+    memcpy(name, s, n);
+    name[n] = 0;
+    kept = xrealloc(kept, (nkept + 1) * sizeof *kept);
+    kept[nkept++] = name;
+    return name;
+}
+
+int common_option(CommonOptions *o, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    const char *cmd = argv[0];
+    const char *v;
+    int missing = 0;
+
+    if (strncmp(a, "-D", 2) == 0) {
+        const char *def = a + 2;
+        if (!*def) {
+            if (*i + 1 >= argc) return usage_error(cmd, "missing value after '-D'"), -1;
+            def = argv[++*i];
+        }
+        const char *eq = strchr(def, '=');
+        if (!eq || eq == def)
+            return usage_error(cmd, "-D expects NAME=VALUE, got '%s'", def), -1;
+        int64_t val;
+        if (parse_int64(eq + 1, &val))
+            return usage_error(cmd, "-D %.*s: '%s' is not an integer", (int)(eq - def), def,
+                               eq + 1), -1;
+        if (o->ndefines >= (int)ARRAY_LEN(o->defines))
+            return usage_error(cmd, "too many -D options (at most %d)",
+                               (int)ARRAY_LEN(o->defines)), -1;
+        const char *name = keep_name(def, (size_t)(eq - def));
+        /* A later -D of the same name wins, as with cc. */
+        for (int k = 0; k < o->ndefines; k++) {
+            if (strcmp(o->defines[k].name, name) == 0) {
+                o->defines[k] = o->defines[--o->ndefines];
+                break;
+            }
+        }
+        o->defines[o->ndefines].name = name;
+        o->defines[o->ndefines].value = val;
+        o->ndefines++;
+        return 1;
+    }
+    if ((v = opt_value("--algorithm", argc, argv, i, &missing)) || missing) {
+        if (missing || !*v) return usage_error(cmd, "missing value after '--algorithm'"), -1;
+        o->algorithm = v;
+        return 1;
+    }
+    if ((v = opt_value("--diagnostics-format", argc, argv, i, &missing)) || missing) {
+        if (missing) return usage_error(cmd, "missing value after '--diagnostics-format'"), -1;
+        if (strcmp(v, "text") == 0) o->diag_format = DIAG_FMT_TEXT;
+        else if (strcmp(v, "json") == 0) o->diag_format = DIAG_FMT_JSON;
+        else if (strcmp(v, "sarif") == 0) o->diag_format = DIAG_FMT_SARIF;
+        else
+            return usage_error(cmd, "unknown diagnostics format '%s' (expected text, json or sarif)",
+                               v), -1;
+        return 1;
+    }
+    if ((v = opt_value("--max-transfers", argc, argv, i, &missing)) || missing) {
+        int64_t n;
+        if (missing) return usage_error(cmd, "missing value after '--max-transfers'"), -1;
+        if (parse_int64(v, &n) || n < 1)
+            return usage_error(cmd, "--max-transfers expects a positive integer, got '%s'", v), -1;
+        o->max_transfers = (size_t)n;
+        return 1;
+    }
+    if (strncmp(a, "-ferror-limit=", 14) == 0) {
+        int64_t n;
+        if (parse_int64(a + 14, &n) || n < 0 || n > UINT32_MAX)
+            return usage_error(cmd, "-ferror-limit expects a non-negative integer, got '%s'",
+                               a + 14), -1;
+        o->error_limit = (unsigned)n;
+        return 1;
+    }
+    if (strcmp(a, "-fcolor-diagnostics") == 0) { o->color = 1; return 1; }
+    if (strcmp(a, "-fno-color-diagnostics") == 0) { o->color = 0; return 1; }
+    if (strcmp(a, "-Werror") == 0 || strncmp(a, "-Werror=", 8) == 0) {
+        const char *code = a[7] == '=' ? a + 8 : NULL;
+        if (code && !*code) return usage_error(cmd, "missing diagnostic code after '-Werror='"), -1;
+        if (o->nwerror >= (int)ARRAY_LEN(o->werror))
+            return usage_error(cmd, "too many -Werror options"), -1;
+        o->werror[o->nwerror++] = code;
+        return 1;
+    }
+    if (strncmp(a, "-Wno-", 5) == 0) {
+        if (!a[5]) return usage_error(cmd, "missing diagnostic code after '-Wno-'"), -1;
+        if (o->nwno >= (int)ARRAY_LEN(o->wno)) return usage_error(cmd, "too many -Wno- options"), -1;
+        o->wno[o->nwno++] = a + 5;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- session ---- */
+
+static void apply_options(DiagEngine *dx, const CommonOptions *o) {
+    if (o->color >= 0) diag_set_color(dx, o->color);
+    diag_set_error_limit(dx, o->error_limit);
+    for (int k = 0; k < o->nwerror; k++) diag_set_werror(dx, o->werror[k]);
+    for (int k = 0; k < o->nwno; k++) diag_disable(dx, o->wno[k]);
+}
+
+int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles) {
+    memset(s, 0, sizeof *s);
+    s->opts = *opts;
+    arena_init(&s->arena);
+    source_init(&s->sm);
+    s->dx = diag_new(&s->sm, stderr, opts->diag_format);
+    apply_options(s->dx, opts);
+
+    int unreadable = 0;
+    int *ids = xmalloc((size_t)(nfiles > 0 ? nfiles : 1) * sizeof *ids);
+    for (int k = 0; k < nfiles; k++) {
+        errno = 0;
+        ids[k] = source_load(&s->sm, files[k]);
+        if (ids[k] < 0) {
+            int e = errno ? errno : EIO;
+            const char *why = e == EFBIG ? "file too large (limit 1 GiB)" : strerror(e);
+            diag_error(s->dx, span_none(), "cannot-open", "cannot open '%s': %s",
+                       strcmp(files[k], "-") == 0 ? "<stdin>" : files[k], why);
+            unreadable = 1;
+        }
+    }
+    for (int k = 0; k < nfiles; k++)
+        if (ids[k] >= 0) parse_source(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
+    free(ids);
+    if (unreadable) return 2;
+    if (diag_error_count(s->dx)) return 1;
+    sema_check(&s->arena, s->dx, &s->prog);
+    if (diag_error_count(s->dx)) return 1;
+
+    if (opts->algorithm && !program_find_algorithm(&s->prog, opts->algorithm)) {
+        diag_error(s->dx, span_none(), "unknown-algorithm", "no algorithm named '%s'",
+                   opts->algorithm);
+        const char *best = NULL;
+        int bestd = 3;
+        for (int k = 0; k < s->prog.nalgorithms; k++) {
+            int dist = front_edit_distance(opts->algorithm, s->prog.algorithms[k]->name);
+            if (dist < bestd) {
+                bestd = dist;
+                best = s->prog.algorithms[k]->name;
+            }
+        }
+        if (best) diag_note(s->dx, span_none(), "did you mean '%s'?", best);
+        return 1;
+    }
+    return 0;
+}
+
+int session_close(Session *s, int status) {
+    if (s->dx) {
+        diag_finish(s->dx);
+        if (status == EXIT_OK && diag_error_count(s->dx)) status = EXIT_INPUT;
+        diag_delete(s->dx);
+        s->dx = NULL;
+    }
+    arena_free(&s->arena);
+    source_free(&s->sm);
+    return status;
+}
+
+int session_algorithms(Session *s, Algorithm ***out) {
+    if (s->opts.algorithm) {
+        Algorithm *a = program_find_algorithm(&s->prog, s->opts.algorithm);
+        if (!a) {
+            *out = NULL;
+            return 0;
+        }
+        Algorithm **arr = ARENA_ARRAY(&s->arena, Algorithm *, 1);
+        arr[0] = a;
+        *out = arr;
+        return 1;
+    }
+    *out = s->prog.algorithms;
+    return s->prog.nalgorithms;
+}

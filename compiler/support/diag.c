@@ -1,0 +1,650 @@
+/* diag.c - the diagnostics engine and its three sinks; see diag.h and
+ * docs/diagnostics.md.
+ *
+ * Text is written as soon as a diagnostic (or note) is reported, so a crash
+ * later still leaves the messages on the terminal. JSON needs the notes of a
+ * diagnostic inside its object, so the latest diagnostic is kept pending
+ * until the next one starts or diag_flush(). SARIF is one document per run:
+ * every result is kept until diag_finish(). */
+#include "diag.h"
+#include "util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef COLLC_VERSION
+#define COLLC_VERSION "unknown"
+#endif
+
+/* Caret lines wider than this are cut to a window around the caret. */
+enum { DIAG_MAX_SHOWN_COLUMNS = 160, DIAG_WINDOW_BEFORE = 60, DIAG_TAB_STOP = 8 };
+
+typedef struct DiagNote {
+    Span span;
+    char *msg;
+} DiagNote;
+
+typedef struct DiagRec {
+    DiagSeverity sev;   /* effective (after -Werror promotion) */
+    int promoted;       /* a warning turned into an error by -Werror */
+    Span span;
+    char *code;
+    char *msg;
+    DiagNote *notes;
+    size_t nnotes, capnotes;
+} DiagRec;
+
+struct DiagEngine {
+    SourceManager *sm;
+    FILE *out;
+    DiagFormat fmt;
+    int color;
+    unsigned error_limit;
+    unsigned nerrors, nwarnings;
+    int limit_hit;          /* the "too many errors" line was printed */
+    int werror_all;
+    char **werror; size_t nwerror;
+    char **wno; size_t nwno;
+    int last_dropped;       /* notes go nowhere */
+    int has_last;           /* there is a diagnostic notes can attach to */
+    DiagRec pending;        /* JSON: not yet written; text: last one (for notes) */
+    int pending_live;       /* JSON: pending must still be written */
+    DiagRec *results;       /* SARIF: everything, in order */
+    size_t nresults, capresults;
+    int finished;
+};
+
+/* ---- small helpers ---- */
+
+static char *xstrdup(const char *s) {
+    size_t n = strlen(s);
+    char *d = xmalloc(n + 1);
+    memcpy(d, s, n + 1);
+    return d;
+}
+
+static char *xvasprintf(const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n < 0) COLLC_UNREACHABLE("vsnprintf failed");
+    char *s = xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return s;
+}
+
+static void rec_free(DiagRec *r) {
+    free(r->code);
+    free(r->msg);
+    for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i].msg);
+    free(r->notes);
+    memset(r, 0, sizeof *r);
+}
+
+static int in_list(char **list, size_t n, const char *code) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], code) == 0) return 1;
+    return 0;
+}
+
+/* Length of a valid UTF-8 sequence at s (n bytes available), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; min = 0x80; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; min = 0x800; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; min = 0x10000; }
+    else return 0;
+    if (n < len) return 0;
+    unsigned cp = c & (0x7F >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return len;
+}
+
+static const char *display_path(const SourceFile *f) {
+    return strcmp(f->path, "-") == 0 ? "<stdin>" : f->path;
+}
+
+/* ---- engine set-up ---- */
+
+DiagEngine *diag_new(SourceManager *sm, FILE *out, DiagFormat fmt) {
+    DiagEngine *d = xcalloc(1, sizeof *d);
+    d->sm = sm;
+    d->out = out ? out : stderr;
+    d->fmt = fmt;
+    const char *term = getenv("TERM");
+    d->color = fmt == DIAG_FMT_TEXT && isatty(fileno(d->out)) &&
+               !(term && strcmp(term, "dumb") == 0) && !getenv("NO_COLOR");
+    d->error_limit = 20;
+    return d;
+}
+
+void diag_delete(DiagEngine *d) {
+    if (!d) return;
+    rec_free(&d->pending);
+    for (size_t i = 0; i < d->nresults; i++) rec_free(&d->results[i]);
+    free(d->results);
+    for (size_t i = 0; i < d->nwerror; i++) free(d->werror[i]);
+    free(d->werror);
+    for (size_t i = 0; i < d->nwno; i++) free(d->wno[i]);
+    free(d->wno);
+    free(d);
+}
+
+void diag_set_color(DiagEngine *d, int on) { d->color = on && d->fmt == DIAG_FMT_TEXT; }
+void diag_set_error_limit(DiagEngine *d, unsigned limit) { d->error_limit = limit; }
+
+void diag_set_werror(DiagEngine *d, const char *code) {
+    if (!code) {
+        d->werror_all = 1;
+        return;
+    }
+    d->werror = xrealloc(d->werror, (d->nwerror + 1) * sizeof *d->werror);
+    d->werror[d->nwerror++] = xstrdup(code);
+}
+
+void diag_disable(DiagEngine *d, const char *code) {
+    d->wno = xrealloc(d->wno, (d->nwno + 1) * sizeof *d->wno);
+    d->wno[d->nwno++] = xstrdup(code);
+}
+
+unsigned diag_error_count(const DiagEngine *d) { return d->nerrors; }
+unsigned diag_warning_count(const DiagEngine *d) { return d->nwarnings; }
+SourceManager *diag_sources(DiagEngine *d) { return d->sm; }
+
+/* ---- text sink ---- */
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_ERROR "\033[1;31m"
+#define C_WARNING "\033[1;35m"
+#define C_NOTE "\033[1;30m"
+#define C_CARET "\033[1;32m"
+
+static const char *sev_name(DiagSeverity s) {
+    switch (s) {
+    case DIAG_ERROR: return "error";
+    case DIAG_WARNING: return "warning";
+    case DIAG_NOTE: return "note";
+    }
+    return "error";
+}
+
+static const char *sev_color(DiagSeverity s) {
+    switch (s) {
+    case DIAG_ERROR: return C_ERROR;
+    case DIAG_WARNING: return C_WARNING;
+    case DIAG_NOTE: return C_NOTE;
+    }
+    return C_ERROR;
+}
+
+/* A growable char buffer for building the shown line and the caret line. */
+typedef struct StrBuf { char *p; size_t len, cap; } StrBuf;
+
+static void sb_putn(StrBuf *b, const char *s, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = xrealloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+static void sb_putc(StrBuf *b, char c) { sb_putn(b, &c, 1); }
+
+/* Prints the source line of `span` and a caret line under it. Tabs are
+ * expanded, bytes that are not printable UTF-8 are shown as <XX>, a span
+ * reaching past the line is underlined to its end, and very long lines are
+ * cut to a window around the caret. */
+static void print_snippet(DiagEngine *d, Span span) {
+    const SourceFile *f = source_file(d->sm, span.file);
+    if (!f) return;
+    unsigned line, col;
+    source_line_col(d->sm, span.file, span.lo, &line, &col);
+    size_t len;
+    const char *text = source_line_text(d->sm, span.file, line, &len);
+    if (!text) return;
+    size_t start_byte = col - 1;                 /* offset of lo in the line */
+    size_t end_byte = start_byte + (span.hi - span.lo);
+    if (end_byte > len) end_byte = len;          /* multi-line: first line only */
+
+    /* Build display columns: shown[i] text, and the display column at which
+     * each byte starts (colmap[len] = width of the whole line). */
+    StrBuf shown = {0};
+    size_t *colmap = xmalloc((len + 1) * sizeof *colmap);
+    size_t w = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)text[i];
+        size_t n;
+        colmap[i] = w;
+        if (c == '\t') {
+            size_t to = (w / DIAG_TAB_STOP + 1) * DIAG_TAB_STOP;
+            while (w < to) { sb_putc(&shown, ' '); w++; }
+            i++;
+        } else if (c >= 0x20 && c < 0x7F) {
+            sb_putc(&shown, (char)c);
+            w++;
+            i++;
+        } else if (c >= 0x80 && (n = utf8_seq((const unsigned char *)text + i, len - i)) > 0) {
+            sb_putn(&shown, text + i, n);
+            for (size_t k = 1; k < n; k++) colmap[i + k] = w;
+            w++;
+            i += n;
+        } else {
+            char hex[8];
+            snprintf(hex, sizeof hex, "<%02X>", c);
+            sb_putn(&shown, hex, 4);
+            w += 4;
+            i++;
+        }
+    }
+    colmap[len] = w;
+    if (!shown.p) sb_putn(&shown, "", 0);
+
+    size_t cstart = colmap[start_byte];
+    size_t cend = colmap[end_byte];
+    if (cend <= cstart) cend = cstart + 1; /* at least the caret */
+
+    /* Window: which display columns [wlo, whi) are shown. Columns map 1:1 to
+     * bytes of `shown` except inside UTF-8 sequences; cut only at byte
+     * boundaries that start a column. */
+    size_t wlo = 0, whi = w;
+    if (w > DIAG_MAX_SHOWN_COLUMNS) {
+        wlo = cstart > DIAG_WINDOW_BEFORE ? cstart - DIAG_WINDOW_BEFORE : 0;
+        whi = wlo + DIAG_MAX_SHOWN_COLUMNS - DIAG_WINDOW_BEFORE / 2;
+        if (whi > w) whi = w;
+        if (cend > whi) cend = whi > cstart ? whi : cstart + 1;
+    }
+    /* Map display columns back to byte offsets in `shown`. */
+    size_t blo = 0, bhi = shown.len;
+    if (wlo > 0 || whi < w) {
+        size_t col2 = 0;
+        blo = SIZE_MAX;
+        bhi = shown.len;
+        for (size_t b = 0; b < shown.len;) {
+            if (col2 == wlo && blo == SIZE_MAX) blo = b;
+            if (col2 == whi) { bhi = b; break; }
+            unsigned char c = (unsigned char)shown.p[b];
+            size_t n = c >= 0x80 ? utf8_seq((const unsigned char *)shown.p + b, shown.len - b) : 1;
+            if (n == 0) n = 1;
+            b += n;
+            col2++;
+        }
+        if (blo == SIZE_MAX) blo = shown.len;
+    }
+    const char *prefix = wlo > 0 ? "..." : "";
+    const char *suffix = whi < w ? "..." : "";
+    fprintf(d->out, "%s%.*s%s\n", prefix, (int)(bhi - blo), shown.p + blo, suffix);
+
+    StrBuf caret = {0};
+    for (size_t i = 0; i < strlen(prefix); i++) sb_putc(&caret, ' ');
+    for (size_t c = wlo; c < cstart; c++) sb_putc(&caret, ' ');
+    sb_putc(&caret, '^');
+    for (size_t c = cstart + 1; c < cend; c++) sb_putc(&caret, '~');
+    if (d->color) fputs(C_CARET, d->out);
+    fputs(caret.p, d->out);
+    if (d->color) fputs(C_RESET, d->out);
+    fputc('\n', d->out);
+    free(caret.p);
+    free(shown.p);
+    free(colmap);
+}
+
+static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
+                      const char *msg) {
+    const SourceFile *f = span_valid(span) ? source_file(d->sm, span.file) : NULL;
+    if (d->color) fputs(C_BOLD, d->out);
+    if (f) {
+        unsigned line, col;
+        source_line_col(d->sm, span.file, span.lo, &line, &col);
+        fprintf(d->out, "%s:%u:%u: ", display_path(f), line, col);
+    } else {
+        fputs("collc: ", d->out);
+    }
+    if (d->color) fputs(sev_color(sev), d->out);
+    fprintf(d->out, "%s: ", sev_name(sev));
+    if (d->color) fputs(sev == DIAG_NOTE ? C_RESET : C_RESET C_BOLD, d->out);
+    fputs(msg, d->out);
+    if (code && *code) fprintf(d->out, " [%s]", code);
+    if (d->color) fputs(C_RESET, d->out);
+    fputc('\n', d->out);
+    if (f) print_snippet(d, span);
+}
+
+/* ---- JSON helpers (shared by JSON Lines and SARIF) ---- */
+
+/* Writes s as a JSON string; bytes that are not valid UTF-8 become \u00XX
+ * so that the output is always valid JSON. */
+static void json_str(FILE *o, const char *s) {
+    fputc('"', o);
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        if (c == '"') { fputs("\\\"", o); i++; }
+        else if (c == '\\') { fputs("\\\\", o); i++; }
+        else if (c == '\n') { fputs("\\n", o); i++; }
+        else if (c == '\t') { fputs("\\t", o); i++; }
+        else if (c == '\r') { fputs("\\r", o); i++; }
+        else if (c < 0x20 || c == 0x7F) { fprintf(o, "\\u%04x", c); i++; }
+        else if (c < 0x80) { fputc(c, o); i++; }
+        else {
+            size_t k = utf8_seq(p + i, n - i);
+            if (k) { fwrite(p + i, 1, k, o); i += k; }
+            else { fprintf(o, "\\u%04x", c); i++; }
+        }
+    }
+    fputc('"', o);
+}
+
+/* Line/column of both ends of a span; the end is exclusive (the position
+ * just after the last byte), as in SARIF and LSP. */
+static void span_pos(DiagEngine *d, Span s, unsigned *l1, unsigned *c1,
+                     unsigned *l2, unsigned *c2) {
+    source_line_col(d->sm, s.file, s.lo, l1, c1);
+    source_line_col(d->sm, s.file, s.hi, l2, c2);
+}
+
+static void json_location(DiagEngine *d, FILE *o, Span s) {
+    const SourceFile *f = span_valid(s) ? source_file(d->sm, s.file) : NULL;
+    if (!f) {
+        fputs("\"file\":null,\"line\":null,\"column\":null,\"end\":null", o);
+        return;
+    }
+    unsigned l1, c1, l2, c2;
+    span_pos(d, s, &l1, &c1, &l2, &c2);
+    fputs("\"file\":", o);
+    json_str(o, display_path(f));
+    fprintf(o, ",\"line\":%u,\"column\":%u,\"end\":{\"line\":%u,\"column\":%u}", l1, c1, l2, c2);
+}
+
+static void json_emit(DiagEngine *d, const DiagRec *r) {
+    FILE *o = d->out;
+    fputc('{', o);
+    json_location(d, o, r->span);
+    fputs(",\"severity\":", o);
+    json_str(o, sev_name(r->sev));
+    fputs(",\"code\":", o);
+    json_str(o, r->code ? r->code : "");
+    fputs(",\"message\":", o);
+    json_str(o, r->msg);
+    fputs(",\"notes\":[", o);
+    for (size_t i = 0; i < r->nnotes; i++) {
+        if (i) fputc(',', o);
+        fputc('{', o);
+        json_location(d, o, r->notes[i].span);
+        fputs(",\"message\":", o);
+        json_str(o, r->notes[i].msg);
+        fputc('}', o);
+    }
+    fputs("]}\n", o);
+}
+
+/* ---- reporting ---- */
+
+/* Writes out the pending JSON diagnostic, if any. */
+static void complete_pending(DiagEngine *d) {
+    if (d->fmt == DIAG_FMT_JSON && d->pending_live) {
+        json_emit(d, &d->pending);
+        fflush(d->out);
+    }
+    d->pending_live = 0;
+    rec_free(&d->pending);
+}
+
+static DiagRec *start_record(DiagEngine *d, DiagSeverity sev, int promoted, Span span,
+                             const char *code, char *msg) {
+    DiagRec *r;
+    if (d->fmt == DIAG_FMT_SARIF) {
+        if (d->nresults == d->capresults) {
+            d->capresults = d->capresults ? d->capresults * 2 : 16;
+            d->results = xrealloc(d->results, d->capresults * sizeof *d->results);
+        }
+        r = &d->results[d->nresults++];
+    } else {
+        r = &d->pending;
+        d->pending_live = 1;
+    }
+    memset(r, 0, sizeof *r);
+    r->sev = sev;
+    r->promoted = promoted;
+    r->span = span;
+    r->code = xstrdup(code ? code : "");
+    r->msg = msg;
+    return r;
+}
+
+static DiagRec *last_record(DiagEngine *d) {
+    if (d->fmt == DIAG_FMT_SARIF) return d->nresults ? &d->results[d->nresults - 1] : NULL;
+    return &d->pending;
+}
+
+int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
+                 const char *fmt, va_list ap) {
+    COLLC_ASSERT(sev != DIAG_NOTE);
+    complete_pending(d);
+    int promoted = 0;
+    if (sev == DIAG_WARNING) {
+        if (code && in_list(d->wno, d->nwno, code)) {
+            d->last_dropped = 1;
+            return -1;
+        }
+        if (d->werror_all || (code && in_list(d->werror, d->nwerror, code))) {
+            sev = DIAG_ERROR;
+            promoted = 1;
+        }
+    }
+    if (sev == DIAG_ERROR) d->nerrors++;
+    else d->nwarnings++;
+
+    /* Past the limit: count, but show nothing more (warnings included). */
+    if (d->error_limit && (d->limit_hit || (sev == DIAG_ERROR && d->nerrors > d->error_limit))) {
+        d->last_dropped = 1;
+        if (!d->limit_hit) {
+            d->limit_hit = 1;
+            char buf[128];
+            snprintf(buf, sizeof buf,
+                     "too many errors emitted, stopping now; use -ferror-limit=0 to see all");
+            if (d->fmt == DIAG_FMT_TEXT) {
+                text_emit(d, DIAG_ERROR, span_none(), "error-limit", buf);
+            } else {
+                start_record(d, DIAG_ERROR, 0, span_none(), "error-limit", xstrdup(buf));
+                complete_pending(d);
+            }
+        }
+        return DIAG_ERROR;
+    }
+
+    char *msg = xvasprintf(fmt, ap);
+    d->last_dropped = 0;
+    d->has_last = 1;
+    if (d->fmt == DIAG_FMT_TEXT) {
+        text_emit(d, sev, span, code, msg);
+        /* Keep nothing: notes of text diagnostics print immediately too. */
+        free(msg);
+        fflush(d->out);
+    } else {
+        start_record(d, sev, promoted, span, code, msg);
+    }
+    return (int)sev;
+}
+
+int diag_report(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
+                const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int r = diag_vreport(d, sev, span, code, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap) {
+    if (d->last_dropped || !d->has_last) return;
+    char *msg = xvasprintf(fmt, ap);
+    if (d->fmt == DIAG_FMT_TEXT) {
+        text_emit(d, DIAG_NOTE, span, NULL, msg);
+        free(msg);
+        return;
+    }
+    DiagRec *r = last_record(d);
+    if (!r || !r->msg) {
+        free(msg);
+        return;
+    }
+    if (r->nnotes == r->capnotes) {
+        r->capnotes = r->capnotes ? r->capnotes * 2 : 4;
+        r->notes = xrealloc(r->notes, r->capnotes * sizeof *r->notes);
+    }
+    r->notes[r->nnotes].span = span;
+    r->notes[r->nnotes].msg = msg;
+    r->nnotes++;
+}
+
+void diag_note(DiagEngine *d, Span span, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vnote(d, span, fmt, ap);
+    va_end(ap);
+}
+
+void diag_flush(DiagEngine *d) {
+    complete_pending(d);
+    /* A note after a flush would land on a diagnostic already written. */
+    if (d->fmt == DIAG_FMT_JSON) d->has_last = 0;
+    fflush(d->out);
+}
+
+/* ---- SARIF ---- */
+
+/* Relative paths stay relative URIs (resolved against the working
+ * directory); absolute ones become file:// URIs. Reserved bytes are
+ * percent-encoded. */
+static void sarif_uri(FILE *o, const SourceFile *f) {
+    const char *p = strcmp(f->path, "-") == 0 ? "stdin" : f->path;
+    fputc('"', o);
+    if (p[0] == '/') fputs("file://", o);
+    for (const unsigned char *s = (const unsigned char *)p; *s; s++) {
+        unsigned c = *s;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            strchr("-._~/!$&'()*+,;=:@", (int)c))
+            fputc((int)c, o);
+        else
+            fprintf(o, "%%%02X", c);
+    }
+    fputc('"', o);
+}
+
+static void sarif_physical(DiagEngine *d, FILE *o, Span s) {
+    const SourceFile *f = source_file(d->sm, s.file);
+    unsigned l1, c1, l2, c2;
+    span_pos(d, s, &l1, &c1, &l2, &c2);
+    fputs("{\"artifactLocation\":{\"uri\":", o);
+    sarif_uri(o, f);
+    fprintf(o, "},\"region\":{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,"
+               "\"endColumn\":%u}}", l1, c1, l2, c2);
+}
+
+static int has_file(DiagEngine *d, Span s) {
+    return span_valid(s) && source_file(d->sm, s.file) != NULL;
+}
+
+static void sarif_write(DiagEngine *d) {
+    FILE *o = d->out;
+    /* Rules: one per distinct code, in order of first appearance. */
+    const char **rules = xmalloc((d->nresults + 1) * sizeof *rules);
+    size_t nrules = 0;
+    size_t *rule_of = xmalloc((d->nresults + 1) * sizeof *rule_of);
+    for (size_t i = 0; i < d->nresults; i++) {
+        const char *code = d->results[i].code;
+        size_t k;
+        for (k = 0; k < nrules; k++)
+            if (strcmp(rules[k], code) == 0) break;
+        if (k == nrules) rules[nrules++] = code;
+        rule_of[i] = k;
+    }
+    fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\","
+          "\"version\":\"2.1.0\",\"runs\":[{\"tool\":{\"driver\":{\"name\":\"collc\","
+          "\"version\":\"" COLLC_VERSION "\","
+          "\"informationUri\":\"https://example.invalid/collc/docs/diagnostics.md\","
+          "\"rules\":[", o);
+    for (size_t k = 0; k < nrules; k++) {
+        if (k) fputc(',', o);
+        fputs("{\"id\":", o);
+        json_str(o, rules[k]);
+        fputs(",\"helpUri\":", o);
+        char anchor[256];
+        snprintf(anchor, sizeof anchor, "docs/diagnostics.md#%s", rules[k]);
+        json_str(o, anchor);
+        fputc('}', o);
+    }
+    fputs("]}},\"results\":[", o);
+    for (size_t i = 0; i < d->nresults; i++) {
+        const DiagRec *r = &d->results[i];
+        if (i) fputc(',', o);
+        fputs("{\"ruleId\":", o);
+        json_str(o, r->code);
+        fprintf(o, ",\"ruleIndex\":%zu,\"level\":\"%s\",\"message\":{\"text\":", rule_of[i],
+                r->sev == DIAG_ERROR ? "error" : "warning");
+        json_str(o, r->msg);
+        fputs("}", o);
+        if (has_file(d, r->span)) {
+            fputs(",\"locations\":[{\"physicalLocation\":", o);
+            sarif_physical(d, o, r->span);
+            fputs("}]", o);
+        }
+        if (r->nnotes) {
+            fputs(",\"relatedLocations\":[", o);
+            for (size_t k = 0; k < r->nnotes; k++) {
+                if (k) fputc(',', o);
+                fprintf(o, "{\"id\":%zu,", k);
+                if (has_file(d, r->notes[k].span)) {
+                    fputs("\"physicalLocation\":", o);
+                    sarif_physical(d, o, r->notes[k].span);
+                    fputc(',', o);
+                }
+                fputs("\"message\":{\"text\":", o);
+                json_str(o, r->notes[k].msg);
+                fputs("}}", o);
+            }
+            fputc(']', o);
+        }
+        if (r->promoted) fputs(",\"properties\":{\"promotedByWerror\":true}", o);
+        fputc('}', o);
+    }
+    fputs("]}]}\n", o);
+    free(rules);
+    free(rule_of);
+}
+
+void diag_finish(DiagEngine *d) {
+    if (d->finished) {
+        fflush(d->out);
+        return;
+    }
+    d->finished = 1;
+    diag_flush(d);
+    if (d->fmt == DIAG_FMT_SARIF) {
+        sarif_write(d);
+    } else if (d->fmt == DIAG_FMT_TEXT && (d->nerrors || d->nwarnings)) {
+        /* clang's summary line. */
+        if (d->nwarnings && d->nerrors)
+            fprintf(d->out, "%u warning%s and %u error%s generated.\n", d->nwarnings,
+                    d->nwarnings == 1 ? "" : "s", d->nerrors, d->nerrors == 1 ? "" : "s");
+        else if (d->nerrors)
+            fprintf(d->out, "%u error%s generated.\n", d->nerrors, d->nerrors == 1 ? "" : "s");
+        else
+            fprintf(d->out, "%u warning%s generated.\n", d->nwarnings,
+                    d->nwarnings == 1 ? "" : "s");
+    }
+    fflush(d->out);
+}
