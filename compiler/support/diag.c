@@ -6,6 +6,7 @@
  * diagnostic inside its object, so the latest diagnostic is kept pending
  * until the next one starts or diag_flush(). SARIF is one document per run:
  * every result is kept until diag_finish(). */
+#define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include "diag.h"
 #include "util.h"
 
@@ -300,9 +301,47 @@ static void print_snippet(DiagEngine *d, Span span) {
     free(colmap);
 }
 
+/* An error "at end of input" of a file that ends with a newline would sit
+ * on an empty line after the last one; show it just after the last
+ * character instead, as GCC does. */
+static Span shown_span(DiagEngine *d, Span s) {
+    const SourceFile *f = span_valid(s) ? source_file(d->sm, s.file) : NULL;
+    if (!f) return s;
+    if (s.hi > f->len) s.hi = (uint32_t)f->len;
+    if (s.lo > s.hi) s.lo = s.hi;
+    if (f->len > 0 && f->text[f->len - 1] == '\n') {
+        uint32_t last = (uint32_t)f->len - 1;
+        if (s.lo == f->len) s.lo = last;
+        if (s.hi == f->len) s.hi = last;
+    }
+    return s;
+}
+
+/* Writes a message; control characters and bytes that are not UTF-8 are
+ * shown as <XX> so that no input can drive the terminal. */
+static void put_message(FILE *o, const char *msg) {
+    const unsigned char *p = (const unsigned char *)msg;
+    size_t n = strlen(msg);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t k;
+        if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7F)) {
+            fputc(c, o);
+            i++;
+        } else if (c >= 0x80 && (k = utf8_seq(p + i, n - i)) > 0) {
+            fwrite(p + i, 1, k, o);
+            i += k;
+        } else {
+            fprintf(o, "<%02X>", c);
+            i++;
+        }
+    }
+}
+
 static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
                       const char *msg) {
     const SourceFile *f = span_valid(span) ? source_file(d->sm, span.file) : NULL;
+    span = shown_span(d, span);
     if (d->color) fputs(C_BOLD, d->out);
     if (f) {
         unsigned line, col;
@@ -314,7 +353,7 @@ static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *co
     if (d->color) fputs(sev_color(sev), d->out);
     fprintf(d->out, "%s: ", sev_name(sev));
     if (d->color) fputs(sev == DIAG_NOTE ? C_RESET : C_RESET C_BOLD, d->out);
-    fputs(msg, d->out);
+    put_message(d->out, msg);
     if (code && *code) fprintf(d->out, " [%s]", code);
     if (d->color) fputs(C_RESET, d->out);
     fputc('\n', d->out);
@@ -351,6 +390,7 @@ static void json_str(FILE *o, const char *s) {
  * just after the last byte), as in SARIF and LSP. */
 static void span_pos(DiagEngine *d, Span s, unsigned *l1, unsigned *c1,
                      unsigned *l2, unsigned *c2) {
+    s = shown_span(d, s);
     source_line_col(d->sm, s.file, s.lo, l1, c1);
     source_line_col(d->sm, s.file, s.hi, l2, c2);
 }
@@ -445,11 +485,12 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
         }
     }
     if (sev == DIAG_ERROR) d->nerrors++;
-    else d->nwarnings++;
 
-    /* Past the limit: count, but show nothing more (warnings included). */
+    /* Past the limit: count errors, but show nothing more (warnings are
+     * neither shown nor counted). */
     if (d->error_limit && (d->limit_hit || (sev == DIAG_ERROR && d->nerrors > d->error_limit))) {
         d->last_dropped = 1;
+        if (sev == DIAG_WARNING) return -1;
         if (!d->limit_hit) {
             d->limit_hit = 1;
             char buf[128];
@@ -465,6 +506,7 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
         return DIAG_ERROR;
     }
 
+    if (sev == DIAG_WARNING) d->nwarnings++;
     char *msg = xvasprintf(fmt, ap);
     d->last_dropped = 0;
     d->has_last = 1;
@@ -574,17 +616,12 @@ static void sarif_write(DiagEngine *d) {
     }
     fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\","
           "\"version\":\"2.1.0\",\"runs\":[{\"tool\":{\"driver\":{\"name\":\"collc\","
-          "\"version\":\"" COLLC_VERSION "\","
-          "\"informationUri\":\"https://example.invalid/collc/docs/diagnostics.md\","
-          "\"rules\":[", o);
+          "\"version\":\"" COLLC_VERSION "\",\"rules\":[", o);
     for (size_t k = 0; k < nrules; k++) {
+        /* Codes are explained in docs/diagnostics.md under their own name. */
         if (k) fputc(',', o);
         fputs("{\"id\":", o);
         json_str(o, rules[k]);
-        fputs(",\"helpUri\":", o);
-        char anchor[256];
-        snprintf(anchor, sizeof anchor, "docs/diagnostics.md#%s", rules[k]);
-        json_str(o, anchor);
         fputc('}', o);
     }
     fputs("]}},\"results\":[", o);

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Mutation test for the collc front end.
+
+Takes every dsl-examples/*.coll (or, while there are none, the .coll files
+of the test suite), derives a deterministic set of mutants (bit flips, token
+deletions / duplications / swaps, truncations, splices of two files, random
+bytes, keyword and punctuation insertions, NUL and non-UTF-8 bytes) and runs
+`collc check -` on each with the mutant on standard input.
+
+A mutant fails the test when collc
+  - exits with a status other than 0 or 1 (a crash or abort shows as < 0),
+  - prints "AddressSanitizer", "LeakSanitizer", "runtime error" (UBSan) or
+    "internal compiler error",
+  - hangs (timeout), or
+  - writes invalid JSON Lines / SARIF when those formats are asked for.
+Failing mutants are saved (--save DIR) so that they can be replayed with
+`collc check DIR/mutant-K.coll`.
+
+The mutant set depends only on --seed and the inputs; --budget bounds the
+wall time (mutants not run in time are reported, not failed)."""
+import argparse
+import concurrent.futures
+import glob
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error", "internal compiler error",
+           "ThreadSanitizer")
+TOKEN_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|0x[0-9A-Fa-f]+|[0-9]+(?:\.[0-9]+)?|\.\.|->|<->|"
+                      rb"<<|>>|<=|>=|==|!=|&&|\|\||//[^\n]*|/\*|\*/|\"(?:\\.|[^\"\\\n])*\"|\s+|.",
+                      re.S)
+INSERTS = [b"algorithm", b"topology", b"step", b"for", b"in", b"ranks", b"if", b"else", b"let",
+           b"param", b"require", b"scratch", b"split", b"copy", b"reduce", b"nodes", b"link",
+           b"N", b"root", b"{", b"}", b"[", b"]", b"(", b")", b";", b",", b":", b"=", b"->",
+           b"<->", b"..", b"%", b"/", b"<<", b">>", b"-", b"9223372036854775807",
+           b"9223372036854775808", b"0x7fffffffffffffff", b"-1", b"0", b"1 << 62", b"\"",
+           b"/*", b"*/", b"//", b"\"unterminated", b"\x00", b"\xff", b"\xc3\xa9", b"\xe2\x82",
+           b"log2(", b"ceil_log2(0)", b"is_pow2(", b"min(", b"max(1,", b"in[r][0 .. N]",
+           b"out[r][", b"64GB/s", b"2us", b"alpha = ", b"1e999", b"\t", b"\r\n", b"\n" * 3]
+
+
+def tokens(data):
+    return TOKEN_RE.findall(data)
+
+
+def mutate(rng, data, others):
+    """One mutant of `data`; `others` are all inputs (for splices)."""
+    ops = ["flip", "delete_tok", "dup_tok", "swap_tok", "truncate", "splice", "random_bytes",
+           "insert", "insert", "delete_range", "dup_range", "replace_tok"]
+    out = data
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        op = rng.choice(ops)
+        if not out:
+            out = rng.choice(INSERTS)
+            continue
+        toks = tokens(out)
+        if op == "flip":
+            b = bytearray(out)
+            for _ in range(rng.randint(1, 4)):
+                i = rng.randrange(len(b))
+                b[i] ^= 1 << rng.randrange(8)
+            out = bytes(b)
+        elif op == "delete_tok" and toks:
+            i = rng.randrange(len(toks))
+            out = b"".join(toks[:i] + toks[i + 1:])
+        elif op == "dup_tok" and toks:
+            i = rng.randrange(len(toks))
+            out = b"".join(toks[:i + 1] + [toks[i]] + toks[i + 1:])
+        elif op == "swap_tok" and len(toks) > 1:
+            i, j = rng.randrange(len(toks)), rng.randrange(len(toks))
+            toks[i], toks[j] = toks[j], toks[i]
+            out = b"".join(toks)
+        elif op == "replace_tok" and toks:
+            i = rng.randrange(len(toks))
+            toks[i] = rng.choice(INSERTS)
+            out = b"".join(toks)
+        elif op == "truncate":
+            out = out[:rng.randrange(len(out) + 1)]
+        elif op == "splice":
+            other = rng.choice(others)
+            out = out[:rng.randrange(len(out) + 1)] + other[rng.randrange(len(other) + 1):]
+        elif op == "random_bytes":
+            i = rng.randrange(len(out) + 1)
+            junk = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+            out = out[:i] + junk + out[i:]
+        elif op == "insert":
+            i = rng.randrange(len(toks) + 1)
+            out = b"".join(toks[:i] + [b" ", rng.choice(INSERTS), b" "] + toks[i:])
+        elif op == "delete_range":
+            i = rng.randrange(len(out))
+            out = out[:i] + out[i + rng.randint(1, 64):]
+        elif op == "dup_range":
+            i = rng.randrange(len(out))
+            j = min(len(out), i + rng.randint(1, 200))
+            out = out[:j] + out[i:j] + out[j:]
+    return out
+
+
+def run_one(collc, fmt, data, timeout):
+    cmd = [collc, "check", "-ferror-limit=0"]
+    if fmt != "text":
+        cmd.append("--diagnostics-format=" + fmt)
+    cmd.append("-")
+    try:
+        p = subprocess.run(cmd, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout after %ss" % timeout
+    err = p.stderr.decode("utf-8", "replace")
+    if p.returncode not in (0, 1):
+        return "exit status %d\n%s" % (p.returncode, err[-3000:])
+    for m in MARKERS:
+        if m in err:
+            return "stderr contains %r\n%s" % (m, err[-3000:])
+    if fmt == "json":
+        for line in err.splitlines():
+            try:
+                obj = json.loads(line)
+                if not isinstance(obj, dict) or "severity" not in obj:
+                    return "JSON line without severity: " + line[:300]
+            except ValueError:
+                return "invalid JSON line: " + line[:300]
+    elif fmt == "sarif":
+        try:
+            log = json.loads(err)
+            if log.get("version") != "2.1.0" or len(log["runs"]) != 1:
+                return "bad SARIF header"
+        except (ValueError, KeyError, TypeError) as e:
+            return "invalid SARIF: %s" % e
+    if p.returncode == 1 and fmt == "text" and "error" not in err:
+        return "exit status 1 without an error message"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--collc", required=True)
+    ap.add_argument("--examples", required=True, help="dsl-examples directory")
+    ap.add_argument("--fallback", help="directory searched recursively for .coll files "
+                    "when there are no examples")
+    ap.add_argument("--count", type=int, default=int(os.environ.get("COLLC_FUZZ_MUTANTS", 3000)))
+    ap.add_argument("--seed", type=int, default=20261129)
+    ap.add_argument("--budget", type=float,
+                    default=float(os.environ.get("COLLC_FUZZ_SECONDS", 50)),
+                    help="wall-clock seconds for the whole run")
+    ap.add_argument("--timeout", type=float, default=20, help="seconds per collc run")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--save", help="directory for failing mutants")
+    args = ap.parse_args()
+
+    files = sorted(glob.glob(os.path.join(args.examples, "*.coll")))
+    if not files and args.fallback:
+        files = sorted(glob.glob(os.path.join(args.fallback, "**", "*.coll"), recursive=True))
+    inputs = [open(f, "rb").read() for f in files]
+    if not inputs:
+        # Nothing written yet: still exercise the lexer on a tiny seed.
+        inputs = [b"algorithm a : allgather {\n  step { for r in ranks { copy in[r][0] -> "
+                  b"out[r][r]; } }\n}\n"]
+    rng = random.Random(args.seed)
+    jobs = []
+    for k in range(args.count):
+        src = inputs[k % len(inputs)]
+        fmt = ("text", "text", "json", "sarif")[k % 4]
+        jobs.append((k, fmt, mutate(rng, src, inputs)))
+    # The unmodified inputs must be accepted or rejected cleanly too.
+    for i, src in enumerate(inputs):
+        jobs.append((args.count + i, "text", src))
+
+    start = time.monotonic()
+    failures = []
+    done = skipped = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        pending = {}
+        it = iter(jobs)
+        def submit():
+            for job in it:
+                if time.monotonic() - start > args.budget:
+                    return False
+                pending[pool.submit(run_one, args.collc, job[1], job[2], args.timeout)] = job
+                return True
+            return False
+        for _ in range(args.jobs * 2):
+            submit()
+        while pending:
+            finished, _ = concurrent.futures.wait(
+                pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in finished:
+                job = pending.pop(fut)
+                done += 1
+                why = fut.result()
+                if why:
+                    failures.append((job, why))
+                submit()
+    skipped = len(jobs) - done
+
+    if failures and args.save:
+        os.makedirs(args.save, exist_ok=True)
+    for (k, fmt, data), why in failures[:20]:
+        where = ""
+        if args.save:
+            where = os.path.join(args.save, "mutant-%d.coll" % k)
+            with open(where, "wb") as f:
+                f.write(data)
+        print("FAIL mutant %d (%s) %s: %s" % (k, fmt, where, why))
+    print("mutation test: %d inputs, %d mutants run, %d not run (budget %.0fs), %d failures"
+          % (len(inputs), done, skipped, args.budget, len(failures)))
+    if done == 0:
+        print("error: no mutant ran")
+        return 1
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+# lit.cfg.py - the collc lit suite.
+#
+# Normally loaded through the lit.site.cfg.py that CMake writes into
+# <build>/tests (it knows where this build's collc is):
+#     python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv build/tests
+# Running it on the source folder also works; collc is then taken from
+# --param collc=PATH, $COLLC, or build/compiler/collc:
+#     python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv tests/
+#
+# Substitutions: %collc %FileCheck %examples %srcroot %builddir %python %cc
+# (plus lit's %s %t %S %T %p); `FileCheck`, `not`, `count` and `split-file`
+# from LLVM 14 are on PATH. Features: asan (ASan+UBSan build), tsan.
+import os
+import shlex
+
+import lit.formats
+import lit.util
+
+config.name = "collc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".coll", ".test", ".c", ".sh"]
+# Inputs/ folders hold files that tests read; they are not tests themselves.
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "lit.site.cfg.py.in", "README.md"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+
+src_root = getattr(config, "collc_src_root", None) or os.path.dirname(config.test_source_root)
+if not getattr(config, "collc_bin", None):
+    # Run on the source tree without a site config.
+    obj_root = os.environ.get("COLLC_BUILD", os.path.join(src_root, "build"))
+    config.collc_obj_root = obj_root
+    config.collc_bin = lit_config.params.get(
+        "collc", os.environ.get("COLLC", os.path.join(obj_root, "compiler", "collc")))
+    config.filecheck = "/usr/lib/llvm-14/bin/FileCheck"
+    config.python = lit_config.params.get("python", "python3")
+    config.cc = os.environ.get("CC", "cc")
+    config.cc_flags = ""
+    config.sanitize = False
+    config.tsan = False
+    config.test_exec_root = os.path.join(obj_root, "tests")
+
+if not os.path.exists(config.collc_bin):
+    lit_config.fatal("collc not built: %s (run cmake --build first)" % config.collc_bin)
+
+llvm_bin = os.path.dirname(config.filecheck)
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.dirname(config.collc_bin), llvm_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# Diagnostics must not depend on the terminal or the user's locale.
+config.environment["LC_ALL"] = "C"
+config.environment["TERM"] = "dumb"
+config.environment.pop("NO_COLOR", None)
+for var in ("HOME", "TMPDIR", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS",
+            "TSAN_OPTIONS", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM",
+            "OMPI_MCA_op", "COLLC_FUZZ_MUTANTS", "COLLC_FUZZ_SECONDS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+if config.sanitize:
+    config.available_features.add("asan")
+    # Make every sanitizer finding a failure with a report, never silent.
+    config.environment.setdefault(
+        "ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1")
+    config.environment.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+if config.tsan:
+    config.available_features.add("tsan")
+
+examples = os.path.join(src_root, "dsl-examples")
+cc = config.cc + ((" " + config.cc_flags) if config.cc_flags else "")
+
+# Longest names first: lit applies substitutions in order.
+config.substitutions.append(("%FileCheck", shlex.quote(config.filecheck)))
+config.substitutions.append(("%examples", shlex.quote(examples)))
+config.substitutions.append(("%srcroot", shlex.quote(src_root)))
+config.substitutions.append(("%builddir", shlex.quote(config.collc_obj_root)))
+config.substitutions.append(("%python", shlex.quote(config.python)))
+config.substitutions.append(("%collc", shlex.quote(config.collc_bin)))
+config.substitutions.append(("%cc", cc))
