@@ -1,7 +1,497 @@
-/* cmd_expand.c - `collc expand` (initial stub). */
+/* cmd_expand.c - `collc expand`: instantiate algorithms for one N and print
+ * the schedule (docs/schedule-format.md), or the seed-style ownership table
+ * of one buffer (--table BUF), or the communicating pairs of every step
+ * (--pairs). */
 #include "driver.h"
+#include "support/util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void expand_help(void) {
+    fputs("usage: collc expand [OPTIONS] FILE... -N n\n"
+          "\n"
+          "Instantiates the algorithms of FILE for N ranks and prints the schedule:\n"
+          "one block per step with one line per transfer (docs/schedule-format.md).\n"
+          "\n"
+          "options:\n"
+          "  -N n                          number of ranks (required)\n"
+          "  --root r                      root rank of rooted collectives (default 0)\n"
+          "  -D NAME=VALUE                 override `param NAME`\n"
+          "  --algorithm NAME              expand only NAME (default: every algorithm)\n"
+          "  --table BUF                   print who holds which chunk of BUF after each\n"
+          "                                step (chunks named by origin: A, B, .. or r0, r1 ..)\n"
+          "  --pairs                       print the communicating rank pairs of each step\n"
+          "  --max-transfers=N             refuse schedules larger than N (default 50000000)\n"
+          "  --diagnostics-format=FMT      text (default), json or sarif\n"
+          "  -Werror, -Werror=CODE, -Wno-CODE, -ferror-limit=N, -f[no-]color-diagnostics\n"
+          "\n"
+          "Exit status: 0 ok, 1 errors in the input (or a failed `require`), 2 usage error.\n",
+          stdout);
+}
+
+/* ---------- growable string list ---------- */
+
+typedef struct Strs { char **v; size_t n, cap; } Strs;
+
+static void strs_push(Strs *s, char *str) {
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = str;
+}
+
+static void strs_free(Strs *s) {
+    for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+    free(s->v);
+}
+
+typedef struct Buf { char *s; size_t len, cap; } Buf;
+
+static void buf_add(Buf *b, const char *str) {
+    size_t n = strlen(str);
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->s = xrealloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->len, str, n + 1);
+    b->len += n;
+}
+
+/* A step is a communication step when some transfer crosses ranks. */
+static int step_communicates(const Schedule *s, const Step *st) {
+    for (size_t k = st->first; k < st->first + st->count; k++)
+        if (s->xfers[k].src.rank != s->xfers[k].dst.rank) return 1;
+    return 0;
+}
+
+/* ---------- --table ---------- */
+
+/* The set of origins (chunks of `in`) that a chunk slot currently holds. */
+typedef struct OSet { int32_t *v; int n; } OSet;
+
+static void oset_copy(OSet *dst, const OSet *src) {
+    free(dst->v);
+    dst->n = src->n;
+    dst->v = src->n ? xmalloc(sizeof(int32_t) * (size_t)src->n) : NULL;
+    if (src->n) memcpy(dst->v, src->v, sizeof(int32_t) * (size_t)src->n);
+}
+
+/* dst := dst U src (both sorted). */
+static void oset_union(OSet *dst, const OSet *src) {
+    int32_t *v = xmalloc(sizeof(int32_t) * (size_t)(dst->n + src->n + 1));
+    int i = 0, j = 0, n = 0;
+    while (i < dst->n || j < src->n) {
+        if (j >= src->n || (i < dst->n && dst->v[i] < src->v[j])) v[n++] = dst->v[i++];
+        else if (i >= dst->n || src->v[j] < dst->v[i]) v[n++] = src->v[j++];
+        else { v[n++] = dst->v[i++]; j++; }
+    }
+    free(dst->v);
+    dst->v = v;
+    dst->n = n;
+}
+
+typedef struct Table {
+    const Schedule *s;
+    int64_t *base;        /* [nbuffers * N]: first slot of (buffer, rank) */
+    size_t nslots;
+    OSet *cur;            /* contents per slot */
+    int64_t *arrival;     /* first time the slot became non-empty, -1 = empty */
+    int64_t in_chunks;    /* chunks of `in` on the rank that has the most */
+} Table;
+
+static int64_t tslot(const Table *t, int buf, int64_t rank, int64_t chunk) {
+    return t->base[(int64_t)buf * t->s->N + rank] + chunk;
+}
+
+static void origin_label(const Table *t, int32_t id, Buf *out) {
+    int64_t rank = id / t->in_chunks, chunk = id % t->in_chunks;
+    char tmp[64];
+    int multi = schedule_chunks(t->s, BUF_IN, rank) > 1;
+    if (t->s->N <= 26) {
+        if (multi) snprintf(tmp, sizeof tmp, "%c%" PRId64, (char)('A' + rank), chunk);
+        else snprintf(tmp, sizeof tmp, "%c", (char)('A' + rank));
+    } else {
+        if (multi) snprintf(tmp, sizeof tmp, "r%" PRId64 ".%" PRId64, rank, chunk);
+        else snprintf(tmp, sizeof tmp, "r%" PRId64, rank);
+    }
+    buf_add(out, tmp);
+}
+
+typedef struct Held { int64_t arrival, chunk; } Held;
+
+static int cmp_held(const void *a, const void *b) {
+    const Held *x = a, *y = b;
+    if (x->arrival != y->arrival) return x->arrival < y->arrival ? -1 : 1;
+    return (x->chunk > y->chunk) - (x->chunk < y->chunk);
+}
+
+/* The cell of `rank`: "[A,D,C]" (a reduced chunk is "A0+B0"). */
+static char *table_cell(const Table *t, int buf, int64_t rank) {
+    int64_t n = schedule_chunks(t->s, buf, rank);
+    Held *h = xmalloc(sizeof(Held) * (size_t)(n + 1));
+    int64_t k = 0;
+    for (int64_t c = 0; c < n; c++) {
+        int64_t sl = tslot(t, buf, rank, c);
+        if (t->arrival[sl] >= 0) h[k++] = (Held){t->arrival[sl], c};
+    }
+    qsort(h, (size_t)k, sizeof *h, cmp_held);
+    Buf b = {0};
+    buf_add(&b, "[");
+    for (int64_t i = 0; i < k; i++) {
+        if (i) buf_add(&b, ",");
+        const OSet *o = &t->cur[tslot(t, buf, rank, h[i].chunk)];
+        for (int j = 0; j < o->n; j++) {
+            if (j) buf_add(&b, "+");
+            origin_label(t, o->v[j], &b);
+        }
+    }
+    buf_add(&b, "]");
+    free(h);
+    return b.s;
+}
+
+static void print_grid(const Strs *labels, const Strs *cells, int64_t ncols, const char *head0) {
+    size_t nrows = labels->n;
+    size_t w0 = strlen(head0);
+    for (size_t r = 0; r < nrows; r++)
+        if (strlen(labels->v[r]) > w0) w0 = strlen(labels->v[r]);
+    size_t *w = xcalloc((size_t)ncols, sizeof *w);
+    for (int64_t c = 0; c < ncols; c++) {
+        char hdr[32];
+        snprintf(hdr, sizeof hdr, "rank%" PRId64, c);
+        w[c] = strlen(hdr);
+        for (size_t r = 0; r < nrows; r++) {
+            size_t l = strlen(cells->v[r * (size_t)ncols + (size_t)c]);
+            if (l > w[c]) w[c] = l;
+        }
+    }
+    printf("%-*s", (int)(w0 + 2), head0);
+    for (int64_t c = 0; c < ncols; c++) {
+        char hdr[32];
+        snprintf(hdr, sizeof hdr, "rank%" PRId64, c);
+        if (c + 1 < ncols) printf("%-*s", (int)(w[c] + 2), hdr);
+        else printf("%s", hdr);
+    }
+    printf("\n");
+    for (size_t r = 0; r < nrows; r++) {
+        printf("%-*s", (int)(w0 + 2), labels->v[r]);
+        for (int64_t c = 0; c < ncols; c++) {
+            const char *cell = cells->v[r * (size_t)ncols + (size_t)c];
+            if (c + 1 < ncols) printf("%-*s", (int)(w[c] + 2), cell);
+            else printf("%s", cell);
+        }
+        printf("\n");
+    }
+    free(w);
+}
+
+static void table_row(const Table *t, int buf, const char *label, Strs *labels, Strs *cells) {
+    Buf b = {0};
+    buf_add(&b, label);
+    strs_push(labels, b.s);
+    for (int64_t r = 0; r < t->s->N; r++) strs_push(cells, table_cell(t, buf, r));
+}
+
+static void print_table(const Schedule *s, int buf) {
+    Table t;
+    memset(&t, 0, sizeof t);
+    t.s = s;
+    t.base = xmalloc(sizeof(int64_t) * (size_t)(s->nbuffers * s->N));
+    for (int b = 0; b < s->nbuffers; b++)
+        for (int64_t r = 0; r < s->N; r++) {
+            t.base[(int64_t)b * s->N + r] = (int64_t)t.nslots;
+            t.nslots += (size_t)schedule_chunks(s, b, r);
+        }
+    t.cur = xcalloc(t.nslots + 1, sizeof(OSet));
+    t.arrival = xmalloc(sizeof(int64_t) * (t.nslots + 1));
+    for (size_t i = 0; i < t.nslots; i++) t.arrival[i] = -1;
+    t.in_chunks = s->chunks_at_root[BUF_IN] > s->chunks_other[BUF_IN] ? s->chunks_at_root[BUF_IN]
+                                                                       : s->chunks_other[BUF_IN];
+    if (t.in_chunks < 1) t.in_chunks = 1;
+    int64_t clock = 0;
+    for (int64_t r = 0; r < s->N; r++)
+        for (int64_t c = 0; c < schedule_chunks(s, BUF_IN, r); c++) {
+            int64_t sl = tslot(&t, BUF_IN, r, c);
+            t.cur[sl].v = xmalloc(sizeof(int32_t));
+            t.cur[sl].v[0] = (int32_t)(r * t.in_chunks + c);
+            t.cur[sl].n = 1;
+            t.arrival[sl] = clock++;
+        }
+
+    Strs labels = {0}, cells = {0};
+    int printed_init = 0;
+    size_t commstep = 0;
+    /* Pending writes of one step (reads see the state before the step). A
+     * slot written only by rank-local transfers is committed first: its data
+     * never crossed ranks, so it arrives before what the step receives, and
+     * in the first communication step it is part of the "init" row (the seed
+     * tables start from each rank holding its own data). */
+    OSet *pend = NULL;
+    int64_t *pslot = NULL;
+    char *plocal = NULL;
+    size_t npend = 0, cappend = 0;
+    int64_t *pidx = xmalloc(sizeof(int64_t) * (t.nslots + 1));  /* slot -> pend index */
+    for (size_t i = 0; i < t.nslots; i++) pidx[i] = -1;
+    for (size_t si = 0; si < s->nsteps; si++) {
+        const Step *st = &s->steps[si];
+        int comm = step_communicates(s, st);
+        npend = 0;
+        for (size_t k = st->first; k < st->first + st->count; k++) {
+            const Transfer *x = &s->xfers[k];
+            int local = x->src.rank == x->dst.rank;
+            for (int32_t j = 0; j < x->src.hi - x->src.lo; j++) {
+                int64_t ss = tslot(&t, x->src.buffer, x->src.rank, x->src.lo + j);
+                int64_t ds = tslot(&t, x->dst.buffer, x->dst.rank, x->dst.lo + j);
+                if (pidx[ds] < 0) {
+                    if (npend == cappend) {
+                        cappend = cappend ? cappend * 2 : 64;
+                        pend = xrealloc(pend, sizeof(OSet) * cappend);
+                        pslot = xrealloc(pslot, sizeof(int64_t) * cappend);
+                        plocal = xrealloc(plocal, cappend);
+                    }
+                    pend[npend].v = NULL;
+                    pend[npend].n = 0;
+                    if (x->op == XFER_REDUCE) oset_copy(&pend[npend], &t.cur[ds]);
+                    pslot[npend] = ds;
+                    plocal[npend] = 1;
+                    pidx[ds] = (int64_t)npend++;
+                }
+                OSet *p = &pend[pidx[ds]];
+                if (!local) plocal[pidx[ds]] = 0;
+                if (x->op == XFER_COPY) oset_copy(p, &t.cur[ss]);
+                else oset_union(p, &t.cur[ss]);
+            }
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1 && comm && !printed_init) {
+                table_row(&t, buf, "init", &labels, &cells);
+                printed_init = 1;
+            }
+            for (size_t i = 0; i < npend; i++) {
+                if (plocal[i] != (pass == 0)) continue;
+                int64_t ds = pslot[i];
+                free(t.cur[ds].v);
+                t.cur[ds] = pend[i];
+                if (t.arrival[ds] < 0 && t.cur[ds].n > 0) t.arrival[ds] = clock++;
+                pidx[ds] = -1;
+            }
+        }
+        if (comm) {
+            char label[32];
+            snprintf(label, sizeof label, "step %zu", ++commstep);
+            table_row(&t, buf, label, &labels, &cells);
+        } else if (printed_init) {
+            table_row(&t, buf, "local", &labels, &cells);
+        }
+    }
+    if (!printed_init) table_row(&t, buf, "init", &labels, &cells);
+    print_grid(&labels, &cells, s->N, "step");
+    strs_free(&labels);
+    strs_free(&cells);
+    for (size_t i = 0; i < t.nslots; i++) free(t.cur[i].v);
+    free(t.cur);
+    free(t.arrival);
+    free(t.base);
+    free(pend);
+    free(pslot);
+    free(plocal);
+    free(pidx);
+}
+
+/* ---------- --pairs ---------- */
+
+static int cmp_pair(const void *a, const void *b) {
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void print_pairs(const Schedule *s) {
+    Strs labels = {0}, lines = {0};
+    size_t commstep = 0;
+    for (size_t si = 0; si < s->nsteps; si++) {
+        const Step *st = &s->steps[si];
+        if (!step_communicates(s, st)) continue;
+        int64_t *p = xmalloc(sizeof(int64_t) * 2 * (st->count + 1));
+        size_t n = 0;
+        for (size_t k = st->first; k < st->first + st->count; k++) {
+            int64_t a = s->xfers[k].src.rank, b = s->xfers[k].dst.rank;
+            if (a == b) continue;
+            p[2 * n] = a < b ? a : b;
+            p[2 * n + 1] = a < b ? b : a;
+            n++;
+        }
+        qsort(p, n, sizeof(int64_t) * 2, cmp_pair);
+        Buf b = {0};
+        buf_add(&b, "");
+        for (size_t i = 0; i < n; i++) {
+            if (i && p[2 * i] == p[2 * i - 2] && p[2 * i + 1] == p[2 * i - 1]) continue;
+            char tmp[64];
+            snprintf(tmp, sizeof tmp, "(%" PRId64 ",%" PRId64 ")", p[2 * i], p[2 * i + 1]);
+            buf_add(&b, tmp);
+        }
+        free(p);
+        char label[32];
+        snprintf(label, sizeof label, "step %zu", ++commstep);
+        Buf lb = {0};
+        buf_add(&lb, label);
+        strs_push(&labels, lb.s);
+        strs_push(&lines, b.s);
+    }
+    size_t w0 = 0;
+    for (size_t i = 0; i < labels.n; i++)
+        if (strlen(labels.v[i]) > w0) w0 = strlen(labels.v[i]);
+    for (size_t i = 0; i < labels.n; i++) printf("%-*s%s\n", (int)(w0 + 2), labels.v[i], lines.v[i]);
+    strs_free(&labels);
+    strs_free(&lines);
+}
+
+/* ---------- the command ---------- */
 
 int cmd_expand(int argc, char **argv) {
-    (void)argc; (void)argv;
-    return usage_error("expand", "not implemented yet");
+    CommonOptions opts;
+    common_options_init(&opts);
+    char **files = calloc((size_t)argc + 1, sizeof *files);
+    int nfiles = 0, only_files = 0, have_N = 0, pairs = 0;
+    int64_t N = 0, root = 0;
+    const char *table = NULL;
+    int status = EXIT_OK;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            files[nfiles++] = argv[i];
+            continue;
+        }
+        if (strcmp(a, "--") == 0) { only_files = 1; continue; }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            expand_help();
+            free(files);
+            return EXIT_OK;
+        }
+        if (strncmp(a, "-N", 2) == 0) {   /* -N 8, -N8, -N=8 */
+            const char *v = a[2] ? a + 2 + (a[2] == '=') : NULL;
+            if (!v) {
+                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '-N'"); goto out; }
+                v = argv[++i];
+            }
+            if (parse_int64(v, &N)) {
+                status = usage_error("expand", "-N expects an integer, got '%s'", v);
+                goto out;
+            }
+            have_N = 1;
+            continue;
+        }
+        if (strcmp(a, "--root") == 0 || strncmp(a, "--root=", 7) == 0) {
+            const char *v = a[6] == '=' ? a + 7 : NULL;
+            if (!v) {
+                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '--root'"); goto out; }
+                v = argv[++i];
+            }
+            if (parse_int64(v, &root)) {
+                status = usage_error("expand", "--root expects an integer, got '%s'", v);
+                goto out;
+            }
+            continue;
+        }
+        if (strcmp(a, "--table") == 0 || strncmp(a, "--table=", 8) == 0) {
+            table = a[7] == '=' ? a + 8 : NULL;
+            if (!table) {
+                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '--table'"); goto out; }
+                table = argv[++i];
+            }
+            continue;
+        }
+        if (strcmp(a, "--pairs") == 0) { pairs = 1; continue; }
+        int r = common_option(&opts, argc, argv, &i);
+        if (r < 0) { status = EXIT_USAGE; goto out; }
+        if (r == 0) { status = usage_error("expand", "unknown option '%s'", a); goto out; }
+    }
+    if (nfiles == 0) { status = usage_error("expand", "no input files"); goto out; }
+    if (!have_N) { status = usage_error("expand", "missing -N (the number of ranks)"); goto out; }
+
+    Session s;
+    int st = session_open(&s, &opts, files, nfiles);
+    if (st != 0) {
+        status = session_close(&s, EXIT_INPUT);
+        goto out;
+    }
+    Algorithm **algs;
+    int nalgs = session_algorithms(&s, &algs);
+    int failed = 0;
+    for (int k = 0; k < nalgs && !failed; k++) {
+        Algorithm *alg = algs[k];
+        int tbuf = -1;
+        if (table) {
+            for (int b = 0; b < alg->nbuffers; b++)
+                if (strcmp(alg->buffers[b].name, table) == 0) tbuf = b;
+            if (tbuf < 0) {
+                diag_error(s.dx, alg->name_span, "unknown-buffer",
+                           "--table %s: algorithm '%s' has no buffer '%s'", table, alg->name, table);
+                failed = 1;
+                break;
+            }
+        }
+        /* With several algorithms, a -D applies to those that declare it. */
+        Define defs[64];
+        int ndefs = 0;
+        for (int d = 0; d < opts.ndefines; d++) {
+            int known = nalgs == 1;
+            for (int p = 0; p < alg->nparams && !known; p++)
+                known = strcmp(alg->params[p]->name, opts.defines[d].name) == 0;
+            if (known) defs[ndefs++] = opts.defines[d];
+        }
+        SchedParams sp;
+        memset(&sp, 0, sizeof sp);
+        sp.N = N;
+        sp.root = root;
+        sp.defines = defs;
+        sp.ndefines = ndefs;
+        sp.max_transfers = opts.max_transfers;
+        Schedule sched;
+        const Stmt *req = NULL;
+        InstStatus is = instantiate(alg, &sp, s.dx, &sched, &req);
+        if (is == INST_NOT_APPLICABLE) {
+            if (req && req->u.require.why)
+                diag_error(s.dx, req->span, "require-failed",
+                           "'%s' does not apply for N = %" PRId64 ": %s", alg->name, N,
+                           req->u.require.why);
+            else
+                diag_error(s.dx, req ? req->span : alg->name_span, "require-failed",
+                           "'%s' does not apply for N = %" PRId64, alg->name, N);
+            failed = 1;
+            break;
+        }
+        if (is != INST_OK) { failed = 1; break; }
+        if (k) printf("\n");
+        if (nalgs > 1 && (table || pairs)) printf("algorithm %s\n", alg->name);
+        if (table) print_table(&sched, tbuf);
+        if (pairs) {
+            if (table) printf("\n");
+            print_pairs(&sched);
+        }
+        if (!table && !pairs) schedule_dump(stdout, &sched, &s.sm);
+        schedule_free(&sched);
+    }
+    if (nalgs > 1 && opts.ndefines && !failed) {
+        for (int d = 0; d < opts.ndefines; d++) {
+            int known = 0;
+            for (int k = 0; k < nalgs && !known; k++)
+                for (int p = 0; p < algs[k]->nparams && !known; p++)
+                    known = strcmp(algs[k]->params[p]->name, opts.defines[d].name) == 0;
+            if (!known) {
+                diag_error(s.dx, span_none(), "unknown-define",
+                           "-D %s: no algorithm has a param named '%s'", opts.defines[d].name,
+                           opts.defines[d].name);
+                failed = 1;
+            }
+        }
+    }
+    fflush(stdout);
+    status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
+out:
+    free(files);
+    return status;
 }

@@ -1,31 +1,588 @@
-/* instantiate.c - Schedule IR from a checked algorithm (initial stub). */
+/* instantiate.c - Schedule IR from a checked algorithm and concrete N, root,
+ * params: a tree-walking interpreter over the AST with an int64 frame.
+ *
+ * Two phases, both in source order:
+ *   1. header: the top-level `param` (or its -D override), `split`, `scratch`
+ *      statements and those top-level `require`s that use only N, root and
+ *      params; this fixes the chunk counts of every buffer;
+ *   2. body: everything else (let/for/if/step/copy/reduce and the remaining
+ *      requires), appending transfers to malloc'ed growable arrays.
+ * The first error stops the run (a loop would otherwise report thousands).
+ * The same walker, in "describe" mode, replays a schedule silently up to one
+ * transfer/step to name the variable values there (schedule_describe_*). */
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "schedule.h"
+#include "eval_ops.h"
+#include "../front/front.h"
+#include "../support/util.h"
 
-InstStatus instantiate(const Algorithm *alg, const SchedParams *params,
-                       DiagEngine *dx, Schedule *out, const Stmt **failed_require) {
-    (void)params; (void)failed_require;
+/* Result of executing a statement. */
+typedef enum Flow {
+    FLOW_OK,
+    FLOW_ERROR,  /* reported through dx (or silent in describe mode) */
+    FLOW_NA,     /* a require was false */
+    FLOW_STOP,   /* describe mode reached its target */
+} Flow;
+
+typedef struct Inst {
+    const Algorithm *alg;
+    DiagEngine *dx;             /* NULL: silent */
+    int64_t *frame;
+    int64_t N, root, split;
+    int64_t *param_values;      /* [nparams] */
+    int nparams_done;           /* params evaluated so far (for the note) */
+    int64_t *chunks_root, *chunks_other;
+    /* output */
+    Transfer *xfers;
+    size_t nxfers, capxfers;
+    Step *steps;
+    size_t nsteps, capsteps;
+    size_t max_xfers;
+    Step *cur_step;             /* NULL outside a step */
+    /* in-scope let/loop variables, outermost first (for notes) */
+    const Symbol **vars;
+    int nvars, capvars;
+    const Stmt *failed_require;
+    /* describe mode */
+    int describe;               /* 1: do not store transfers, stop at target */
+    size_t target_xfer, target_step;  /* SIZE_MAX = none */
+    char *desc;                 /* malloc'ed result */
+} Inst;
+
+/* ---------- variable description ("N = 6, r = 5, s = 2") ---------- */
+
+typedef struct StrBuf { char *s; size_t len, cap; } StrBuf;
+
+static void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(StrBuf *b, const char *fmt, ...) {
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        COLLC_ASSERT(n >= 0);
+        if (b->s && b->len + (size_t)n < b->cap) { b->len += (size_t)n; return; }
+        size_t ncap = b->cap ? b->cap * 2 : 128;
+        while (ncap < b->len + (size_t)n + 1) ncap *= 2;
+        b->s = xrealloc(b->s, ncap);
+        b->cap = ncap;
+    }
+}
+
+static char *describe_vars(const Inst *I) {
+    StrBuf b = {0};
+    sb_printf(&b, "N = %" PRId64, I->N);
+    if (I->alg->sym_root) sb_printf(&b, ", root = %" PRId64, I->root);
+    for (int i = 0; i < I->nparams_done; i++)
+        sb_printf(&b, ", %s = %" PRId64, I->alg->params[i]->name, I->param_values[i]);
+    for (int i = 0; i < I->nvars; i++)
+        sb_printf(&b, ", %s = %" PRId64, I->vars[i]->name, I->frame[I->vars[i]->slot]);
+    return b.s;
+}
+
+/* The note that follows every instantiation error. */
+static void note_values(Inst *I) {
+    if (!I->dx) return;
+    char *d = describe_vars(I);
+    diag_note(I->dx, span_none(), "with %s", d);
+    free(d);
+}
+
+static void push_var(Inst *I, const Symbol *sym) {
+    if (I->nvars == I->capvars) {
+        I->capvars = I->capvars ? I->capvars * 2 : 16;
+        I->vars = xrealloc(I->vars, sizeof(*I->vars) * (size_t)I->capvars);
+    }
+    I->vars[I->nvars++] = sym;
+}
+
+/* ---------- evaluation ---------- */
+
+static int eval(Inst *I, const Expr *e, int64_t *v) {
+    if (e->kind == EXPR_INT) { *v = e->u.ival; return 0; }
+    if (e->kind == EXPR_NAME) { *v = I->frame[e->u.name.sym->slot]; return 0; }
+    if (eval_expr(e, I->frame, I->dx, v) == 0) return 0;
+    note_values(I);
+    return -1;
+}
+
+/* Uses only N, root and params (so it can be evaluated in the header phase). */
+static int header_only(const Expr *e) {
+    switch (e->kind) {
+    case EXPR_INT: return 1;
+    case EXPR_NAME: {
+        SymKind k = e->u.name.sym->kind;
+        return k == SYM_N || k == SYM_ROOT || k == SYM_PARAM;
+    }
+    case EXPR_UNARY: return header_only(e->u.unary.operand);
+    case EXPR_BINARY: return header_only(e->u.binary.lhs) && header_only(e->u.binary.rhs);
+    case EXPR_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (!header_only(e->u.call.args[i])) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------- transfers ---------- */
+
+static const char *chunk_word(int64_t n) { return n == 1 ? "chunk" : "chunks"; }
+
+static void note_chunks(Inst *I, int buf, int64_t rank, int64_t have) {
+    if (!I->dx) return;
+    const char *name = I->alg->buffers[buf].name;
+    if (have == 0 && rank != I->root && I->chunks_root[buf] > 0)
+        diag_note(I->dx, span_none(), "'%s' has 0 chunks on rank %" PRId64
+                  " (only the root, rank %" PRId64 ", holds it)", name, rank, I->root);
+    else
+        diag_note(I->dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name, have,
+                  chunk_word(have), rank);
+}
+
+/* Evaluates and checks one side of a transfer. */
+static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
+    int64_t rank, lo, hi;
+    if (eval(I, b->rank, &rank)) return -1;
+    if (rank < 0 || rank >= I->N) {
+        if (I->dx)
+            diag_error(I->dx, b->rank->span, "rank-out-of-range",
+                       "rank %" PRId64 " is out of range (N = %" PRId64 ")", rank, I->N);
+        note_values(I);
+        return -1;
+    }
+    int buf = b->buffer;
+    int64_t have = rank == I->root ? I->chunks_root[buf] : I->chunks_other[buf];
+    if (!b->lo) {
+        lo = 0;
+        hi = have;
+    } else {
+        if (eval(I, b->lo, &lo)) return -1;
+        if (!b->hi) {
+            if (lo < 0 || lo >= have) {
+                if (I->dx)
+                    diag_error(I->dx, b->lo->span, "chunk-out-of-range",
+                               "chunk %" PRId64 " of '%s' is out of range on rank %" PRId64, lo,
+                               I->alg->buffers[buf].name, rank);
+                note_chunks(I, buf, rank, have);
+                note_values(I);
+                return -1;
+            }
+            hi = lo + 1;
+        } else {
+            if (eval(I, b->hi, &hi)) return -1;
+            if (lo > hi) {
+                if (I->dx)
+                    diag_error(I->dx, span_join(b->lo->span, b->hi->span), "empty-range",
+                               "chunk range %" PRId64 " .. %" PRId64 " is reversed (lo > hi)",
+                               lo, hi);
+                note_values(I);
+                return -1;
+            }
+            if (lo < 0 || hi > have) {
+                if (I->dx)
+                    diag_error(I->dx, span_join(b->lo->span, b->hi->span), "chunk-out-of-range",
+                               "chunk range %" PRId64 " .. %" PRId64
+                               " of '%s' is out of range on rank %" PRId64,
+                               lo, hi, I->alg->buffers[buf].name, rank);
+                note_chunks(I, buf, rank, have);
+                note_values(I);
+                return -1;
+            }
+        }
+    }
+    out->rank = (int32_t)rank;
+    out->buffer = (uint16_t)buf;
+    out->lo = (int32_t)lo;
+    out->hi = (int32_t)hi;
+    return 0;
+}
+
+static Flow exec_xfer(Inst *I, const Stmt *st) {
+    Transfer t;
+    if (eval_ref(I, &st->u.xfer.src, &t.src)) return FLOW_ERROR;
+    if (eval_ref(I, &st->u.xfer.dst, &t.dst)) return FLOW_ERROR;
+    int64_t ls = t.src.hi - t.src.lo, ld = t.dst.hi - t.dst.lo;
+    if (ls != ld) {
+        if (I->dx)
+            diag_error(I->dx, st->span, "range-length",
+                       "source has %" PRId64 " %s but destination has %" PRId64, ls,
+                       chunk_word(ls), ld);
+        note_values(I);
+        return FLOW_ERROR;
+    }
+    if (ls == 0) return FLOW_OK;   /* empty range: no transfer */
+    if (I->split > 1 && t.src.lo % I->split != t.dst.lo % I->split) {
+        if (I->dx) {
+            diag_error(I->dx, st->span, "chunk-position",
+                       "source chunk %d and destination chunk %d are at different positions "
+                       "of their blocks (%" PRId64 " and %" PRId64 ")",
+                       t.src.lo, t.dst.lo, t.src.lo % I->split, t.dst.lo % I->split);
+            diag_note(I->dx, span_none(), "with 'split %" PRId64
+                      "', chunk c is position c %% %" PRId64 " of block c / %" PRId64
+                      "; chunks at different positions can differ in size",
+                      I->split, I->split, I->split);
+        }
+        note_values(I);
+        return FLOW_ERROR;
+    }
+    if (I->nxfers >= I->max_xfers) {
+        if (I->dx)
+            diag_error(I->dx, st->span, "schedule-too-large",
+                       "the schedule has more than %zu transfers (raise --max-transfers)",
+                       I->max_xfers);
+        note_values(I);
+        return FLOW_ERROR;
+    }
+    if (I->describe) {
+        if (I->nxfers == I->target_xfer) {
+            I->desc = describe_vars(I);
+            return FLOW_STOP;
+        }
+        I->nxfers++;
+        return FLOW_OK;
+    }
+    if (I->nxfers == I->capxfers) {
+        I->capxfers = I->capxfers ? I->capxfers * 2 : 1024;
+        I->xfers = xrealloc(I->xfers, sizeof(Transfer) * I->capxfers);
+    }
+    t.op = (uint8_t)st->u.xfer.op;
+    t.span = st->span;
+    I->xfers[I->nxfers++] = t;
+    return FLOW_OK;
+}
+
+/* ---------- statements ---------- */
+
+static Flow exec_block(Inst *I, const Stmt *body);
+
+static Flow exec_require(Inst *I, const Stmt *st) {
+    int64_t v;
+    if (eval(I, st->u.require.cond, &v)) return FLOW_ERROR;
+    if (v) return FLOW_OK;
+    I->failed_require = st;
+    return FLOW_NA;
+}
+
+static Flow exec_stmt(Inst *I, const Stmt *st) {
+    switch (st->kind) {
+    case STMT_STEP: {
+        COLLC_ASSERT(!I->cur_step);
+        if (I->describe && I->nsteps == I->target_step) {
+            I->desc = describe_vars(I);
+            return FLOW_STOP;
+        }
+        if (!I->describe && I->nsteps == I->capsteps) {
+            I->capsteps = I->capsteps ? I->capsteps * 2 : 64;
+            I->steps = xrealloc(I->steps, sizeof(Step) * I->capsteps);
+        }
+        Step local;
+        Step *s = I->describe ? &local : &I->steps[I->nsteps];
+        s->first = I->nxfers;
+        s->count = 0;
+        s->span = st->span;
+        I->nsteps++;
+        I->cur_step = s;
+        Flow f = exec_block(I, st->u.step.body);
+        I->cur_step = NULL;
+        if (!I->describe) I->steps[I->nsteps - 1].count = I->nxfers - I->steps[I->nsteps - 1].first;
+        return f;
+    }
+    case STMT_FOR: {
+        int64_t lo = 0, hi = I->N;
+        if (!st->u.for_.over_ranks) {
+            if (eval(I, st->u.for_.lo, &lo) || eval(I, st->u.for_.hi, &hi)) return FLOW_ERROR;
+        }
+        int slot = st->u.for_.sym->slot;
+        int mark = I->nvars;
+        push_var(I, st->u.for_.sym);
+        for (int64_t v = lo; v < hi; v++) {
+            I->frame[slot] = v;
+            Flow f = exec_block(I, st->u.for_.body);
+            if (f != FLOW_OK) return f;
+        }
+        I->nvars = mark;
+        return FLOW_OK;
+    }
+    case STMT_IF: {
+        int64_t c;
+        if (eval(I, st->u.if_.cond, &c)) return FLOW_ERROR;
+        return exec_block(I, c ? st->u.if_.then_ : st->u.if_.else_);
+    }
+    case STMT_LET: {
+        int64_t v;
+        if (eval(I, st->u.let.value, &v)) return FLOW_ERROR;
+        I->frame[st->u.let.sym->slot] = v;
+        push_var(I, st->u.let.sym);
+        return FLOW_OK;
+    }
+    case STMT_REQUIRE:
+        /* header-only requires already ran in phase 1 */
+        return header_only(st->u.require.cond) ? FLOW_OK : exec_require(I, st);
+    case STMT_PARAM:
+    case STMT_SCRATCH:
+    case STMT_SPLIT:
+        return FLOW_OK;     /* phase 1 */
+    case STMT_XFER:
+        COLLC_ASSERT(I->cur_step);
+        return exec_xfer(I, st);
+    case STMT_NODES:
+    case STMT_LINK:
+        break;
+    }
+    COLLC_UNREACHABLE("statement not allowed in an algorithm after sema");
+}
+
+static Flow exec_block(Inst *I, const Stmt *body) {
+    int mark = I->nvars;
+    for (const Stmt *st = body; st; st = st->next) {
+        Flow f = exec_stmt(I, st);
+        if (f != FLOW_OK) return f;
+    }
+    I->nvars = mark;
+    return FLOW_OK;
+}
+
+/* ---------- header phase ---------- */
+
+static const Define *find_define(const SchedParams *p, const char *name) {
+    for (int i = p->ndefines - 1; i >= 0; i--)
+        if (strcmp(p->defines[i].name, name) == 0) return &p->defines[i];
+    return NULL;
+}
+
+static int param_index(const Algorithm *alg, const Symbol *sym) {
+    for (int i = 0; i < alg->nparams; i++)
+        if (alg->params[i] == sym) return i;
+    COLLC_UNREACHABLE("param symbol not in Algorithm.params");
+}
+
+/* `fixed_params`: replaying an existing schedule (describe mode). */
+static Flow run_header(Inst *I, const SchedParams *p, const int64_t *fixed_params) {
+    const Algorithm *alg = I->alg;
+    Stmt *split_stmt = NULL;
+    for (const Stmt *st = alg->body; st; st = st->next) {
+        switch (st->kind) {
+        case STMT_PARAM: {
+            int i = param_index(alg, st->u.let.sym);
+            int64_t v;
+            const Define *d = fixed_params ? NULL : find_define(p, st->u.let.var);
+            if (fixed_params) v = fixed_params[i];
+            else if (d) v = d->value;
+            else if (eval(I, st->u.let.value, &v)) return FLOW_ERROR;
+            I->param_values[i] = v;
+            I->frame[st->u.let.sym->slot] = v;
+            I->nparams_done = i + 1;
+            break;
+        }
+        case STMT_REQUIRE:
+            if (header_only(st->u.require.cond)) {
+                Flow f = exec_require(I, st);
+                if (f != FLOW_OK) return f;
+            }
+            break;
+        case STMT_SPLIT: {
+            int64_t v;
+            if (eval(I, st->u.split.chunks, &v)) return FLOW_ERROR;
+            if (v < 1 || v > INT32_MAX) {
+                if (I->dx)
+                    diag_error(I->dx, st->u.split.chunks->span, "bad-split",
+                               v < 1 ? "split must be at least 1, got %" PRId64
+                                     : "split %" PRId64 " is too large", v);
+                note_values(I);
+                return FLOW_ERROR;
+            }
+            I->split = v;
+            split_stmt = (Stmt *)st;
+            break;
+        }
+        case STMT_SCRATCH: {
+            int64_t v;
+            if (eval(I, st->u.scratch.chunks, &v)) return FLOW_ERROR;
+            if (v < 0 || v > INT32_MAX) {
+                if (I->dx)
+                    diag_error(I->dx, st->u.scratch.chunks->span, "bad-scratch",
+                               v < 0 ? "scratch size %" PRId64 " is negative"
+                                     : "scratch size %" PRId64 " is too large", v);
+                note_values(I);
+                return FLOW_ERROR;
+            }
+            I->chunks_root[st->u.scratch.buffer] = v;
+            I->chunks_other[st->u.scratch.buffer] = v;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    /* in/out from the collective table times the split */
+    const CollectiveInfo *ci = &collective_info[alg->coll];
+    for (int b = BUF_IN; b <= BUF_OUT; b++) {
+        BlockCount bc = b == BUF_IN ? ci->in_blocks : ci->out_blocks;
+        HeldBy where = b == BUF_IN ? ci->in_where : ci->out_where;
+        int64_t blocks = bc == BLOCKS_N ? I->N : 1, n;
+        if (__builtin_mul_overflow(blocks, I->split, &n) || n > INT32_MAX) {
+            if (I->dx) {
+                diag_error(I->dx, split_stmt ? split_stmt->u.split.chunks->span : alg->name_span,
+                           "bad-split", "'%s' would have %" PRId64 " x %" PRId64
+                           " chunks, more than a schedule can address",
+                           alg->buffers[b].name, blocks, I->split);
+                note_values(I);
+            }
+            return FLOW_ERROR;
+        }
+        I->chunks_root[b] = n;
+        I->chunks_other[b] = where == HELD_ROOT ? 0 : n;
+    }
+    if (!ci->rooted)
+        for (int b = 0; b < alg->nbuffers; b++) I->chunks_other[b] = I->chunks_root[b];
+    return FLOW_OK;
+}
+
+/* ---------- driver of one run ---------- */
+
+static void inst_init(Inst *I, const Algorithm *alg, DiagEngine *dx, int64_t N, int64_t root) {
+    memset(I, 0, sizeof *I);
+    I->alg = alg;
+    I->dx = dx;
+    I->N = N;
+    I->root = collective_info[alg->coll].rooted ? root : -1;
+    I->split = 1;
+    I->frame = xcalloc((size_t)(alg->nslots > 0 ? alg->nslots : 1), sizeof(int64_t));
+    I->param_values = xcalloc((size_t)(alg->nparams > 0 ? alg->nparams : 1), sizeof(int64_t));
+    I->chunks_root = xcalloc((size_t)alg->nbuffers, sizeof(int64_t));
+    I->chunks_other = xcalloc((size_t)alg->nbuffers, sizeof(int64_t));
+    I->frame[alg->sym_N->slot] = N;
+    if (alg->sym_root) I->frame[alg->sym_root->slot] = I->root;
+    I->target_xfer = I->target_step = SIZE_MAX;
+    I->max_xfers = SCHED_DEFAULT_MAX_TRANSFERS;
+}
+
+static void inst_discard(Inst *I) {
+    free(I->frame);
+    free(I->param_values);
+    free(I->chunks_root);
+    free(I->chunks_other);
+    free(I->xfers);
+    free(I->steps);
+    free(I->vars);
+    free(I->desc);
+}
+
+static Flow inst_run(Inst *I, const SchedParams *p, const int64_t *fixed_params) {
+    Flow f = run_header(I, p, fixed_params);
+    if (f != FLOW_OK) return f;
+    return exec_block(I, I->alg->body);
+}
+
+InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
+                       Schedule *out, const Stmt **failed_require) {
     memset(out, 0, sizeof *out);
-    diag_error(dx, alg->span, "internal", "instantiate: not implemented yet");
-    return INST_ERROR;
+    if (failed_require) *failed_require = NULL;
+    int64_t max_N = params->max_N ? params->max_N : SCHED_DEFAULT_MAX_N;
+    int rooted = collective_info[alg->coll].rooted;
+    if (params->N < 1 || params->N > max_N) {
+        diag_error(dx, span_none(), "bad-N",
+                   "N = %" PRId64 " is out of range (1 .. %" PRId64 ")", params->N, max_N);
+        return INST_ERROR;
+    }
+    if (rooted && (params->root < 0 || params->root >= params->N)) {
+        diag_error(dx, span_none(), "bad-root",
+                   "root = %" PRId64 " is out of range for N = %" PRId64 " (0 .. %" PRId64 ")",
+                   params->root, params->N, params->N - 1);
+        return INST_ERROR;
+    }
+    for (int i = 0; i < params->ndefines; i++) {
+        const char *name = params->defines[i].name;
+        int found = 0;
+        for (int j = 0; j < alg->nparams && !found; j++)
+            found = strcmp(alg->params[j]->name, name) == 0;
+        if (found) continue;
+        diag_error(dx, span_none(), "unknown-define", "-D %s: '%s' has no param named '%s'",
+                   name, alg->name, name);
+        const char *best = NULL;
+        int bestd = 3;
+        for (int j = 0; j < alg->nparams; j++) {
+            int d = front_edit_distance(name, alg->params[j]->name);
+            if (d < bestd) { bestd = d; best = alg->params[j]->name; }
+        }
+        if (best) diag_note(dx, span_none(), "did you mean '%s'?", best);
+        else if (alg->nparams == 0) diag_note(dx, span_none(), "'%s' has no params", alg->name);
+        return INST_ERROR;
+    }
+
+    Inst I;
+    inst_init(&I, alg, dx, params->N, params->root);
+    if (params->max_transfers) I.max_xfers = params->max_transfers;
+    Flow f = inst_run(&I, params, NULL);
+    if (f == FLOW_NA) {
+        if (failed_require) *failed_require = I.failed_require;
+        inst_discard(&I);
+        return INST_NOT_APPLICABLE;
+    }
+    if (f != FLOW_OK) {
+        inst_discard(&I);
+        return INST_ERROR;
+    }
+    out->alg = alg;
+    out->N = I.N;
+    out->root = I.root;
+    out->split = I.split;
+    out->param_values = I.param_values;
+    out->nbuffers = alg->nbuffers;
+    out->chunks_at_root = I.chunks_root;
+    out->chunks_other = I.chunks_other;
+    /* give back the doubling slack: schedules can be gigabytes */
+    out->xfers = I.nxfers ? xrealloc(I.xfers, sizeof(Transfer) * I.nxfers) : (free(I.xfers), NULL);
+    out->nxfers = I.nxfers;
+    out->steps = I.nsteps ? xrealloc(I.steps, sizeof(Step) * I.nsteps) : (free(I.steps), NULL);
+    out->nsteps = I.nsteps;
+    free(I.frame);
+    free(I.vars);
+    return INST_OK;
 }
 
 void schedule_free(Schedule *s) {
-    free(s->param_values); free(s->chunks_at_root); free(s->chunks_other);
-    free(s->xfers); free(s->steps);
+    if (!s) return;
+    free(s->param_values);
+    free(s->chunks_at_root);
+    free(s->chunks_other);
+    free(s->xfers);
+    free(s->steps);
     memset(s, 0, sizeof *s);
 }
 
-const char *schedule_describe_transfer(const Schedule *s, size_t i, Arena *arena) {
-    (void)s; (void)i; return arena_strdup(arena, "");
+static const char *describe(const Schedule *s, size_t xfer, size_t step, Arena *arena) {
+    Inst I;
+    inst_init(&I, s->alg, NULL, s->N, s->root);
+    I.describe = 1;
+    I.target_xfer = xfer;
+    I.target_step = step;
+    I.max_xfers = SIZE_MAX;
+    SchedParams p;
+    memset(&p, 0, sizeof p);
+    p.N = s->N;
+    p.root = s->root;
+    Flow f = inst_run(&I, &p, s->param_values);
+    const char *r;
+    if (f == FLOW_STOP && I.desc) {
+        r = arena_strdup(arena, I.desc);
+    } else {
+        /* index past the end: describe the top level */
+        char *d = describe_vars(&I);
+        r = arena_strdup(arena, d);
+        free(d);
+    }
+    inst_discard(&I);
+    return r;
 }
-const char *schedule_describe_step(const Schedule *s, size_t i, Arena *arena) {
-    (void)s; (void)i; return arena_strdup(arena, "");
+
+const char *schedule_describe_transfer(const Schedule *s, size_t xfer_index, Arena *arena) {
+    return describe(s, xfer_index, SIZE_MAX, arena);
 }
-void schedule_dump(FILE *out, const Schedule *s, SourceManager *sm) {
-    (void)out; (void)s; (void)sm;
-}
-int eval_expr(const Expr *e, const int64_t *frame, DiagEngine *dx, int64_t *value) {
-    (void)e; (void)frame; (void)dx; *value = 0; return -1;
+
+const char *schedule_describe_step(const Schedule *s, size_t step_index, Arena *arena) {
+    return describe(s, SIZE_MAX, step_index, arena);
 }

@@ -1,0 +1,110 @@
+/* eval_ops.h - the integer operators of the .coll expression language, shared
+ * by sema's constant folding and instantiate's evaluator so that both agree
+ * bit for bit (floor division, mathematical modulo, checked overflow).
+ * Internal to front/ and schedule/; not a contract. */
+#ifndef COLLC_EVAL_OPS_H
+#define COLLC_EVAL_OPS_H
+
+#include <stdint.h>
+#include "../front/ast.h"
+
+/* Outcome of one operator application. */
+typedef enum EvalErr {
+    EVAL_OK,
+    EVAL_DIV_ZERO,  /* a / 0 or a % 0                    -> "div-by-zero" */
+    EVAL_BAD_SHIFT, /* shift count < 0 or >= 63          -> "bad-shift"   */
+    EVAL_OVERFLOW,  /* result does not fit in int64      -> "overflow"    */
+    EVAL_BAD_LOG2,  /* log2/ceil_log2 of a value <= 0    -> "bad-log2"    */
+} EvalErr;
+
+static inline EvalErr eval_unary_op(UnaryOp op, int64_t a, int64_t *r) {
+    switch (op) {
+    case UOP_NEG:
+        if (a == INT64_MIN) return EVAL_OVERFLOW;
+        *r = -a; return EVAL_OK;
+    case UOP_BNOT: *r = ~a; return EVAL_OK;
+    case UOP_LNOT: *r = !a; return EVAL_OK;
+    }
+    return EVAL_OK;
+}
+
+/* Not for BOP_LAND/BOP_LOR when short-circuiting matters (callers handle it);
+ * given both operands it still returns the right 0/1. */
+static inline EvalErr eval_binary_op(BinaryOp op, int64_t a, int64_t b, int64_t *r) {
+    switch (op) {
+    case BOP_ADD: return __builtin_add_overflow(a, b, r) ? EVAL_OVERFLOW : EVAL_OK;
+    case BOP_SUB: return __builtin_sub_overflow(a, b, r) ? EVAL_OVERFLOW : EVAL_OK;
+    case BOP_MUL: return __builtin_mul_overflow(a, b, r) ? EVAL_OVERFLOW : EVAL_OK;
+    case BOP_DIV: {
+        if (b == 0) return EVAL_DIV_ZERO;
+        if (a == INT64_MIN && b == -1) return EVAL_OVERFLOW;
+        int64_t q = a / b;
+        if ((a % b != 0) && ((a < 0) != (b < 0))) q--;   /* floor */
+        *r = q; return EVAL_OK;
+    }
+    case BOP_MOD: {
+        if (b == 0) return EVAL_DIV_ZERO;
+        if (b == -1) { *r = 0; return EVAL_OK; }
+        int64_t m = a % b;
+        if (m != 0 && ((m < 0) != (b < 0))) m += b;       /* sign of divisor */
+        *r = m; return EVAL_OK;
+    }
+    case BOP_SHL:
+        if (b < 0 || b >= 63) return EVAL_BAD_SHIFT;
+        /* a * 2^b with overflow check; avoids UB of shifting negatives */
+        return __builtin_mul_overflow(a, (int64_t)1 << b, r) ? EVAL_OVERFLOW : EVAL_OK;
+    case BOP_SHR:
+        if (b < 0 || b >= 63) return EVAL_BAD_SHIFT;
+        *r = a >> b; return EVAL_OK;  /* arithmetic shift (gcc/clang) */
+    case BOP_BAND: *r = a & b; return EVAL_OK;
+    case BOP_BOR:  *r = a | b; return EVAL_OK;
+    case BOP_BXOR: *r = a ^ b; return EVAL_OK;
+    case BOP_EQ: *r = a == b; return EVAL_OK;
+    case BOP_NE: *r = a != b; return EVAL_OK;
+    case BOP_LT: *r = a < b; return EVAL_OK;
+    case BOP_LE: *r = a <= b; return EVAL_OK;
+    case BOP_GT: *r = a > b; return EVAL_OK;
+    case BOP_GE: *r = a >= b; return EVAL_OK;
+    case BOP_LAND: *r = a && b; return EVAL_OK;
+    case BOP_LOR:  *r = a || b; return EVAL_OK;
+    }
+    return EVAL_OK;
+}
+
+static inline EvalErr eval_builtin_op(Builtin f, const int64_t *x, int64_t *r) {
+    switch (f) {
+    case BUILTIN_MIN: *r = x[0] < x[1] ? x[0] : x[1]; return EVAL_OK;
+    case BUILTIN_MAX: *r = x[0] > x[1] ? x[0] : x[1]; return EVAL_OK;
+    case BUILTIN_LOG2:
+        if (x[0] <= 0) return EVAL_BAD_LOG2;
+        *r = 63 - __builtin_clzll((unsigned long long)x[0]); return EVAL_OK;
+    case BUILTIN_CEIL_LOG2:
+        if (x[0] <= 0) return EVAL_BAD_LOG2;
+        *r = x[0] == 1 ? 0 : 64 - __builtin_clzll((unsigned long long)(x[0] - 1));
+        return EVAL_OK;
+    case BUILTIN_IS_POW2: *r = x[0] > 0 && (x[0] & (x[0] - 1)) == 0; return EVAL_OK;
+    case BUILTIN__COUNT: break;
+    }
+    return EVAL_OK;
+}
+
+/* Diagnostic code of a failure. */
+static inline const char *eval_err_code(EvalErr e) {
+    switch (e) {
+    case EVAL_DIV_ZERO: return "div-by-zero";
+    case EVAL_BAD_SHIFT: return "bad-shift";
+    case EVAL_OVERFLOW: return "overflow";
+    case EVAL_BAD_LOG2: return "bad-log2";
+    case EVAL_OK: break;
+    }
+    return "internal";
+}
+
+/* Reports failure `err` of expression `e` (a unary, binary or call node)
+ * whose operand values were a, b (b unused for unary/one-argument calls).
+ * Defined in schedule/eval.c. */
+struct DiagEngine;
+void eval_report_error(struct DiagEngine *dx, const Expr *e, EvalErr err,
+                       int64_t a, int64_t b);
+
+#endif
