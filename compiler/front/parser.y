@@ -1,16 +1,825 @@
-/* parser.y - PLACEHOLDER until the real grammar lands (owned by the parser work). */
+/* parser.y - the .coll grammar (pure bison parser; the scanner is lexer.l).
+ *
+ * The grammar follows the EBNF in ast.h and docs/language-decisions.md. The
+ * parser builds AST nodes in the compilation Arena; every node gets the Span
+ * of the source it came from (Span is the parser's location type, so bison
+ * computes it for us through YYLLOC_DEFAULT).
+ *
+ * Syntax errors use `parse.error custom` with LAC, so the set of expected
+ * tokens is exact and the messages read like clang's ("expected ';' after
+ * statement" with the caret just after the previous token, "expected ')'"
+ * with a note at the matching '('). Recovery uses `error` at statement and
+ * item level so that one run reports several independent errors.
+ *
+ * Depth limits keep every later (recursive) phase safe on hostile input:
+ * brackets nest at most PARSE_MAX_BRACKETS deep (checked by the scanner
+ * wrapper), expression trees at most PARSE_MAX_EXPR_DEPTH deep, and the
+ * bison stack is bounded by YYMAXDEPTH ("nesting too deep" instead of a
+ * crash). */
+
 %define api.pure full
 %define api.prefix {coll_yy}
-%code {
+%define parse.error custom
+%define parse.lac full
+%locations
+%parse-param {ParseState *ps}
+%lex-param {ParseState *ps}
+%expect 0
+%initial-action { @$.file = ps->file; @$.lo = @$.hi = 0; }
+
+%code requires {
+#include <stdint.h>
 #include "front.h"
+
+/* The location type is the AST's Span (byte offsets). */
+#define COLL_YYLTYPE Span
+#define COLL_YYLTYPE_IS_DECLARED 1
+
+/* Brackets deeper than this are an error (clang uses the same limit). */
+enum { PARSE_MAX_BRACKETS = 256 };
+/* Expression trees deeper than this are an error: sema and instantiate walk
+ * them recursively (a 1,000,000-term sum would otherwise exhaust the stack). */
+enum { PARSE_MAX_EXPR_DEPTH = 1000 };
+
+/* An expression under construction and the depth of its tree. */
+typedef struct ExprV { Expr *e; int depth; } ExprV;
+/* A statement list under construction (head for the AST, tail to append). */
+typedef struct StmtList { Stmt *head, *tail; } StmtList;
+/* Call arguments under construction. */
+typedef struct ArgList { Expr **v; int n, cap, depth; } ArgList;
+/* Link attributes `[alpha = Q, beta = Q]`. */
+typedef struct LinkAttrs { int has_alpha, has_beta; Quantity alpha, beta; } LinkAttrs;
+/* An open bracket seen by the scanner and not closed yet. */
+typedef struct OpenBracket { char ch; Span span; } OpenBracket;
+
+/* All state of one parse_source call; shared by the scanner (as its extra
+ * data) and the parser (as %parse-param). No globals anywhere. */
+typedef struct ParseState {
+    Arena *arena;
+    DiagEngine *dx;
+    uint32_t file;
+    Program *prog;
+    void *scanner;            /* yyscan_t */
+    const char *text;         /* the source text (NUL-terminated) */
+    uint32_t len;
+    uint32_t pos;             /* scanner: byte offset of the next token */
+    uint32_t comment_lo;      /* scanner: start of the open block comment */
+    uint32_t prev_end;        /* end of the token before the lookahead */
+    uint32_t last_end;        /* end of the most recent token */
+    int last_tok;             /* kind of the most recent token (lookahead) */
+    OpenBracket brackets[PARSE_MAX_BRACKETS];
+    int nbrackets;
+    int la_pushed;            /* the lookahead pushed brackets[nbrackets-1] */
+    int la_popped;            /* the lookahead popped `popped` */
+    OpenBracket popped;
+    int eof_reported;         /* a syntax error at end of input was reported */
+    int fatal;                /* stop: the scanner returns end of input and
+                                 further syntax errors are not reported */
+} ParseState;
+}
+
+%code provides {
+int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps);
+/* Scanner helpers (lexer.l). */
+int coll_scan(COLL_YYSTYPE *lval, Span *lloc, void *scanner);
+/* Reports a diagnostic from the scanner or parser (code given). */
+void parse_error_at(ParseState *ps, Span sp, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Adds "to match this '('" at the innermost unclosed opener of `close`. */
+void parse_note_match(ParseState *ps, char close);
+}
+
+%code {
+#include <stdarg.h>
+#include <string.h>
 #include "../support/util.h"
-static int coll_yylex(void *lval) { (void)lval; return 0; }
-static void coll_yyerror(const char *m) { (void)m; }
-int parse_source(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog) {
-    (void)arena; (void)dx; (void)file_id; (void)prog;
-    COLLC_UNREACHABLE("parser not implemented yet");
+
+#define YYMAXDEPTH 10000
+#define YYINITDEPTH 256
+
+/* A node spans from its first to its last symbol; an empty rule gets the
+ * empty span at the end of the previous symbol. */
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                          \
+    do {                                                                     \
+        if (N) {                                                             \
+            (Cur).file = YYRHSLOC(Rhs, 1).file;                              \
+            (Cur).lo = YYRHSLOC(Rhs, 1).lo;                                  \
+            (Cur).hi = YYRHSLOC(Rhs, N).hi;                                  \
+        } else {                                                             \
+            (Cur).file = YYRHSLOC(Rhs, 0).file;                              \
+            (Cur).lo = (Cur).hi = YYRHSLOC(Rhs, 0).hi;                       \
+        }                                                                    \
+    } while (0)
+#define YYLOCATION_PRINT(File, Loc) ((void)0)
+
+static void coll_yyerror(Span *loc, ParseState *ps, const char *msg);
+
+static ExprV mk_unary(ParseState *ps, Span sp, UnaryOp op, ExprV a);
+static ExprV mk_binary(ParseState *ps, Span sp, BinaryOp op, ExprV a, ExprV b);
+static ExprV mk_call(ParseState *ps, Span sp, const char *name, Span name_sp, ArgList args);
+static ArgList args_push(ParseState *ps, ArgList l, ExprV e);
+static StmtList list_append(StmtList l, Stmt *s);
+static Stmt *mk_xfer(ParseState *ps, Span sp, XferOp op, BufRef src, BufRef dst);
+static BufRef mk_bufref(Span sp, const char *name, Span name_sp, ExprV rank, Expr *lo, Expr *hi);
+static LinkAttrs attr_add(ParseState *ps, LinkAttrs l, const char *name, Span name_sp, Quantity q);
+static Stmt *mk_link(ParseState *ps, Span sp, ExprV from, ExprV to, int bidi, LinkAttrs la);
+static void add_algorithm(ParseState *ps, Algorithm *a);
+static void add_topology(ParseState *ps, Topology *t);
 }
+
+%union {
+    int64_t ival;
+    const char *str;
+    Quantity q;
+    ExprV ex;
+    ArgList args;
+    Stmt *stmt;
+    StmtList list;
+    BufRef bref;
+    LinkAttrs attrs;
 }
+
+/* Keywords. The alias is how a token is named in messages. */
+%token ALGORITHM "'algorithm'" TOPOLOGY "'topology'" STEP "'step'" FOR "'for'"
+%token IN "'in'" RANKS "'ranks'" IF "'if'" ELSE "'else'" LET "'let'"
+%token PARAM "'param'" REQUIRE "'require'" SCRATCH "'scratch'" SPLIT "'split'"
+%token COPY "'copy'" REDUCE "'reduce'" NODES "'nodes'" LINK "'link'"
+%token <str> IDENT "identifier"
+%token <ival> INT "integer"
+%token <str> STRING "string"
+%token <q> QUANTITY "number with unit"
+%token DOTDOT "'..'" ARROW "'->'" BIARROW "'<->'"
+%token SHL "'<<'" SHR "'>>'" LE "'<='" GE "'>='" EQ "'=='" NE "'!='"
+%token ANDAND "'&&'" OROR "'||'"
+
+%type <ex> expr
+%type <args> args
+%type <str> coll_name buf_name
+%type <stmt> stmt if_stmt
+%type <list> stmt_list block
+%type <bref> bufref
+%type <attrs> link_attrs attr_list
+%type <q> quantity
+
+/* C's precedence, loosest first. */
+%left OROR
+%left ANDAND
+%left '|'
+%left '^'
+%left '&'
+%left EQ NE
+%left '<' LE '>' GE
+%left SHL SHR
+%left '+' '-'
+%left '*' '/' '%'
+%precedence UNARY
+
 %%
-file: %empty ;
+
+/* file = { algorithm | topology } ; */
+file
+    : %empty
+    | file item
+    ;
+
+/* item = algorithm | topology ;  (error: skip to the next item) */
+item
+    : algorithm
+    | topology
+    | error
+    ;
+
+/* algorithm = "algorithm" IDENT ":" COLLECTIVE "{" { stmt } "}" ; */
+algorithm
+    : ALGORITHM IDENT ':' coll_name block {
+        Algorithm *a = ARENA_NEW(ps->arena, Algorithm);
+        a->span = @$;
+        a->name = $2;
+        a->name_span = @2;
+        a->coll = collective_lookup($4);
+        a->coll_span = @4;
+        a->body = $5.head;
+        add_algorithm(ps, a);
+    }
+    ;
+
+/* COLLECTIVE = IDENT ;  ("reduce" is also a statement keyword) */
+coll_name
+    : IDENT { $$ = $1; }
+    | REDUCE { $$ = "reduce"; }
+    ;
+
+/* topology = "topology" IDENT "{" { stmt } "}" ; */
+topology
+    : TOPOLOGY IDENT block {
+        Topology *t = ARENA_NEW(ps->arena, Topology);
+        t->span = @$;
+        t->name = $2;
+        t->name_span = @2;
+        t->body = $3.head;
+        add_topology(ps, t);
+    }
+    ;
+
+/* block = "{" { stmt } "}" ; */
+block
+    : '{' stmt_list '}' { $$ = $2; }
+    | '{' stmt_list error '}' { $$ = $2; }
+    ;
+
+/* stmt_list = { stmt } ; */
+stmt_list
+    : %empty { $$.head = $$.tail = NULL; }
+    | stmt_list stmt { $$ = list_append($1, $2); }
+    ;
+
+/* stmt = "step" block
+ *      | "for" IDENT "in" ( "ranks" | expr ".." expr ) block
+ *      | if_stmt
+ *      | "let" IDENT "=" expr ";" | "param" IDENT "=" expr ";"
+ *      | "require" expr [ "," STRING ] ";"
+ *      | "scratch" IDENT "[" expr "]" ";" | "split" expr ";"
+ *      | ( "copy" | "reduce" ) bufref "->" bufref ";"
+ *      | "nodes" expr ";"
+ *      | "link" expr ( "->" | "<->" ) expr [ link_attrs ] ";" ;
+ * (error: skip to the next ';' or over a whole block) */
+stmt
+    : STEP block {
+        $$ = ast_stmt(ps->arena, STMT_STEP, @$);
+        $$->u.step.body = $2.head;
+    }
+    | FOR IDENT IN RANKS block {
+        $$ = ast_stmt(ps->arena, STMT_FOR, @$);
+        $$->u.for_.var = $2;
+        $$->u.for_.var_span = @2;
+        $$->u.for_.over_ranks = 1;
+        $$->u.for_.body = $5.head;
+    }
+    | FOR IDENT IN expr DOTDOT expr block {
+        $$ = ast_stmt(ps->arena, STMT_FOR, @$);
+        $$->u.for_.var = $2;
+        $$->u.for_.var_span = @2;
+        $$->u.for_.lo = $4.e;
+        $$->u.for_.hi = $6.e;
+        $$->u.for_.body = $7.head;
+    }
+    | if_stmt { $$ = $1; }
+    | LET IDENT '=' expr semi {
+        $$ = ast_stmt(ps->arena, STMT_LET, @$);
+        $$->u.let.var = $2;
+        $$->u.let.var_span = @2;
+        $$->u.let.value = $4.e;
+    }
+    | PARAM IDENT '=' expr semi {
+        $$ = ast_stmt(ps->arena, STMT_PARAM, @$);
+        $$->u.let.var = $2;
+        $$->u.let.var_span = @2;
+        $$->u.let.value = $4.e;
+    }
+    | REQUIRE expr semi {
+        $$ = ast_stmt(ps->arena, STMT_REQUIRE, @$);
+        $$->u.require.cond = $2.e;
+        $$->u.require.why_span = span_none();
+    }
+    | REQUIRE expr ',' STRING semi {
+        $$ = ast_stmt(ps->arena, STMT_REQUIRE, @$);
+        $$->u.require.cond = $2.e;
+        $$->u.require.why = $4;
+        $$->u.require.why_span = @4;
+    }
+    | SCRATCH IDENT '[' expr ']' semi {
+        $$ = ast_stmt(ps->arena, STMT_SCRATCH, @$);
+        $$->u.scratch.name = $2;
+        $$->u.scratch.name_span = @2;
+        $$->u.scratch.chunks = $4.e;
+        $$->u.scratch.buffer = -1;
+    }
+    | SPLIT expr semi {
+        $$ = ast_stmt(ps->arena, STMT_SPLIT, @$);
+        $$->u.split.chunks = $2.e;
+    }
+    | COPY bufref ARROW bufref semi { $$ = mk_xfer(ps, @$, XFER_COPY, $2, $4); }
+    | REDUCE bufref ARROW bufref semi { $$ = mk_xfer(ps, @$, XFER_REDUCE, $2, $4); }
+    | NODES expr semi {
+        $$ = ast_stmt(ps->arena, STMT_NODES, @$);
+        $$->u.nodes.count = $2.e;
+    }
+    | LINK expr ARROW expr link_attrs semi { $$ = mk_link(ps, @$, $2, $4, 0, $5); }
+    | LINK expr BIARROW expr link_attrs semi { $$ = mk_link(ps, @$, $2, $4, 1, $5); }
+    | error ';' { $$ = NULL; }
+    | error block { $$ = NULL; }
+    ;
+
+/* semi = ";" ;  (error: a missing ';' ends the statement, so the next
+ * statement still parses) */
+semi
+    : ';'
+    | error
+    ;
+
+/* if_stmt = "if" expr block [ "else" ( block | if_stmt ) ] ; */
+if_stmt
+    : IF expr block {
+        $$ = ast_stmt(ps->arena, STMT_IF, @$);
+        $$->u.if_.cond = $2.e;
+        $$->u.if_.then_ = $3.head;
+    }
+    | IF expr block ELSE block {
+        $$ = ast_stmt(ps->arena, STMT_IF, @$);
+        $$->u.if_.cond = $2.e;
+        $$->u.if_.then_ = $3.head;
+        $$->u.if_.else_ = $5.head;
+    }
+    | IF expr block ELSE if_stmt {
+        $$ = ast_stmt(ps->arena, STMT_IF, @$);
+        $$->u.if_.cond = $2.e;
+        $$->u.if_.then_ = $3.head;
+        $$->u.if_.else_ = $5;
+    }
+    ;
+
+/* bufref = ( IDENT | "in" ) "[" expr "]" [ "[" expr [ ".." expr ] "]" ] ; */
+bufref
+    : buf_name '[' expr ']' { $$ = mk_bufref(@$, $1, @1, $3, NULL, NULL); }
+    | buf_name '[' expr ']' '[' expr ']' { $$ = mk_bufref(@$, $1, @1, $3, $6.e, NULL); }
+    | buf_name '[' expr ']' '[' expr DOTDOT expr ']' {
+        $$ = mk_bufref(@$, $1, @1, $3, $6.e, $8.e);
+    }
+    ;
+
+/* buf_name = IDENT | "in" ; */
+buf_name
+    : IDENT { $$ = $1; }
+    | IN { $$ = "in"; }
+    ;
+
+/* link_attrs = [ "[" attr { "," attr } "]" ] ; */
+link_attrs
+    : %empty { memset(&$$, 0, sizeof $$); }
+    | '[' attr_list ']' { $$ = $2; }
+    ;
+
+/* attr_list = attr { "," attr } ;   attr = ( "alpha" | "beta" ) "=" quantity ; */
+attr_list
+    : IDENT '=' quantity {
+        LinkAttrs none;
+        memset(&none, 0, sizeof none);
+        $$ = attr_add(ps, none, $1, @1, $3);
+    }
+    | attr_list ',' IDENT '=' quantity { $$ = attr_add(ps, $1, $3, @3, $5); }
+    ;
+
+/* quantity = QUANTITY | INTEGER ;   (2, 0.5, 2us, 32GB/s) */
+quantity
+    : QUANTITY { $$ = $1; }
+    | INT { $$.value = (double)$1; $$.unit = QUANT_SCALE; $$.span = @1; }
+    ;
+
+/* expr = expr binop expr | unop expr | primary ;   (C precedence)
+ * primary = INTEGER | IDENT | IDENT "(" [ expr { "," expr } ] ")" | "(" expr ")" ; */
+expr
+    : INT { $$.e = ast_int(ps->arena, @1, $1); $$.depth = 1; }
+    | IDENT { $$.e = ast_name(ps->arena, @1, $1); $$.depth = 1; }
+    | IDENT '(' ')' {
+        ArgList none = {NULL, 0, 0, 0};
+        $$ = mk_call(ps, @$, $1, @1, none);
+    }
+    | IDENT '(' args ')' { $$ = mk_call(ps, @$, $1, @1, $3); }
+    | '(' expr ')' { $$ = $2; }
+    | '-' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_NEG, $2); }
+    | '~' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_BNOT, $2); }
+    | '!' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_LNOT, $2); }
+    | expr '*' expr { $$ = mk_binary(ps, @$, BOP_MUL, $1, $3); }
+    | expr '/' expr { $$ = mk_binary(ps, @$, BOP_DIV, $1, $3); }
+    | expr '%' expr { $$ = mk_binary(ps, @$, BOP_MOD, $1, $3); }
+    | expr '+' expr { $$ = mk_binary(ps, @$, BOP_ADD, $1, $3); }
+    | expr '-' expr { $$ = mk_binary(ps, @$, BOP_SUB, $1, $3); }
+    | expr SHL expr { $$ = mk_binary(ps, @$, BOP_SHL, $1, $3); }
+    | expr SHR expr { $$ = mk_binary(ps, @$, BOP_SHR, $1, $3); }
+    | expr '<' expr { $$ = mk_binary(ps, @$, BOP_LT, $1, $3); }
+    | expr LE expr { $$ = mk_binary(ps, @$, BOP_LE, $1, $3); }
+    | expr '>' expr { $$ = mk_binary(ps, @$, BOP_GT, $1, $3); }
+    | expr GE expr { $$ = mk_binary(ps, @$, BOP_GE, $1, $3); }
+    | expr EQ expr { $$ = mk_binary(ps, @$, BOP_EQ, $1, $3); }
+    | expr NE expr { $$ = mk_binary(ps, @$, BOP_NE, $1, $3); }
+    | expr '&' expr { $$ = mk_binary(ps, @$, BOP_BAND, $1, $3); }
+    | expr '^' expr { $$ = mk_binary(ps, @$, BOP_BXOR, $1, $3); }
+    | expr '|' expr { $$ = mk_binary(ps, @$, BOP_BOR, $1, $3); }
+    | expr ANDAND expr { $$ = mk_binary(ps, @$, BOP_LAND, $1, $3); }
+    | expr OROR expr { $$ = mk_binary(ps, @$, BOP_LOR, $1, $3); }
+    ;
+
+/* args = expr { "," expr } ; */
+args
+    : expr { ArgList none = {NULL, 0, 0, 0}; $$ = args_push(ps, none, $1); }
+    | args ',' expr { $$ = args_push(ps, $1, $3); }
+    ;
+
 %%
+
+/* ---- AST helpers ---- */
+
+static void check_depth(ParseState *ps, Span sp, int depth) {
+    /* Report once per deep chain: only the node that crosses the limit. */
+    if (depth == PARSE_MAX_EXPR_DEPTH + 1)
+        parse_error_at(ps, sp, "nesting-too-deep",
+                       "expression nested too deeply (more than %d levels)",
+                       PARSE_MAX_EXPR_DEPTH);
+}
+
+static ExprV mk_unary(ParseState *ps, Span sp, UnaryOp op, ExprV a) {
+    ExprV r = {ast_unary(ps->arena, sp, op, a.e), a.depth + 1};
+    check_depth(ps, sp, r.depth);
+    return r;
+}
+
+static ExprV mk_binary(ParseState *ps, Span sp, BinaryOp op, ExprV a, ExprV b) {
+    ExprV r = {ast_binary(ps->arena, sp, op, a.e, b.e),
+               (a.depth > b.depth ? a.depth : b.depth) + 1};
+    check_depth(ps, sp, r.depth);
+    return r;
+}
+
+static ExprV mk_call(ParseState *ps, Span sp, const char *name, Span name_sp, ArgList args) {
+    Expr *e = ARENA_NEW(ps->arena, Expr);
+    e->kind = EXPR_CALL;
+    e->span = sp;
+    e->u.call.name = name;
+    e->u.call.name_span = name_sp;
+    e->u.call.args = args.v;
+    e->u.call.nargs = args.n;
+    e->u.call.builtin = BUILTIN__COUNT;
+    ExprV r = {e, args.depth + 1};
+    check_depth(ps, sp, r.depth);
+    return r;
+}
+
+static ArgList args_push(ParseState *ps, ArgList l, ExprV x) {
+    Expr *e = x.e;
+    if (x.depth > l.depth) l.depth = x.depth;
+    if (l.n == l.cap) {
+        int cap = l.cap ? l.cap * 2 : 4;
+        Expr **v = ARENA_ARRAY(ps->arena, Expr *, cap);
+        if (l.n) memcpy(v, l.v, sizeof(Expr *) * (size_t)l.n);
+        l.v = v;
+        l.cap = cap;
+    }
+    l.v[l.n++] = e;
+    return l;
+}
+
+static StmtList list_append(StmtList l, Stmt *s) {
+    if (!s) return l;  /* a statement that failed to parse */
+    if (l.tail) l.tail->next = s;
+    else l.head = s;
+    l.tail = s;
+    return l;
+}
+
+static BufRef mk_bufref(Span sp, const char *name, Span name_sp, ExprV rank, Expr *lo, Expr *hi) {
+    BufRef b;
+    memset(&b, 0, sizeof b);
+    b.span = sp;
+    b.name = name;
+    b.name_span = name_sp;
+    b.rank = rank.e;
+    b.lo = lo;
+    b.hi = hi;
+    b.buffer = -1;
+    return b;
+}
+
+static Stmt *mk_xfer(ParseState *ps, Span sp, XferOp op, BufRef src, BufRef dst) {
+    Stmt *s = ast_stmt(ps->arena, STMT_XFER, sp);
+    s->u.xfer.op = op;
+    s->u.xfer.src = src;
+    s->u.xfer.dst = dst;
+    return s;
+}
+
+static LinkAttrs attr_add(ParseState *ps, LinkAttrs l, const char *name, Span name_sp, Quantity q) {
+    if (strcmp(name, "alpha") == 0) {
+        if (l.has_alpha) {
+            parse_error_at(ps, name_sp, "syntax", "duplicate link attribute 'alpha'");
+            diag_note(ps->dx, l.alpha.span, "previous value is here");
+        } else if (q.unit == QUANT_BYTES_PER_S) {
+            parse_error_at(ps, q.span, "bad-unit",
+                           "'alpha' is a latency: expected a time (ns, us, ms, s) or a plain multiplier");
+        }
+        l.has_alpha = 1;
+        l.alpha = q;
+    } else if (strcmp(name, "beta") == 0) {
+        if (l.has_beta) {
+            parse_error_at(ps, name_sp, "syntax", "duplicate link attribute 'beta'");
+            diag_note(ps->dx, l.beta.span, "previous value is here");
+        } else if (q.unit == QUANT_SECONDS) {
+            parse_error_at(ps, q.span, "bad-unit",
+                           "'beta' is a bandwidth: expected bytes per second (B/s .. TB/s, KiB/s .. GiB/s) or a plain multiplier");
+        }
+        l.has_beta = 1;
+        l.beta = q;
+    } else {
+        parse_error_at(ps, name_sp, "syntax",
+                       "unknown link attribute '%s' (expected 'alpha' or 'beta')", name);
+    }
+    return l;
+}
+
+static Stmt *mk_link(ParseState *ps, Span sp, ExprV from, ExprV to, int bidi, LinkAttrs la) {
+    Stmt *s = ast_stmt(ps->arena, STMT_LINK, sp);
+    s->u.link.from = from.e;
+    s->u.link.to = to.e;
+    s->u.link.bidirectional = bidi;
+    s->u.link.has_alpha = la.has_alpha;
+    s->u.link.has_beta = la.has_beta;
+    s->u.link.alpha = la.alpha;
+    s->u.link.beta = la.beta;
+    return s;
+}
+
+/* Program arrays live in the arena with an implicit capacity: the next power
+ * of two >= max(count, 4). Only the parser appends to them. */
+static void *grow_ptr_array(ParseState *ps, void *old, int n) {
+    int cap;
+    if (n == 0) cap = 4;
+    else if (n >= 4 && (n & (n - 1)) == 0) cap = n * 2;
+    else return old;  /* room left */
+    void **v = ARENA_ARRAY(ps->arena, void *, cap);
+    if (n) memcpy(v, old, sizeof(void *) * (size_t)n);
+    return v;
+}
+
+static void add_algorithm(ParseState *ps, Algorithm *a) {
+    Program *p = ps->prog;
+    p->algorithms = grow_ptr_array(ps, p->algorithms, p->nalgorithms);
+    p->algorithms[p->nalgorithms++] = a;
+}
+
+static void add_topology(ParseState *ps, Topology *t) {
+    Program *p = ps->prog;
+    p->topologies = grow_ptr_array(ps, p->topologies, p->ntopologies);
+    p->topologies[p->ntopologies++] = t;
+}
+
+/* ---- diagnostics ---- */
+
+void parse_error_at(ParseState *ps, Span sp, const char *code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(ps->dx, DIAG_ERROR, sp, code, fmt, ap);
+    va_end(ap);
+}
+
+/* Bison calls this only when its stack is exhausted (YYMAXDEPTH). */
+static void coll_yyerror(Span *loc, ParseState *ps, const char *msg) {
+    (void)msg;
+    if (ps->fatal) return;
+    parse_error_at(ps, *loc, "nesting-too-deep", "program nested too deeply");
+    ps->fatal = 1;
+}
+
+
+/* ---- syntax error messages ---- */
+
+/* How a token kind is written in messages: "';'", "'let'", "identifier". */
+static const char *tok_text(yysymbol_kind_t k) {
+    static char buf[64];
+    if (k == YYSYMBOL_YYEOF) return "end of input";
+    const char *n = yysymbol_name(k);
+    size_t len = strlen(n);
+    if (len >= 2 && n[0] == '"' && n[len - 1] == '"' && len - 2 < sizeof buf) {
+        memcpy(buf, n + 1, len - 2);
+        buf[len - 2] = 0;
+        return buf;
+    }
+    return n;
+}
+
+static int tok_is(yysymbol_kind_t k, const char *text) {
+    return strcmp(tok_text(k), text) == 0;
+}
+
+/* Binary operators and '(' (call) continue an expression; they are left
+ * out of "expected ..." lists so the structural token is named. */
+static int tok_continues_expr(yysymbol_kind_t k) {
+    static const char *const ops[] = {
+        "'||'", "'&&'", "'|'", "'^'", "'&'", "'=='", "'!='", "'<'", "'<='",
+        "'>'", "'>='", "'<<'", "'>>'", "'+'", "'-'", "'*'", "'/'", "'%'", "'('",
+    };
+    const char *t = tok_text(k);
+    for (size_t i = 0; i < ARRAY_LEN(ops); i++)
+        if (strcmp(t, ops[i]) == 0) return 1;
+    return 0;
+}
+
+static int tok_starts_stmt(yysymbol_kind_t k) {
+    switch (k) {
+    case YYSYMBOL_STEP: case YYSYMBOL_FOR: case YYSYMBOL_IF: case YYSYMBOL_LET:
+    case YYSYMBOL_PARAM: case YYSYMBOL_REQUIRE: case YYSYMBOL_SCRATCH:
+    case YYSYMBOL_SPLIT: case YYSYMBOL_COPY: case YYSYMBOL_REDUCE:
+    case YYSYMBOL_NODES: case YYSYMBOL_LINK:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int tok_is_keyword(yysymbol_kind_t k) {
+    return k >= YYSYMBOL_ALGORITHM && k <= YYSYMBOL_LINK;
+}
+
+/* The source text of the lookahead, shortened, for "unexpected 'x'". */
+static const char *la_text(ParseState *ps, Span at, char *buf, size_t cap) {
+    size_t n = at.hi > at.lo ? at.hi - at.lo : 0;
+    if (n == 0) return "end of input";
+    size_t i = 0, o = 0;
+    buf[o++] = '\'';
+    for (; i < n && o + 5 < cap; i++) {
+        unsigned char c = (unsigned char)ps->text[at.lo + i];
+        if (c == '\n' || c == '\r' || c == '\t' || c < 0x20 || c == 0x7f) break;
+        buf[o++] = (char)c;
+    }
+    if (i < n) { buf[o++] = '.'; buf[o++] = '.'; buf[o++] = '.'; }
+    buf[o++] = '\'';
+    buf[o] = 0;
+    return buf;
+}
+
+/* The innermost unclosed bracket `ch` before the lookahead, or NULL. */
+static const OpenBracket *open_bracket(const ParseState *ps, char ch) {
+    if (ps->la_popped && ps->popped.ch == ch) return &ps->popped;
+    int top = ps->nbrackets - (ps->la_pushed ? 1 : 0);
+    for (int i = top - 1; i >= 0; i--)
+        if (ps->brackets[i].ch == ch) return &ps->brackets[i];
+    return NULL;
+}
+
+void parse_note_match(ParseState *ps, char close) {
+    char open = close == ')' ? '(' : close == ']' ? '[' : '{';
+    const OpenBracket *b = open_bracket(ps, open);
+    if (b) diag_note(ps->dx, b->span, "to match this '%c'", open);
+}
+
+/* Suggests a keyword for a misspelled identifier ("cpy" -> "copy"). */
+static void note_keyword(ParseState *ps, Span at, yysymbol_kind_t la,
+                         const yysymbol_kind_t *exp, int nexp) {
+    if (la != YYSYMBOL_IDENT || at.hi <= at.lo || at.hi - at.lo > 32) return;
+    char word[40];
+    memcpy(word, ps->text + at.lo, at.hi - at.lo);
+    word[at.hi - at.lo] = 0;
+    const char *best = NULL;
+    int bestd = 3;
+    for (int i = 0; i < nexp; i++) {
+        if (!tok_is_keyword(exp[i])) continue;
+        char kw[32];
+        const char *t = tok_text(exp[i]);  /* 'copy' */
+        size_t len = strlen(t);
+        if (len < 3 || len - 2 >= sizeof kw) continue;
+        memcpy(kw, t + 1, len - 2);
+        kw[len - 2] = 0;
+        int d = front_edit_distance(word, kw);
+        if (d < bestd && d <= (int)strlen(kw) / 2) {
+            bestd = d;
+            best = t;
+        }
+    }
+    if (best) diag_note(ps->dx, at, "did you mean %s?", best);
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
+    if (ps->fatal) return 0;
+    yysymbol_kind_t la = yypcontext_token(ctx);
+    if (la == YYSYMBOL_YYEOF) ps->eof_reported = 1;
+    Span at = *yypcontext_location(ctx);
+    if (la == YYSYMBOL_YYerror || la == YYSYMBOL_YYUNDEF) return 0;  /* scanner reported */
+    enum { MAXEXP = 64 };
+    yysymbol_kind_t exp[MAXEXP];
+    int nexp = yypcontext_expected_tokens(ctx, exp, MAXEXP);
+    if (nexp < 0) nexp = 0;
+    int has_semi = 0, has_expr = 0, has_stmt = 0, has_item = 0, has_rbrace = 0, has_ranks = 0;
+    yysymbol_kind_t rest[MAXEXP];
+    int nrest = 0, nother = 0;  /* not expression continuations / starts */
+    for (int i = 0; i < nexp; i++) {
+        yysymbol_kind_t k = exp[i];
+        if (tok_is(k, "';'")) has_semi = 1;
+        if (k == YYSYMBOL_INT || k == YYSYMBOL_IDENT || tok_is(k, "'~'") || tok_is(k, "'!'"))
+            has_expr = 1;
+        if (tok_starts_stmt(k)) has_stmt = 1;
+        if (k == YYSYMBOL_ALGORITHM || k == YYSYMBOL_TOPOLOGY) has_item = 1;
+        if (tok_is(k, "'}'")) has_rbrace = 1;
+        if (k == YYSYMBOL_RANKS) has_ranks = 1;
+        if (!tok_continues_expr(k)) rest[nrest++] = k;
+        if (!(k == YYSYMBOL_INT || k == YYSYMBOL_IDENT || k == YYSYMBOL_RANKS ||
+              tok_is(k, "'~'") || tok_is(k, "'!'") || tok_is(k, "'-'") || tok_is(k, "'('")))
+            nother++;
+    }
+    char tb[48];
+    Span after = {at.file, ps->prev_end, ps->prev_end};
+    int la_close = tok_is(la, "')'") || tok_is(la, "']'");
+
+    if (has_stmt && tok_is(la, "';'")) {
+        parse_error_at(ps, at, "syntax", "extra ';' (empty statements are not allowed)");
+    } else if (has_stmt && la == YYSYMBOL_YYEOF && has_rbrace) {
+        parse_error_at(ps, at, "syntax", "expected '}' at end of input");
+        parse_note_match(ps, '}');
+        ps->eof_reported = 1;
+    } else if (has_stmt && (la == YYSYMBOL_ALGORITHM || la == YYSYMBOL_TOPOLOGY) && has_rbrace) {
+        parse_error_at(ps, at, "syntax", "expected '}' before %s", tok_text(la));
+        parse_note_match(ps, '}');
+    } else if (has_stmt) {
+        if (la == YYSYMBOL_ELSE)
+            parse_error_at(ps, at, "syntax", "'else' without a preceding 'if'");
+        else if (la == YYSYMBOL_IDENT)
+            parse_error_at(ps, at, "syntax", "unknown statement %s", la_text(ps, at, tb, sizeof tb));
+        else
+            parse_error_at(ps, at, "syntax", "expected statement, found %s",
+                           la_text(ps, at, tb, sizeof tb));
+        note_keyword(ps, at, la, exp, nexp);
+    } else if (has_item && !has_expr) {
+        if (tok_is(la, "'}'"))
+            parse_error_at(ps, at, "syntax", "extraneous closing brace ('}')");
+        else
+            parse_error_at(ps, at, "syntax", "expected 'algorithm' or 'topology', found %s",
+                           la_text(ps, at, tb, sizeof tb));
+        note_keyword(ps, at, la, exp, nexp);
+    } else if (la == YYSYMBOL_QUANTITY && has_expr) {
+        parse_error_at(ps, at, "syntax",
+                       "expected integer expression; numbers with a fraction, exponent or unit "
+                       "are only allowed as link attribute values");
+    } else if (la == YYSYMBOL_RANKS && has_expr && !has_ranks) {
+        parse_error_at(ps, at, "syntax", "'ranks' can only be used as 'for VAR in ranks'");
+    } else if (has_semi && la_close && !open_bracket(ps, tok_is(la, "')'") ? '(' : '[')) {
+        parse_error_at(ps, at, "syntax", "unmatched %s", tok_text(la));
+    } else if (has_semi) {
+        parse_error_at(ps, after, "syntax", "expected ';' after statement");
+    } else if (has_expr && nother == 0) {
+        parse_error_at(ps, at, "syntax", has_ranks ? "expected 'ranks' or expression"
+                                                   : "expected expression");
+    } else if (nrest == 1 && rest[0] == YYSYMBOL_IDENT) {
+        if (tok_is_keyword(la))
+            parse_error_at(ps, at, "syntax", "expected identifier; %s is a keyword", tok_text(la));
+        else
+            parse_error_at(ps, at, "syntax", "expected identifier");
+    } else if (nrest == 2 && rest[0] == YYSYMBOL_IDENT && rest[1] == YYSYMBOL_REDUCE) {
+        parse_error_at(ps, at, "syntax", "expected collective name (e.g. 'allreduce')");
+    } else if (nrest == 2 && rest[0] == YYSYMBOL_IN && rest[1] == YYSYMBOL_IDENT) {
+        parse_error_at(ps, at, "syntax", "expected buffer name");
+    } else if (nrest >= 1 && nrest <= 4) {
+        char msg[160] = "expected ";
+        for (int i = 0; i < nrest; i++) {
+            if (i > 0) strcat(msg, i == nrest - 1 ? " or " : ", ");
+            strcat(msg, tok_text(rest[i]));
+        }
+        parse_error_at(ps, at, "syntax", "%s", msg);
+        if (nrest == 1 && (tok_is(rest[0], "')'") || tok_is(rest[0], "']'") ||
+                           tok_is(rest[0], "'}'")))
+            parse_note_match(ps, tok_text(rest[0])[1]);
+    } else {
+        parse_error_at(ps, at, "syntax", "unexpected %s", la_text(ps, at, tb, sizeof tb));
+    }
+    return 0;
+}
+
+/* ---- the scanner as the parser sees it ---- */
+
+/* Wraps the flex scanner: remembers where the previous token ended (the
+ * caret position for "expected ';'"), tracks open brackets for "to match
+ * this '('" notes and enforces the bracket nesting limit. */
+int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
+    int tok = ps->fatal ? 0 : coll_scan(lval, lloc, ps->scanner);
+    if (ps->fatal) {
+        tok = 0;
+        lloc->file = ps->file;
+        lloc->lo = lloc->hi = ps->len;
+    }
+    ps->prev_end = ps->last_end;
+    ps->last_end = lloc->hi;
+    ps->last_tok = tok;
+    ps->la_pushed = ps->la_popped = 0;
+    if (tok == '(' || tok == '[' || tok == '{') {
+        if (ps->nbrackets == PARSE_MAX_BRACKETS) {
+            parse_error_at(ps, *lloc, "nesting-too-deep",
+                           "brackets nested too deeply (more than %d levels)",
+                           PARSE_MAX_BRACKETS);
+            ps->fatal = 1;
+            lloc->lo = lloc->hi = ps->len;
+            return 0;
+        }
+        ps->brackets[ps->nbrackets].ch = (char)tok;
+        ps->brackets[ps->nbrackets].span = *lloc;
+        ps->nbrackets++;
+        ps->la_pushed = 1;
+    } else if (tok == ')' || tok == ']' || tok == '}') {
+        char open = tok == ')' ? '(' : tok == ']' ? '[' : '{';
+        /* Pop to the innermost matching opener, so that a stray or missing
+         * closer does not leave the stack out of step for good. */
+        int i = ps->nbrackets - 1;
+        while (i >= 0 && ps->brackets[i].ch != open) i--;
+        if (i >= 0) {
+            ps->popped = ps->brackets[i];
+            ps->nbrackets = i;
+            ps->la_popped = 1;
+        }
+    }
+    return tok;
+}

@@ -1,0 +1,167 @@
+/* ast.c - AST constructors, the collective and built-in tables, and a
+ * printer for expressions (used by dumps and diagnostics). */
+#include <inttypes.h>
+#include <string.h>
+#include "ast.h"
+#include "../support/arena.h"
+#include "../support/util.h"
+
+const CollectiveInfo collective_info[COLL__COUNT] = {
+#define X(id, kw, rooted, ib, iw, ob, ow, red) {kw, rooted, ib, iw, ob, ow, red},
+#include "collectives.def"
+#undef X
+};
+
+const BuiltinInfo builtin_info[BUILTIN__COUNT] = {
+#define X(id, name, arity, desc) {name, arity, desc},
+#include "builtins.def"
+#undef X
+};
+
+Collective collective_lookup(const char *name) {
+    if (!name) return COLL__COUNT;
+    for (int i = 0; i < COLL__COUNT; i++)
+        if (strcmp(collective_info[i].keyword, name) == 0) return (Collective)i;
+    return COLL__COUNT;
+}
+
+Expr *ast_int(Arena *a, Span sp, int64_t v) {
+    Expr *e = ARENA_NEW(a, Expr);
+    e->kind = EXPR_INT;
+    e->span = sp;
+    e->u.ival = v;
+    return e;
+}
+
+Expr *ast_name(Arena *a, Span sp, const char *name) {
+    Expr *e = ARENA_NEW(a, Expr);
+    e->kind = EXPR_NAME;
+    e->span = sp;
+    e->u.name.name = name;
+    return e;
+}
+
+Expr *ast_unary(Arena *a, Span sp, UnaryOp op, Expr *operand) {
+    Expr *e = ARENA_NEW(a, Expr);
+    e->kind = EXPR_UNARY;
+    e->span = sp;
+    e->u.unary.op = op;
+    e->u.unary.operand = operand;
+    return e;
+}
+
+Expr *ast_binary(Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r) {
+    Expr *e = ARENA_NEW(a, Expr);
+    e->kind = EXPR_BINARY;
+    e->span = sp;
+    e->u.binary.op = op;
+    e->u.binary.lhs = l;
+    e->u.binary.rhs = r;
+    return e;
+}
+
+Stmt *ast_stmt(Arena *a, StmtKind k, Span sp) {
+    Stmt *s = ARENA_NEW(a, Stmt);
+    s->kind = k;
+    s->span = sp;
+    return s;
+}
+
+const char *ast_binary_op_text(BinaryOp op) {
+    switch (op) {
+    case BOP_ADD: return "+";
+    case BOP_SUB: return "-";
+    case BOP_MUL: return "*";
+    case BOP_DIV: return "/";
+    case BOP_MOD: return "%";
+    case BOP_SHL: return "<<";
+    case BOP_SHR: return ">>";
+    case BOP_BAND: return "&";
+    case BOP_BOR: return "|";
+    case BOP_BXOR: return "^";
+    case BOP_EQ: return "==";
+    case BOP_NE: return "!=";
+    case BOP_LT: return "<";
+    case BOP_LE: return "<=";
+    case BOP_GT: return ">";
+    case BOP_GE: return ">=";
+    case BOP_LAND: return "&&";
+    case BOP_LOR: return "||";
+    }
+    COLLC_UNREACHABLE("bad binary operator");
+}
+
+const char *ast_unary_op_text(UnaryOp op) {
+    switch (op) {
+    case UOP_NEG: return "-";
+    case UOP_BNOT: return "~";
+    case UOP_LNOT: return "!";
+    }
+    COLLC_UNREACHABLE("bad unary operator");
+}
+
+/* Binding strength of a binary operator, as in the grammar (C's). */
+static int binary_prec(BinaryOp op) {
+    switch (op) {
+    case BOP_LOR: return 1;
+    case BOP_LAND: return 2;
+    case BOP_BOR: return 3;
+    case BOP_BXOR: return 4;
+    case BOP_BAND: return 5;
+    case BOP_EQ: case BOP_NE: return 6;
+    case BOP_LT: case BOP_LE: case BOP_GT: case BOP_GE: return 7;
+    case BOP_SHL: case BOP_SHR: return 8;
+    case BOP_ADD: case BOP_SUB: return 9;
+    case BOP_MUL: case BOP_DIV: case BOP_MOD: return 10;
+    }
+    return 0;
+}
+enum { PREC_UNARY = 11, PREC_PRIMARY = 12 };
+
+static int expr_prec(const Expr *e) {
+    if (e->kind == EXPR_BINARY) return binary_prec(e->u.binary.op);
+    if (e->kind == EXPR_UNARY) return PREC_UNARY;
+    if (e->kind == EXPR_INT && e->u.ival < 0) return PREC_UNARY; /* folded "-3" */
+    return PREC_PRIMARY;
+}
+
+/* Prints `e`, parenthesised when it binds more loosely than `min` needs.
+ * Binary operators are left-associative, so a right operand of equal
+ * precedence gets parentheses: a - (b - c). */
+static void print_prec(FILE *out, const Expr *e, int min) {
+    int p = expr_prec(e);
+    int paren = p < min;
+    if (paren) fputc('(', out);
+    switch (e->kind) {
+    case EXPR_INT:
+        fprintf(out, "%" PRId64, e->u.ival);
+        break;
+    case EXPR_NAME:
+        fputs(e->u.name.name, out);
+        break;
+    case EXPR_UNARY:
+        fputs(ast_unary_op_text(e->u.unary.op), out);
+        /* "- -x" must not print as "--x" (not a token, but confusing). */
+        print_prec(out, e->u.unary.operand, PREC_UNARY);
+        break;
+    case EXPR_BINARY:
+        print_prec(out, e->u.binary.lhs, p);
+        fprintf(out, " %s ", ast_binary_op_text(e->u.binary.op));
+        print_prec(out, e->u.binary.rhs, p + 1);
+        break;
+    case EXPR_CALL:
+        fprintf(out, "%s(", e->u.call.name);
+        for (int i = 0; i < e->u.call.nargs; i++) {
+            if (i) fputs(", ", out);
+            print_prec(out, e->u.call.args[i], 0);
+        }
+        fputc(')', out);
+        break;
+    }
+    if (paren) fputc(')', out);
+}
+
+void ast_print_expr(FILE *out, const Expr *e) {
+    if (!e) { fputs("<null>", out); return; }
+    print_prec(out, e, 0);
+}
