@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# demo.sh - set up, build, and show collc on the ring AllGather example.
+#
+#   bash scripts/demo.sh            # build into ./build (BUILD_DIR=... to change)
+#
+# Each demo step names a collc subcommand; a step whose subcommand does not
+# exist (yet) in this build is skipped, so the demo grows with collc. To add
+# a step, add one `demo` line below.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${BUILD_DIR:-$ROOT/build}"
+JOBS="${JOBS:-2}"
+cd "$ROOT"
+
+bash scripts/setup.sh || exit 1
+echo "== configure + build ($BUILD)"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
+cmake --build "$BUILD" -j"$JOBS" >/dev/null || { cmake --build "$BUILD" -j1; exit 1; }
+COLLC="$BUILD/compiler/collc"
+OUT="$BUILD/demo"
+mkdir -p "$OUT"
+
+failed=0
+ran=0
+skipped=0
+# demo TITLE SUBCOMMAND ARGS... : run `collc SUBCOMMAND ARGS...` if collc has
+# that subcommand; echo the command line so the user can repeat it.
+demo() {
+  local title="$1" sub="$2"
+  shift 2
+  echo
+  echo "== $title"
+  if ! "$COLLC" help "$sub" >/dev/null 2>&1; then
+    echo "(skipped: this collc has no '$sub' command yet)"
+    skipped=$((skipped + 1))
+    return 0
+  fi
+  echo "\$ collc $sub $*"
+  "$COLLC" "$sub" "$@"
+  local rc=$?
+  ran=$((ran + 1))
+  if [ $rc -ne 0 ]; then
+    echo "(collc $sub exited with status $rc)"
+    failed=$((failed + 1))
+  fi
+}
+
+EX=dsl-examples
+"$COLLC" --version
+demo "check every example" check $EX/*.coll
+demo "expand ring AllGather for N = 4" expand $EX/ring_allgather.coll -N 4 --table out
+demo "verify ring AllGather for N = 2..16 and powers of two" verify $EX/ring_allgather.coll
+demo "cost of ring AllGather vs the lower bounds" cost $EX/ring_allgather.coll -N 8 -M 64MiB
+demo "compile ring AllGather to C for the CPU-thread target" compile $EX/ring_allgather.coll --target=cpu -o "$OUT/ring_allgather.o"
+demo "run ring AllGather on 8 CPU threads and compare with a reference" run $EX/ring_allgather.coll --target=cpu -N 8
+
+echo
+echo "demo: $ran steps ran, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
