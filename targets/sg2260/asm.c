@@ -1,0 +1,439 @@
+/* asm.c - the text form of descriptors and of bundles (programs + data).
+ *
+ * One descriptor per line, `KEYWORD key=value ...`; the disassembler prints
+ * the canonical form with every field, the assembler also accepts defaults
+ * (op=none, psum=wo, contiguous strides, dshape=shape, elems=K). */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+static int shape_str(char *buf, size_t cap, const Sg2260Shape *s, const char *sk, const char *tk) {
+    return snprintf(buf, cap, " %s=%u,%u,%u,%u %s=%u,%u,%u,%u", sk, s->n, s->c, s->h, s->w, tk,
+                    s->sn, s->sc, s->sh, s->sw);
+}
+
+int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap) {
+    size_t n = 0;
+#define OUT(...)                                                                      \
+    do {                                                                              \
+        int k_ = snprintf(buf + n, n < cap ? cap - n : 0, __VA_ARGS__);               \
+        if (k_ > 0) n += (size_t)k_;                                                  \
+    } while (0)
+    if (cap) buf[0] = 0;
+    OUT("%s", sg2260_cmd_name(d->cmd));
+    char tmp[160];
+    switch (d->cmd) {
+    case SG2260_CMD_SYS:
+        OUT(" %s", sg2260_sys_name(d->sys));
+        if (d->sys >= SG2260_SYS_TX_SEND_MSG || d->msg_id || d->count)
+            OUT(" id=%u count=%u", d->msg_id, d->count);
+        if (d->sys == SG2260_SYS_TRWR || d->dst || d->imm)
+            OUT(" dst=0x%llx imm=0x%x", (unsigned long long)d->dst, d->imm);
+        break;
+    case SG2260_CMD_SEND:
+        OUT(" dtype=%s psum=%s src=0x%llx", sg2260_dtype_name(d->dtype),
+            d->psum == SG2260_PSUM_WR ? "wr" : d->psum == SG2260_PSUM_WO ? "wo" : "?",
+            (unsigned long long)d->src);
+        shape_str(tmp, sizeof tmp, &d->shape, "shape", "stride");
+        OUT("%s", tmp);
+        break;
+    case SG2260_CMD_RECV:
+        OUT(" dtype=%s op=%s dst=0x%llx", sg2260_dtype_name(d->dtype), sg2260_op_name(d->op),
+            (unsigned long long)d->dst);
+        shape_str(tmp, sizeof tmp, &d->shape, "shape", "stride");
+        OUT("%s", tmp);
+        break;
+    case SG2260_CMD_WRITE:
+    case SG2260_CMD_READ:
+    case SG2260_CMD_GENERAL:
+        OUT(" dtype=%s op=%s src=%d:0x%llx dst=%d:0x%llx", sg2260_dtype_name(d->dtype),
+            sg2260_op_name(d->op), d->src_chip, (unsigned long long)d->src, d->dst_chip,
+            (unsigned long long)d->dst);
+        shape_str(tmp, sizeof tmp, &d->shape, "shape", "stride");
+        OUT("%s", tmp);
+        shape_str(tmp, sizeof tmp, &d->dshape, "dshape", "dstride");
+        OUT("%s", tmp);
+        break;
+    default: break;
+    }
+#undef OUT
+    return (int)n;
+}
+
+static int lookup(const char *s, const char *const *names, int n) {
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp(s, names[i])) return i;
+    return -1;
+}
+
+static int parse_dims(const char *v, uint32_t out[4], uint64_t max) {
+    const char *p = v;
+    for (int i = 0; i < 4; i++) {
+        char *end;
+        if (!isdigit((unsigned char)*p)) return -1;
+        unsigned long long x = strtoull(p, &end, 0);
+        if (x > max) return -1;
+        out[i] = (uint32_t)x;
+        p = end;
+        if (i < 3) {
+            if (*p != ',') return -1;
+            p++;
+        }
+    }
+    return *p ? -1 : 0;
+}
+
+static int parse_chip_addr(const char *v, int *chip, uint64_t *addr) {
+    const char *colon = strchr(v, ':');
+    if (!colon) return -1;
+    char cbuf[16];
+    size_t cl = (size_t)(colon - v);
+    if (cl == 0 || cl >= sizeof cbuf) return -1;
+    memcpy(cbuf, v, cl);
+    cbuf[cl] = 0;
+    uint64_t c;
+    if (sg_parse_u64(cbuf, &c) || c >= SG2260_MAX_CHIPS) return -1;
+    *chip = (int)c;
+    return sg_parse_u64(colon + 1, addr);
+}
+
+/* Splits on whitespace after cutting a `;`/`#` comment; returns word count. */
+static int words_of(char *s, char **w, int max) {
+    char *c = strpbrk(s, ";#");
+    if (c) *c = 0;
+    int n = 0;
+    while (*s) {
+        while (isspace((unsigned char)*s)) s++;
+        if (!*s) break;
+        if (n == max) return -1;
+        w[n++] = s;
+        while (*s && !isspace((unsigned char)*s)) s++;
+        if (*s) *s++ = 0;
+    }
+    return n;
+}
+
+static const char *const CMDS[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS",
+                                   "LOSSY_DECOMPRESS", "SYS"};
+static const char *const SYSS[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "TX_WAIT_MSG",
+                                   "RX_SEND_MSG", "RX_WAIT_MSG"};
+static const char *const DTYPES[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
+static const char *const OPS[] = {"none", "mul", "max", "min", "add"};
+
+/* Parses descriptor words w[0..n). */
+static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
+    memset(d, 0, sizeof *d);
+    int cmd = lookup(w[0], CMDS, 8);
+    if (cmd < 0) return sg_err(err, "syntax", NULL, 0, "unknown command '%s'", w[0]);
+    d->cmd = (Sg2260Cmd)cmd;
+    if (!sg2260_desc_words(d->cmd))
+        return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", CMDS[cmd]);
+    int i = 1;
+    if (d->cmd == SG2260_CMD_SYS) {
+        if (n < 2) return sg_err(err, "syntax", NULL, 0, "SYS needs a subtype (END, NOP, ...)");
+        int s = lookup(w[1], SYSS, 7);
+        if (s < 0) return sg_err(err, "syntax", NULL, 0, "unknown SYS subtype '%s'", w[1]);
+        d->sys = (Sg2260Sys)s;
+        i = 2;
+    }
+    int have_dtype = 0, have_shape = 0, have_dshape = 0, have_stride = 0, have_dstride = 0;
+    int have_src = 0, have_dst = 0;
+    int is_data = d->cmd != SG2260_CMD_SYS;
+    int is_wr = d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ || d->cmd == SG2260_CMD_GENERAL;
+    for (; i < n; i++) {
+        char *eq = strchr(w[i], '=');
+        if (!eq) return sg_err(err, "syntax", NULL, 0, "expected key=value, got '%s'", w[i]);
+        *eq = 0;
+        const char *k = w[i], *v = eq + 1;
+        uint64_t u;
+        uint32_t dims[4];
+        int bad = 0;
+        if (!is_data) {
+            if (!strcmp(k, "id")) bad = sg_parse_u64(v, &u) || u >= SG2260_MSG_IDS, d->msg_id = (uint32_t)u;
+            else if (!strcmp(k, "count"))
+                bad = sg_parse_u64(v, &u) || u > SG2260_MAX_MSG_COUNT, d->count = (uint32_t)u;
+            else if (!strcmp(k, "imm")) bad = sg_parse_u64(v, &u) || u > UINT32_MAX, d->imm = (uint32_t)u;
+            else if (!strcmp(k, "dst")) bad = sg_parse_u64(v, &u) || u > SG2260_ADDR_MASK, d->dst = u;
+            else return sg_err(err, "syntax", NULL, 0, "unknown SYS field '%s'", k);
+        } else if (!strcmp(k, "dtype")) {
+            int t = lookup(v, DTYPES, 7);
+            bad = t < 0;
+            d->dtype = (Sg2260Dtype)t;
+            have_dtype = 1;
+        } else if (!strcmp(k, "op") && d->cmd != SG2260_CMD_SEND) {
+            int o = lookup(v, OPS, 5);
+            bad = o < 0;
+            d->op = (Sg2260Op)o;
+        } else if (!strcmp(k, "psum") && d->cmd == SG2260_CMD_SEND) {
+            if (!strcasecmp(v, "wo")) d->psum = SG2260_PSUM_WO;
+            else if (!strcasecmp(v, "wr")) d->psum = SG2260_PSUM_WR;
+            else bad = 1;
+        } else if (!strcmp(k, "src") && d->cmd != SG2260_CMD_RECV) {
+            bad = is_wr ? parse_chip_addr(v, &d->src_chip, &d->src) : sg_parse_u64(v, &d->src);
+            bad = bad || d->src > SG2260_ADDR_MASK;
+            have_src = 1;
+        } else if (!strcmp(k, "dst") && d->cmd != SG2260_CMD_SEND) {
+            bad = is_wr ? parse_chip_addr(v, &d->dst_chip, &d->dst) : sg_parse_u64(v, &d->dst);
+            bad = bad || d->dst > SG2260_ADDR_MASK;
+            have_dst = 1;
+        } else if (!strcmp(k, "shape") || (is_wr && !strcmp(k, "dshape"))) {
+            Sg2260Shape *s = k[0] == 'd' ? &d->dshape : &d->shape;
+            bad = parse_dims(v, dims, UINT32_MAX);
+            s->n = dims[0], s->c = dims[1], s->h = dims[2], s->w = dims[3];
+            if (k[0] == 'd') have_dshape = 1;
+            else have_shape = 1;
+        } else if (!strcmp(k, "stride") || (is_wr && !strcmp(k, "dstride"))) {
+            Sg2260Shape *s = k[0] == 'd' ? &d->dshape : &d->shape;
+            bad = parse_dims(v, dims, UINT32_MAX);
+            s->sn = dims[0], s->sc = dims[1], s->sh = dims[2], s->sw = dims[3];
+            if (k[0] == 'd') have_dstride = 1;
+            else have_stride = 1;
+        } else if (!strcmp(k, "elems")) {
+            bad = sg_parse_u64(v, &u) || sg2260_shape_packed(u, &d->shape);
+            have_shape = 1;
+        } else {
+            return sg_err(err, "syntax", NULL, 0, "unknown %s field '%s'", CMDS[cmd], k);
+        }
+        if (bad) return sg_err(err, "syntax", NULL, 0, "bad value '%s' for %s", v, k);
+    }
+    if (!is_data) return 0;
+    if (!have_dtype) return sg_err(err, "syntax", NULL, 0, "%s needs dtype=", CMDS[cmd]);
+    if (!have_shape) return sg_err(err, "syntax", NULL, 0, "%s needs shape= or elems=", CMDS[cmd]);
+    if ((d->cmd != SG2260_CMD_RECV && !have_src) || (d->cmd != SG2260_CMD_SEND && !have_dst))
+        return sg_err(err, "syntax", NULL, 0, "%s needs %s", CMDS[cmd],
+                      d->cmd == SG2260_CMD_SEND ? "src=" : d->cmd == SG2260_CMD_RECV ? "dst=" : "src= and dst=");
+    if (!have_stride) sg2260_shape_contiguous(&d->shape);
+    if (is_wr) {
+        if (!have_dshape) {
+            uint32_t sn = d->dshape.sn, sc = d->dshape.sc, sh = d->dshape.sh, sw = d->dshape.sw;
+            d->dshape = d->shape;
+            d->dshape.sn = sn, d->dshape.sc = sc, d->dshape.sh = sh, d->dshape.sw = sw;
+        }
+        if (!have_dstride) sg2260_shape_contiguous(&d->dshape);
+    }
+    return 0;
+}
+
+int sg2260_asm_line(const char *line, Sg2260Desc *d, Sg2260Error *err) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", line);
+    char *w[64];
+    int n = words_of(buf, w, 64);
+    if (n <= 0) return sg_err(err, "syntax", NULL, 0, "expected a descriptor");
+    return asm_words(w, n, d, err);
+}
+
+/* ---- bundles ----------------------------------------------------------- */
+
+Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, int port, Sg2260Chan chan) {
+    for (int i = 0; i < b->nslots; i++)
+        if (b->slots[i].chip == chip && b->slots[i].port == port && b->slots[i].chan == chan)
+            return &b->slots[i].prog;
+    if (b->nslots == b->capslots) {
+        b->capslots = b->capslots ? b->capslots * 2 : 16;
+        b->slots = sg_xrealloc(b->slots, (size_t)b->capslots * sizeof *b->slots);
+    }
+    Sg2260ProgramSlot *s = &b->slots[b->nslots++];
+    memset(s, 0, sizeof *s);
+    s->chip = chip, s->port = port, s->chan = chan;
+    return &s->prog;
+}
+
+void sg2260_bundle_free(Sg2260Bundle *b) {
+    for (int i = 0; i < b->nslots; i++) {
+        sg2260_program_free(&b->slots[i].prog);
+        free(b->slots[i].lines);
+    }
+    for (int i = 0; i < b->ninits; i++) free(b->inits[i].bytes);
+    free(b->slots);
+    free(b->inits);
+    memset(b, 0, sizeof *b);
+}
+
+static void add_init(Sg2260Bundle *b, int chip, uint64_t addr, uint8_t *bytes, size_t n) {
+    if (b->ninits == b->capinits) {
+        b->capinits = b->capinits ? b->capinits * 2 : 8;
+        b->inits = sg_xrealloc(b->inits, (size_t)b->capinits * sizeof *b->inits);
+    }
+    b->inits[b->ninits++] = (Sg2260Init){chip, addr, bytes, n};
+}
+
+/* Stores value (given as double and as integer) in dtype t at p. */
+static void store_elem(Sg2260Dtype t, uint8_t *p, double dv, long long iv) {
+    switch (t) {
+    case SG2260_INT8: p[0] = (uint8_t)iv; break;
+    case SG2260_INT16: { uint16_t v = (uint16_t)iv; memcpy(p, &v, 2); break; }
+    case SG2260_INT32: { uint32_t v = (uint32_t)iv; memcpy(p, &v, 4); break; }
+    case SG2260_FP32: { float f = (float)dv; memcpy(p, &f, 4); break; }
+    case SG2260_FP16: { uint16_t v = sg2260_float_to_fp16((float)dv); memcpy(p, &v, 2); break; }
+    case SG2260_BF16: { uint16_t v = sg2260_float_to_bf16((float)dv); memcpy(p, &v, 2); break; }
+    case SG2260_FP20: { uint32_t v = sg2260_float_to_fp20((float)dv); memcpy(p, &v, 4); break; }
+    }
+}
+
+static int kv(const char *word, const char *key, const char **val) {
+    size_t k = strlen(key);
+    if (strncmp(word, key, k) || word[k] != '=') return 0;
+    *val = word + k + 1;
+    return 1;
+}
+
+static int parse_num(const char *s, double *dv, long long *iv) {
+    char *end;
+    *iv = strtoll(s, &end, 0);
+    if (end != s && !*end) {
+        *dv = (double)*iv;
+        return 0;
+    }
+    if (sg_parse_double(s, dv)) return -1;
+    *iv = (long long)*dv;
+    return 0;
+}
+
+static int directive(char **w, int n, const char *file, int line, const Sg2260Machine *m,
+                     Sg2260Bundle *b, Sg2260ProgramSlot **cur, Sg2260Error *err) {
+    const char *v;
+    uint64_t chip = UINT64_MAX, port = UINT64_MAX, peer = UINT64_MAX, addr = UINT64_MAX, count = 0;
+    int chan = -1, dtype = -1, have_count = 0;
+    double start = 0, step = 0;
+    long long istart = 0, istep = 0;
+    int first_value = n;
+    for (int i = 1; i < n; i++) {
+        int bad = 0;
+        if (kv(w[i], "chip", &v)) bad = sg_parse_u64(v, &chip) || chip >= SG2260_MAX_CHIPS;
+        else if (kv(w[i], "port", &v)) bad = sg_parse_u64(v, &port) || port >= SG2260_MAX_PORTS;
+        else if (kv(w[i], "peer", &v)) bad = sg_parse_u64(v, &peer) || peer >= SG2260_MAX_CHIPS;
+        else if (kv(w[i], "addr", &v)) bad = sg_parse_u64(v, &addr) || addr > SG2260_ADDR_MASK;
+        else if (kv(w[i], "dtype", &v)) bad = (dtype = lookup(v, DTYPES, 7)) < 0;
+        else if (kv(w[i], "count", &v)) bad = sg_parse_u64(v, &count) || count > (UINT64_C(1) << 30), have_count = 1;
+        else if (kv(w[i], "start", &v)) bad = parse_num(v, &start, &istart);
+        else if (kv(w[i], "step", &v)) bad = parse_num(v, &step, &istep);
+        else if (!strcasecmp(w[i], "tx")) chan = SG2260_TX;
+        else if (!strcasecmp(w[i], "rx")) chan = SG2260_RX;
+        else if (!strcmp(w[0], ".data") && !strchr(w[i], '=')) {
+            first_value = i;
+            break;
+        } else bad = 1;
+        if (bad) return sg_err(err, "syntax", file, line, "bad %s argument '%s'", w[0], w[i]);
+    }
+    if (!strcmp(w[0], ".program")) {
+        if (chip == UINT64_MAX || chan < 0 || (port == UINT64_MAX) == (peer == UINT64_MAX))
+            return sg_err(err, "syntax", file, line,
+                          "expected '.program chip=C port=P|peer=Q tx|rx'");
+        if (m && (int)chip >= m->nchips)
+            return sg_err(err, "bad-port", file, line, "chip %d does not exist (machine has %d)",
+                          (int)chip, m->nchips);
+        if (peer != UINT64_MAX) {
+            int p = m ? sg2260_machine_port_to(m, (int)chip, (int)peer) : -1;
+            if (p < 0)
+                return sg_err(err, "bad-port", file, line, "chip %d has no link to chip %d",
+                              (int)chip, (int)peer);
+            port = (uint64_t)p;
+        } else if (m && (int)port >= m->nports[chip]) {
+            return sg_err(err, "bad-port", file, line, "chip %d has no port %d (it has %d)",
+                          (int)chip, (int)port, m->nports[chip]);
+        }
+        int before = b->nslots;
+        Sg2260Program *p = sg2260_bundle_program(b, (int)chip, (int)port, (Sg2260Chan)chan);
+        if (b->nslots == before)
+            return sg_err(err, "duplicate-program", file, line,
+                          "second program for chip %d port %d %s", (int)chip, (int)port,
+                          chan == SG2260_TX ? "tx" : "rx");
+        (void)p;
+        *cur = &b->slots[b->nslots - 1];
+        return 0;
+    }
+    if (chip == UINT64_MAX || addr == UINT64_MAX || dtype < 0)
+        return sg_err(err, "syntax", file, line, "%s needs chip=, addr= and dtype=", w[0]);
+    size_t es = sg2260_dtype_size((Sg2260Dtype)dtype);
+    if (!strcmp(w[0], ".fill")) {
+        if (!have_count) return sg_err(err, "syntax", file, line, ".fill needs count=");
+        uint8_t *bytes = sg_xcalloc(count, es);
+        for (uint64_t i = 0; i < count; i++)
+            store_elem((Sg2260Dtype)dtype, bytes + i * es, start + (double)i * step,
+                       (long long)((unsigned long long)istart + i * (unsigned long long)istep));
+        add_init(b, (int)chip, addr, bytes, count * es);
+        return 0;
+    }
+    /* .data: values after the key=value arguments */
+    int nv = n - first_value;
+    uint8_t *bytes = sg_xcalloc((size_t)(nv ? nv : 1), es);
+    for (int i = 0; i < nv; i++) {
+        double dv;
+        long long iv;
+        if (parse_num(w[first_value + i], &dv, &iv)) {
+            free(bytes);
+            return sg_err(err, "syntax", file, line, "bad value '%s'", w[first_value + i]);
+        }
+        store_elem((Sg2260Dtype)dtype, bytes + (size_t)i * es, dv, iv);
+    }
+    add_init(b, (int)chip, addr, bytes, (size_t)nv * es);
+    return 0;
+}
+
+int sg2260_bundle_parse(const char *text, const char *file, const Sg2260Machine *m,
+                        Sg2260Bundle *b, Sg2260Error *err) {
+    memset(b, 0, sizeof *b);
+    Sg2260ProgramSlot *cur = NULL;
+    int line = 0;
+    const char *p = text;
+    while (*p) {
+        line++;
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char *buf = sg_xmalloc(len + 1);
+        memcpy(buf, p, len);
+        buf[len] = 0;
+        p = eol ? eol + 1 : p + len;
+        char *w[1024];
+        int n = words_of(buf, w, 1024);
+        int rc = 0;
+        if (n < 0) {
+            rc = sg_err(err, "syntax", file, line, "too many words on one line");
+        } else if (n > 0 && w[0][0] == '.') {
+            if (strcmp(w[0], ".program") && strcmp(w[0], ".data") && strcmp(w[0], ".fill"))
+                rc = sg_err(err, "syntax", file, line, "unknown directive '%s'", w[0]);
+            else
+                rc = directive(w, n, file, line, m, b, &cur, err);
+            /* slots may have moved: refresh the current pointer */
+            if (!rc && !strcmp(w[0], ".program")) cur = &b->slots[b->nslots - 1];
+        } else if (n > 0) {
+            Sg2260Desc d;
+            if (!cur) {
+                rc = sg_err(err, "syntax", file, line, "descriptor before any '.program' line");
+            } else if (asm_words(w, n, &d, err)) {
+                if (err) {
+                    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+                    err->line = line;
+                }
+                rc = -1;
+            } else {
+                sg2260_program_push(&cur->prog, &d);
+                cur->lines = sg_xrealloc(cur->lines, (size_t)cur->prog.cap * sizeof(int));
+                cur->lines[cur->prog.ndescs - 1] = line;
+            }
+        }
+        free(buf);
+        if (rc) {
+            sg2260_bundle_free(b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b) {
+    char buf[512];
+    for (int i = 0; i < b->nslots; i++) {
+        const Sg2260ProgramSlot *s = &b->slots[i];
+        fprintf(out, ".program chip=%d port=%d %s\n", s->chip, s->port, s->chan == SG2260_TX ? "tx" : "rx");
+        for (int k = 0; k < s->prog.ndescs; k++) {
+            sg2260_disasm(&s->prog.descs[k], buf, sizeof buf);
+            fprintf(out, "  %s\n", buf);
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/* internal.h - helpers shared by the sg2260 library's files (not installed). */
+#ifndef COLLC_SG2260_INTERNAL_H
+#define COLLC_SG2260_INTERNAL_H
+
+#include <stdlib.h>
+
+#include "sg2260.h"
+
+/* Fill *e (if non-NULL) and return -1, so callers can `return sg_err(...)`. */
+int sg_err(Sg2260Error *e, const char *code, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+void *sg_xmalloc(size_t n);
+void *sg_xcalloc(size_t n, size_t m);
+void *sg_xrealloc(void *p, size_t n);
+char *sg_read_file(const char *path, size_t *len);
+
+/* Tokenising helpers for the text formats. */
+int sg_parse_u64(const char *s, uint64_t *out);   /* dec / 0x hex / suffix K M G */
+int sg_parse_double(const char *s, double *out);
+
+#endif

@@ -1,0 +1,325 @@
+/* sg2260.h - SOPHGO SG2260 CDMA target: machine model, descriptor format,
+ * text assembler/disassembler and a functional + timing model of the engines.
+ *
+ * This library is self-contained (C17 + libm); it does not depend on the
+ * compiler's support code so that the cost model, the backend and stand-alone
+ * tools can all link it. Errors are returned as Sg2260Error values carrying a
+ * stable code (see docs/sg2260.md "Diagnostics"); a caller inside the
+ * compiler forwards them to diag.h with the same code.
+ *
+ * The descriptor bit layout is collc's own (SOPHGO's is not public); it is
+ * documented field by field in docs/sg2260.md. */
+#ifndef COLLC_SG2260_H
+#define COLLC_SG2260_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Limits                                                                    */
+
+enum {
+    SG2260_MAX_CHIPS = 16,       /* chip ids are 4 bits in WRITE/READ */
+    SG2260_MAX_PORTS = 8,        /* CDMA engines (link ends) per chip */
+    SG2260_MAX_LINKS = 64,
+    SG2260_MAX_RINGS = 16,
+    SG2260_MAX_DIM = 65535,      /* each of N, C, H, W */
+    SG2260_MSG_IDS = 512,        /* message ids are 9 bits */
+    SG2260_MAX_MSG_COUNT = 127,  /* counts are 7 bits */
+    SG2260_ALIGN = 128,          /* program alignment; FP20 / reducing writes */
+};
+#define SG2260_ADDR_BITS 40
+#define SG2260_ADDR_MASK ((UINT64_C(1) << SG2260_ADDR_BITS) - 1)
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+
+/* One error. `code` is a stable identifier (static string), e.g. "syntax",
+ * "dtype-op", "align", "deadlock". line is 1-based or 0 when not tied to a
+ * line of text. `file` is the name given by the caller (may be ""). */
+typedef struct Sg2260Error {
+    const char *code;
+    char file[256];
+    int line;
+    char msg[8192];
+} Sg2260Error;
+
+/* "file:line: error: msg [code]" (file/line parts omitted when absent). */
+void sg2260_error_print(FILE *out, const Sg2260Error *e);
+
+/* ------------------------------------------------------------------------ */
+/* Machine model                                                             */
+
+typedef struct Sg2260Link {
+    int a, b;           /* chip ids */
+    int port_a, port_b; /* engine index on each end (order of appearance) */
+    double bw_GBps;     /* per direction; 0 = machine default */
+} Sg2260Link;
+
+typedef struct Sg2260Ring {
+    int len;
+    int chips[SG2260_MAX_CHIPS]; /* in ring order */
+} Sg2260Ring;
+
+typedef struct Sg2260Machine {
+    char name[64];
+    int nchips;
+    int nlinks;
+    Sg2260Link links[SG2260_MAX_LINKS];
+    int nports[SG2260_MAX_CHIPS];
+    int port_link[SG2260_MAX_CHIPS][SG2260_MAX_PORTS]; /* link index */
+    int port_peer[SG2260_MAX_CHIPS][SG2260_MAX_PORTS]; /* chip at the other end */
+    int nrings;
+    Sg2260Ring rings[SG2260_MAX_RINGS];
+    /* Timing (GB/s are 1e9 bytes per second; latencies in microseconds). */
+    double link_bw_GBps;  /* per direction per link (default 64) */
+    double sum_bw_GBps;   /* reduction (SUM unit) throughput (512) */
+    double startup_us;    /* command start-up latency lt_fire (0.25) */
+    double sync_us;       /* per message wait latency lt_sync (0.3) */
+    double ddr_l2_GBps;   /* local copies, GENERAL (128) */
+    int credit_depth;     /* outstanding RECV credits per port (2) */
+    uint64_t mem_bytes;   /* per-chip address limit (default 2^40) */
+} Sg2260Machine;
+
+/* The documented defaults: the 8-chip SC11 board, 64 GB/s. */
+void sg2260_machine_default(Sg2260Machine *m);
+/* Parse a machine file (text). Keys not given keep their defaults; if the
+ * file has no `link` lines the board's links are used (needs chips = 8).
+ * Returns 0 on success, -1 with *err filled (line-numbered). */
+int sg2260_machine_parse(const char *text, const char *filename, Sg2260Machine *m,
+                         Sg2260Error *err);
+int sg2260_machine_load(const char *path, Sg2260Machine *m, Sg2260Error *err);
+/* Write in the file format (parses back to the same machine). */
+void sg2260_machine_write(FILE *out, const Sg2260Machine *m);
+/* Port of `chip` whose link goes to `peer`, or -1. */
+int sg2260_machine_port_to(const Sg2260Machine *m, int chip, int peer);
+/* Bandwidth of link `l` per direction in GB/s (per-link override or default). */
+double sg2260_machine_link_bw(const Sg2260Machine *m, int l);
+
+/* ------------------------------------------------------------------------ */
+/* Descriptors                                                               */
+
+typedef enum Sg2260Cmd {
+    SG2260_CMD_SEND = 0,             /* stream to the peer using a RECV credit */
+    SG2260_CMD_READ = 1,             /* one-sided: peer memory -> local */
+    SG2260_CMD_WRITE = 2,            /* one-sided: local -> peer memory */
+    SG2260_CMD_GENERAL = 3,          /* local (p2p) copy */
+    SG2260_CMD_RECV = 4,             /* post a credit to the peer's TX */
+    SG2260_CMD_LOSSY_COMPRESS = 5,   /* not modelled */
+    SG2260_CMD_LOSSY_DECOMPRESS = 6, /* not modelled */
+    SG2260_CMD_SYS = 7,              /* see Sg2260Sys */
+    SG2260_CMD_TCP_SEND = 8,         /* not modelled */
+    SG2260_CMD_TCP_RECV = 9,         /* not modelled */
+} Sg2260Cmd;
+
+typedef enum Sg2260Sys {
+    SG2260_SYS_END = 0,         /* end of program */
+    SG2260_SYS_NOP = 1,         /* joins the TX and RX channel of a port */
+    SG2260_SYS_TRWR = 2,        /* write a 32-bit immediate to local memory */
+    SG2260_SYS_TX_SEND_MSG = 3, /* TX: counter[id] += 1 on this chip */
+    SG2260_SYS_TX_WAIT_MSG = 4, /* TX: wait counter[id] >= count, consume */
+    SG2260_SYS_RX_SEND_MSG = 5, /* RX: as TX_SEND_MSG, after landed RECVs */
+    SG2260_SYS_RX_WAIT_MSG = 6, /* RX: as TX_WAIT_MSG */
+} Sg2260Sys;
+
+typedef enum Sg2260Dtype {
+    SG2260_INT8 = 0,
+    SG2260_FP16 = 1,
+    SG2260_FP32 = 2,
+    SG2260_INT16 = 3,
+    SG2260_INT32 = 4,
+    SG2260_BF16 = 5,
+    SG2260_FP20 = 6, /* collc model: 1-8-11 float in a 4-byte container */
+} Sg2260Dtype;
+
+typedef enum Sg2260Op {
+    SG2260_OP_NONE = 0,
+    SG2260_OP_MUL = 1,
+    SG2260_OP_MAX = 2,
+    SG2260_OP_MIN = 3,
+    SG2260_OP_ADD = 4,
+} Sg2260Op;
+
+typedef enum Sg2260Psum {
+    SG2260_PSUM_WO = 0, /* write only */
+    SG2260_PSUM_WR = 1, /* read-modify-write: reduce at the destination */
+} Sg2260Psum;
+
+/* A tensor view: shape (N,C,H,W) and strides in elements. */
+typedef struct Sg2260Shape {
+    uint32_t n, c, h, w;
+    uint32_t sn, sc, sh, sw; /* sn/sc/sh 32 bits, sw 16 bits when encoded */
+} Sg2260Shape;
+
+/* Decoded descriptor. Fields irrelevant to `cmd` are ignored (and must be
+ * zero for encode to round-trip). */
+typedef struct Sg2260Desc {
+    Sg2260Cmd cmd;
+    Sg2260Sys sys;     /* SYS only */
+    Sg2260Dtype dtype;
+    Sg2260Op op;       /* RECV / WRITE / READ / GENERAL: reduce at destination */
+    Sg2260Psum psum;   /* SEND */
+    uint64_t src;      /* SEND, WRITE, READ, GENERAL */
+    uint64_t dst;      /* RECV, WRITE, READ, GENERAL; TRWR target */
+    int src_chip;      /* WRITE, READ, GENERAL (4 bits) */
+    int dst_chip;
+    Sg2260Shape shape;  /* SEND/RECV view; WRITE/READ/GENERAL source view */
+    Sg2260Shape dshape; /* WRITE/READ/GENERAL destination view */
+    uint32_t msg_id;    /* SYS msg, 9 bits */
+    uint32_t count;     /* SYS wait count, 7 bits */
+    uint32_t imm;       /* SYS TRWR value */
+} Sg2260Desc;
+
+/* Size in 128-bit words: SEND/RECV 2, WRITE/READ/GENERAL 4, SYS 1; 0 for
+ * command types collc does not encode. */
+int sg2260_desc_words(Sg2260Cmd cmd);
+/* Encode into w[0..2*words) (little-endian 64-bit halves: w[2k] holds bits
+ * 128k..128k+63). Returns the word count, or -1 if a field does not fit. */
+int sg2260_encode(const Sg2260Desc *d, uint64_t *w, Sg2260Error *err);
+/* Decode one descriptor from `avail` 128-bit words; returns the number of
+ * words consumed or -1 (unknown command, reserved bits set, truncated). */
+int sg2260_decode(const uint64_t *w, size_t avail, Sg2260Desc *d, Sg2260Error *err);
+/* Elements and bytes of a view. */
+uint64_t sg2260_shape_elems(const Sg2260Shape *s);
+size_t sg2260_dtype_size(Sg2260Dtype t);
+/* A packed view of `count` elements: shape 1,1,ceil..., strides contiguous.
+ * Uses W up to 65535 and spills into H/C/N; count must factor accordingly
+ * (returns -1 if count is not representable as a packed 4-D view). */
+int sg2260_shape_packed(uint64_t count, Sg2260Shape *s);
+/* Contiguous strides for s's dims. */
+void sg2260_shape_contiguous(Sg2260Shape *s);
+
+/* Static rules checked on one descriptor without the machine (dtype x op,
+ * alignment, shape limits, field ranges). 0 ok, -1 with *err. */
+int sg2260_desc_check(const Sg2260Desc *d, Sg2260Error *err);
+
+/* Names used by the text form. */
+const char *sg2260_cmd_name(Sg2260Cmd c);
+const char *sg2260_sys_name(Sg2260Sys s);
+const char *sg2260_dtype_name(Sg2260Dtype t);
+const char *sg2260_op_name(Sg2260Op o);
+
+/* One descriptor as one line of text (no newline); returns the length. */
+int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap);
+/* Parse one line (a descriptor, without directives). 0 ok, -1 with *err. */
+int sg2260_asm_line(const char *line, Sg2260Desc *d, Sg2260Error *err);
+
+/* A program: descriptors of one channel, ending with SYS END. */
+typedef struct Sg2260Program {
+    Sg2260Desc *descs;
+    int ndescs;
+    int cap;
+} Sg2260Program;
+
+void sg2260_program_push(Sg2260Program *p, const Sg2260Desc *d);
+void sg2260_program_free(Sg2260Program *p);
+/* Binary image: encoded words, zero-padded to a multiple of 128 bytes.
+ * *out is malloc'd (free it); returns byte size or -1 on error. */
+long sg2260_program_encode(const Sg2260Program *p, uint8_t **out, Sg2260Error *err);
+/* Decode an image up to and including SYS END. */
+int sg2260_program_decode(const uint8_t *bytes, size_t n, Sg2260Program *p, Sg2260Error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Bundles: every program of a run plus initial memory contents.             */
+
+typedef enum Sg2260Chan {
+    SG2260_TX = 0,
+    SG2260_RX = 1,
+} Sg2260Chan;
+
+typedef struct Sg2260ProgramSlot {
+    int chip, port;
+    Sg2260Chan chan;
+    Sg2260Program prog;
+    int *lines; /* source line of each descriptor (text input), or NULL */
+} Sg2260ProgramSlot;
+
+/* `.data` / `.fill` directives: bytes to place in a chip's memory. */
+typedef struct Sg2260Init {
+    int chip;
+    uint64_t addr;
+    uint8_t *bytes;
+    size_t n;
+} Sg2260Init;
+
+typedef struct Sg2260Bundle {
+    Sg2260ProgramSlot *slots;
+    int nslots, capslots;
+    Sg2260Init *inits;
+    int ninits, capinits;
+} Sg2260Bundle;
+
+/* Program of (chip, port, chan), created empty if absent. */
+Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, int port, Sg2260Chan chan);
+void sg2260_bundle_free(Sg2260Bundle *b);
+/* Parse the text form (see docs/sg2260.md): `.program chip=C port=P|peer=Q
+ * tx|rx` sections of descriptor lines, `.data` and `.fill` directives, `;` or
+ * `#` comments. The machine resolves `peer=`. 0 ok, -1 with *err. */
+int sg2260_bundle_parse(const char *text, const char *filename, const Sg2260Machine *m,
+                        Sg2260Bundle *b, Sg2260Error *err);
+/* Write programs in the text form (no data directives). */
+void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b);
+
+/* ------------------------------------------------------------------------ */
+/* Engine model                                                              */
+
+typedef struct Sg2260Sim Sg2260Sim;
+
+typedef struct Sg2260LinkStats {
+    int link, from, to;      /* direction from -> to */
+    double busy_us;          /* time with at least one transfer streaming */
+    double bytes;            /* payload moved */
+    double util;             /* bytes / (bw * total time) */
+} Sg2260LinkStats;
+
+typedef struct Sg2260Result {
+    int ok;                  /* 1: all programs reached SYS END */
+    double time_us;          /* simulated completion time */
+    int nlinkstats;          /* 2 per link */
+    Sg2260LinkStats linkstats[2 * SG2260_MAX_LINKS];
+    uint64_t commands;       /* descriptors executed */
+    double bytes;            /* total payload over links */
+    Sg2260Error err;         /* when !ok: the first rule violation / deadlock */
+} Sg2260Result;
+
+Sg2260Sim *sg2260_sim_new(const Sg2260Machine *m);
+void sg2260_sim_free(Sg2260Sim *s);
+/* Emulated memory (sparse, 40-bit addresses). 0 ok, -1 out of range. */
+int sg2260_mem_write(Sg2260Sim *s, int chip, uint64_t addr, const void *src, size_t n);
+int sg2260_mem_read(Sg2260Sim *s, int chip, uint64_t addr, void *dst, size_t n);
+/* Copy the bundle's programs (checked statically) and apply its inits.
+ * 0 ok, -1 with *err (bad port, missing END, static rule). */
+int sg2260_sim_load(Sg2260Sim *s, const Sg2260Bundle *b, Sg2260Error *err);
+/* Record a trace of every command and wait (for the writers below). */
+void sg2260_sim_enable_trace(Sg2260Sim *s, int on);
+/* Run to completion, a rule violation or deadlock. Returns 0 if ok. */
+int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r);
+/* Human-readable summary: time, per-link busy/utilisation. */
+void sg2260_result_print(FILE *out, const Sg2260Sim *s, const Sg2260Result *r);
+/* Chrome trace event JSON (one track per chip/port/channel) and an SVG. */
+int sg2260_trace_write_json(const Sg2260Sim *s, FILE *out);
+int sg2260_trace_write_svg(const Sg2260Sim *s, FILE *out);
+
+/* Element conversions used by the model (exposed for references in tests).
+ * float -> 16/20-bit formats round to nearest even. */
+float sg2260_fp16_to_float(uint16_t h);
+uint16_t sg2260_float_to_fp16(float f);
+float sg2260_bf16_to_float(uint16_t h);
+uint16_t sg2260_float_to_bf16(float f);
+float sg2260_fp20_to_float(uint32_t v);
+uint32_t sg2260_float_to_fp20(float f);
+/* dst = dst (op) src for one element of `t` (raw bytes); the reduction the
+ * engine applies. Returns -1 if (t, op) is not allowed. */
+int sg2260_reduce_elem(Sg2260Dtype t, Sg2260Op op, void *dst, const void *src);
+/* 1 if (t, op) is a legal combination (op NONE is legal for all dtypes). */
+int sg2260_dtype_op_ok(Sg2260Dtype t, Sg2260Op op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,178 @@
+/* sim_main.c - sg2260-sim: assemble, check and run descriptor programs on the
+ * engine model.
+ *
+ *   sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]
+ *              [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]
+ *              [--print-machine] [--quiet]
+ * Exit status: 0 ok, 1 input error / rule violation / deadlock, 2 usage. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+static void usage(FILE *out) {
+    fputs("usage: sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]\n"
+          "                  [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]\n"
+          "                  [--print-machine] [--quiet]\n",
+          out);
+}
+
+static void print_elem(Sg2260Dtype t, const uint8_t *p) {
+    switch (t) {
+    case SG2260_INT8: printf("%d", (int8_t)p[0]); break;
+    case SG2260_INT16: { int16_t v; memcpy(&v, p, 2); printf("%d", v); break; }
+    case SG2260_INT32: { int32_t v; memcpy(&v, p, 4); printf("%d", v); break; }
+    case SG2260_FP32: { float v; memcpy(&v, p, 4); printf("%.9g", (double)v); break; }
+    case SG2260_FP16: { uint16_t v; memcpy(&v, p, 2); printf("%.9g", (double)sg2260_fp16_to_float(v)); break; }
+    case SG2260_BF16: { uint16_t v; memcpy(&v, p, 2); printf("%.9g", (double)sg2260_bf16_to_float(v)); break; }
+    case SG2260_FP20: { uint32_t v; memcpy(&v, p, 4); printf("%.9g", (double)sg2260_fp20_to_float(v)); break; }
+    }
+}
+
+static void print_err(const char *file, Sg2260Error *e) {
+    if (!e->file[0] && file) snprintf(e->file, sizeof e->file, "%s", file);
+    sg2260_error_print(stderr, e);
+}
+
+int main(int argc, char **argv) {
+    const char *prog = NULL, *machine = NULL, *trace = NULL, *svg = NULL, *encode = NULL;
+    const char *dumps[64];
+    int ndumps = 0, disasm = 0, quiet = 0, print_machine = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(a, "--machine") && more) machine = argv[++i];
+        else if (!strcmp(a, "--trace") && more) trace = argv[++i];
+        else if (!strcmp(a, "--svg") && more) svg = argv[++i];
+        else if (!strcmp(a, "--encode") && more) encode = argv[++i];
+        else if (!strcmp(a, "--dump") && more && ndumps < 64) dumps[ndumps++] = argv[++i];
+        else if (!strcmp(a, "--disasm")) disasm = 1;
+        else if (!strcmp(a, "--quiet")) quiet = 1;
+        else if (!strcmp(a, "--print-machine")) print_machine = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "sg2260-sim: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!prog) prog = a;
+        else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    Sg2260Machine m;
+    Sg2260Error err;
+    if (machine) {
+        if (sg2260_machine_load(machine, &m, &err)) {
+            print_err(machine, &err);
+            return 1;
+        }
+    } else {
+        sg2260_machine_default(&m);
+    }
+    if (print_machine) {
+        sg2260_machine_write(stdout, &m);
+        if (!prog) return 0;
+    }
+    if (!prog) {
+        usage(stderr);
+        return 2;
+    }
+    char *text = sg_read_file(prog, NULL);
+    if (!text) {
+        fprintf(stderr, "sg2260-sim: cannot read '%s'\n", prog);
+        return 1;
+    }
+    Sg2260Bundle b;
+    int rc = sg2260_bundle_parse(text, prog, &m, &b, &err);
+    free(text);
+    if (rc) {
+        print_err(prog, &err);
+        return 1;
+    }
+    if (disasm) sg2260_bundle_write(stdout, &b);
+    if (encode) {
+        FILE *f = fopen(encode, "wb");
+        if (!f) {
+            fprintf(stderr, "sg2260-sim: cannot write '%s'\n", encode);
+            sg2260_bundle_free(&b);
+            return 1;
+        }
+        for (int i = 0; i < b.nslots; i++) {
+            uint8_t *bytes;
+            long n = sg2260_program_encode(&b.slots[i].prog, &bytes, &err);
+            if (n < 0) {
+                print_err(prog, &err);
+                fclose(f);
+                sg2260_bundle_free(&b);
+                return 1;
+            }
+            fwrite(bytes, 1, (size_t)n, f);
+            free(bytes);
+        }
+        fclose(f);
+    }
+    Sg2260Sim *s = sg2260_sim_new(&m);
+    if (sg2260_sim_load(s, &b, &err)) {
+        print_err(prog, &err);
+        sg2260_sim_free(s);
+        sg2260_bundle_free(&b);
+        return 1;
+    }
+    sg2260_bundle_free(&b);
+    sg2260_sim_enable_trace(s, trace || svg);
+    Sg2260Result r;
+    rc = sg2260_sim_run(s, &r);
+    if (!quiet) sg2260_result_print(stdout, s, &r);
+    if (rc) print_err(prog, &r.err);
+    for (int i = 0; i < ndumps; i++) {
+        char buf[128], *tok[4];
+        snprintf(buf, sizeof buf, "%s", dumps[i]);
+        int nt = 0;
+        for (char *p = strtok(buf, ":"); p && nt < 4; p = strtok(NULL, ":")) tok[nt++] = p;
+        uint64_t chip, addr, count;
+        int t = -1;
+        static const char *const names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
+        if (nt == 4)
+            for (int k = 0; k < 7; k++)
+                if (!strcasecmp(tok[2], names[k])) t = k;
+        if (nt != 4 || sg_parse_u64(tok[0], &chip) || sg_parse_u64(tok[1], &addr) || t < 0 ||
+            sg_parse_u64(tok[3], &count) || count > (1u << 24)) {
+            fprintf(stderr, "sg2260-sim: bad --dump '%s' (CHIP:ADDR:DTYPE:COUNT)\n", dumps[i]);
+            sg2260_sim_free(s);
+            return 2;
+        }
+        size_t es = sg2260_dtype_size((Sg2260Dtype)t);
+        uint8_t *data = sg_xmalloc(count * es + 1);
+        if (sg2260_mem_read(s, (int)chip, addr, data, count * es)) {
+            fprintf(stderr, "sg2260-sim: --dump '%s' is outside chip memory\n", dumps[i]);
+            free(data);
+            sg2260_sim_free(s);
+            return 1;
+        }
+        printf("chip %d 0x%llx %s:", (int)chip, (unsigned long long)addr, names[t]);
+        for (uint64_t k = 0; k < count; k++) {
+            putchar(' ');
+            print_elem((Sg2260Dtype)t, data + k * es);
+        }
+        putchar('\n');
+        free(data);
+    }
+    int io = 0;
+    if (trace) {
+        FILE *f = fopen(trace, "w");
+        if (!f || sg2260_trace_write_json(s, f)) io = 1;
+        if (f) fclose(f);
+    }
+    if (svg) {
+        FILE *f = fopen(svg, "w");
+        if (!f || sg2260_trace_write_svg(s, f)) io = 1;
+        if (f) fclose(f);
+    }
+    if (io) fprintf(stderr, "sg2260-sim: cannot write trace output\n");
+    sg2260_sim_free(s);
+    return rc || io ? 1 : 0;
+}

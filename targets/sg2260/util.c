@@ -1,0 +1,95 @@
+/* util.c - errors, allocation and number parsing for the sg2260 library. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int sg_err(Sg2260Error *e, const char *code, const char *file, int line, const char *fmt, ...) {
+    if (!e) return -1;
+    e->code = code;
+    snprintf(e->file, sizeof e->file, "%s", file ? file : "");
+    e->line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void sg2260_error_print(FILE *out, const Sg2260Error *e) {
+    if (e->file[0] && e->line > 0)
+        fprintf(out, "%s:%d: ", e->file, e->line);
+    else if (e->file[0])
+        fprintf(out, "%s: ", e->file);
+    fprintf(out, "error: %s [%s]\n", e->msg, e->code ? e->code : "error");
+}
+
+/* Out of memory is not an input error: abort like COLLC_ASSERT would. */
+static void sg_oom(void) {
+    fputs("sg2260: out of memory\n", stderr);
+    abort();
+}
+
+void *sg_xmalloc(size_t n) {
+    void *p = malloc(n ? n : 1);
+    if (!p) sg_oom();
+    return p;
+}
+
+void *sg_xcalloc(size_t n, size_t m) {
+    void *p = calloc(n ? n : 1, m ? m : 1);
+    if (!p) sg_oom();
+    return p;
+}
+
+void *sg_xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) sg_oom();
+    return q;
+}
+
+char *sg_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = sg_xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) buf = sg_xrealloc(buf, cap *= 2);
+        size_t k = fread(buf + n, 1, cap - n - 1, f);
+        if (k == 0) break;
+        n += k;
+    }
+    fclose(f);
+    buf[n] = 0;
+    if (len) *len = n;
+    return buf;
+}
+
+int sg_parse_u64(const char *s, uint64_t *out) {
+    if (!s || !*s || *s == '-' || *s == '+') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s) return -1;
+    uint64_t mul = 1;
+    if (*end == 'K' || *end == 'k') mul = UINT64_C(1) << 10, end++;
+    else if (*end == 'M') mul = UINT64_C(1) << 20, end++;
+    else if (*end == 'G') mul = UINT64_C(1) << 30, end++;
+    else if (*end == 'T') mul = UINT64_C(1) << 40, end++;
+    if (*end) return -1;
+    if (v > UINT64_MAX / mul) return -1;
+    *out = (uint64_t)v * mul;
+    return 0;
+}
+
+int sg_parse_double(const char *s, double *out) {
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end) return -1;
+    *out = v;
+    return 0;
+}
