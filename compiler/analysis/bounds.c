@@ -1,0 +1,351 @@
+/* bounds.c - lower bounds on a, b, c for a collective on a topology.
+ *
+ * Sources (docs/cost.md has the derivations):
+ *  - Chan, Heimlich, Purkayastha, van de Geijn, "Collective communication:
+ *    theory, practice, and experience", CCPE 19(13), 2007, Table 1: latency
+ *    ceil(log2 p)*alpha for all eight collectives; bandwidth n*beta for
+ *    broadcast and reduce, (p-1)/p*n*beta for scatter, gather, allgather,
+ *    reduce-scatter, 2(p-1)/p*n*beta for allreduce; computation
+ *    (p-1)/p*n*gamma for the reducing ones.
+ *  - Thakur, Rabenseifner, Gropp, "Optimization of collective communication
+ *    operations in MPICH", IJHPCA 19(1), 2005: the same model; alltoall's
+ *    (p-1)/p*n*beta per node.
+ *  - Patarasuk, Yuan, "Bandwidth optimal all-reduce algorithms for clusters
+ *    of workstations", JPDC 69(2), 2009: 2(p-1)/p*n*beta for allreduce.
+ * With d ports the latency bound becomes ceil(log_{d+1} p) (every informed
+ * rank informs at most d more per round) and every bandwidth bound is a
+ * cut bound: bytes that must cross the cut over the capacity of the links
+ * crossing it. Single-node cuts reproduce the per-node formulas above with
+ * the node's real capacity (d*beta on full(d)); bisections and other cuts
+ * add the topology. */
+#include "cost.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/util.h"
+
+/* Bytes (fraction of M) that must enter and leave a node set S holding k of
+ * the N ranks (root_in: the root is in S). */
+static void cut_need(Collective coll, int64_t N, int64_t k, int root_in, Rat *in, Rat *out,
+                     int *ovf) {
+    *in = *out = rat_zero();
+    if (k == 0 && coll != COLL_BROADCAST && coll != COLL_SCATTER && coll != COLL_GATHER &&
+        coll != COLL_REDUCE)
+        return;
+    int64_t rest = N - k;
+    switch (coll) {
+    case COLL_ALLGATHER:
+        /* every rank in S needs the blocks of the ranks outside, and v.v. */
+        if (k > 0) *in = rat_make(rest, N, ovf);
+        if (rest > 0) *out = rat_make(k, N, ovf);
+        break;
+    case COLL_REDUCE_SCATTER:
+        /* each rank's result block needs every other rank's input for it */
+        if (rest > 0) *in = rat_make(k, N, ovf);
+        if (k > 0) *out = rat_make(rest, N, ovf);
+        break;
+    case COLL_ALLREDUCE:
+        if (k > 0 && rest > 0) *in = *out = rat_int(1);
+        break;
+    case COLL_ALLTOALL:
+        if (k > 0 && rest > 0) *in = *out = rat_make(k * rest, N * N, ovf);
+        break;
+    case COLL_BROADCAST:
+        if (!root_in && k > 0) *in = rat_int(1);
+        if (root_in && rest > 0) *out = rat_int(1);
+        break;
+    case COLL_SCATTER:
+        if (!root_in) *in = rat_make(k, N, ovf);
+        else *out = rat_make(rest, N, ovf);
+        break;
+    case COLL_GATHER:
+        if (root_in) *in = rat_make(rest, N, ovf);
+        else *out = rat_make(k, N, ovf);
+        break;
+    case COLL_REDUCE:
+        if (root_in && rest > 0) *in = rat_int(1);
+        if (!root_in && k > 0) *out = rat_int(1);
+        break;
+    default:
+        COLLC_UNREACHABLE("collective");
+    }
+}
+
+typedef struct CutCtx {
+    Collective coll;
+    int64_t N, root;
+    TopoModel *t;
+    uint8_t *in_s;     /* [nnodes] membership */
+    Rat best;
+    char *why;
+    size_t whysz;
+    int ovf;
+} CutCtx;
+
+/* Describes a cut for the report: "{0}" or "{0..3} vs the rest". */
+static void describe_set(CutCtx *c, char *buf, size_t size) {
+    int64_t nn = c->t->nnodes, cnt = 0, first = -1, last = -1, runs = 0;
+    for (int64_t v = 0; v < nn; v++) {
+        if (!c->in_s[v]) continue;
+        if (first < 0) first = v;
+        if (last != v - 1) runs++;
+        last = v;
+        cnt++;
+    }
+    if (cnt == 1) snprintf(buf, size, "node %lld", (long long)first);
+    else if (runs == 1) snprintf(buf, size, "nodes %lld..%lld", (long long)first, (long long)last);
+    else snprintf(buf, size, "a set of %lld nodes", (long long)cnt);
+}
+
+static void eval_cut(CutCtx *c, const char *kind) {
+    TopoModel *t = c->t;
+    int64_t k = 0;
+    for (int64_t r = 0; r < c->N; r++) k += c->in_s[r];
+    int root_in = c->root >= 0 ? c->in_s[c->root] : 0;
+    Rat need_in, need_out;
+    cut_need(c->coll, c->N, k, root_in, &need_in, &need_out, &c->ovf);
+    if (rat_is_zero(need_in) && rat_is_zero(need_out)) return;
+    Rat cap_in = rat_zero(), cap_out = rat_zero();
+    for (size_t li = 0; li < t->nlinks; li++) {
+        const TopoLink *l = &t->links[li];
+        int a = c->in_s[l->from], b = c->in_s[l->to];
+        if (a == b) continue;
+        Rat cap = rat_div(rat_int(1), l->tpb, &c->ovf);
+        if (b) cap_in = rat_add(cap_in, cap, &c->ovf);
+        else cap_out = rat_add(cap_out, cap, &c->ovf);
+    }
+    if (t->port_limit) {
+        /* a single rank injects/ejects at most port_limit*beta */
+        int64_t cnt = 0, rank_in = -1, rank_out = -1;
+        for (int64_t x = 0; x < t->nnodes; x++) {
+            cnt += c->in_s[x];
+            if (c->in_s[x]) rank_in = x;
+            else rank_out = x;
+        }
+        Rat pl = rat_int(t->port_limit);
+        if ((cnt == 1 && rank_in < c->N) || (cnt == t->nnodes - 1 && rank_out < c->N)) {
+            if (rat_cmp(cap_in, pl) > 0) cap_in = pl;
+            if (rat_cmp(cap_out, pl) > 0) cap_out = pl;
+        }
+    }
+    Rat v = rat_zero();
+    const char *dir = "";
+    /* a zero capacity with data to move means the topology cannot do it at
+     * all; cost reports that as unroutable, the bound just skips the cut. */
+    if (!rat_is_zero(need_in) && !rat_is_zero(cap_in)) {
+        v = rat_div(need_in, cap_in, &c->ovf);
+        dir = "into";
+    }
+    if (!rat_is_zero(need_out) && !rat_is_zero(cap_out)) {
+        Rat w = rat_div(need_out, cap_out, &c->ovf);
+        if (rat_cmp(w, v) > 0) {
+            v = w;
+            dir = "out of";
+        }
+    }
+    if (rat_cmp(v, c->best) > 0) {
+        c->best = v;
+        char set[64], need[48], cap[48];
+        int into = dir[0] == 'i';
+        Rat nd = into ? need_in : need_out, cp = into ? cap_in : cap_out;
+        int64_t cnt = 0, last_out = -1;
+        for (int64_t x = 0; x < t->nnodes; x++) {
+            cnt += c->in_s[x];
+            if (!c->in_s[x]) last_out = x;
+        }
+        if (cnt == t->nnodes - 1) {
+            /* the complement of one node: say it from that node's side */
+            snprintf(set, sizeof set, "node %lld", (long long)last_out);
+            into = !into;
+            cnt = 1;
+        } else {
+            describe_set(c, set, sizeof set);
+        }
+        if (!kind) kind = cnt == 1 ? "node" : "cut";
+        rat_format(nd, need, sizeof need);
+        rat_format(cp, cap, sizeof cap);
+        snprintf(c->why, c->whysz, "%s cut: %s·M must go %s %s over %s·β", kind, need,
+                 into ? "into" : "out of", set, cap);
+    }
+}
+
+static void set_all(CutCtx *c, int v) { memset(c->in_s, v, (size_t)c->t->nnodes); }
+
+static void bandwidth_cuts(CutCtx *c) {
+    TopoModel *t = c->t;
+    int64_t nn = t->nnodes, N = c->N;
+    if (nn <= 14) {
+        /* small boards and user topologies: every cut */
+        for (uint32_t m = 1; m + 1 < (1u << nn); m++) {
+            for (int64_t v = 0; v < nn; v++) c->in_s[v] = (m >> v) & 1;
+            eval_cut(c, NULL);
+        }
+        return;
+    }
+    if (t->kind == TOPO_STAR) {
+        /* Every rank's in/out capacity is d; the cuts that bind are the
+         * single ranks (and the rank plus the hub, which is the complement
+         * of a single rank); evaluate ranks 0, root and N-1 - the star is
+         * symmetric, so they stand for all. */
+        int64_t pick[3] = {0, N - 1, c->root >= 0 ? c->root : 0};
+        for (int k = 0; k < 3; k++) {
+            set_all(c, 0);
+            c->in_s[pick[k]] = 1;
+            eval_cut(c, NULL);
+            set_all(c, 1);
+            c->in_s[pick[k]] = 0;
+            eval_cut(c, NULL);
+        }
+        return;
+    }
+    /* single nodes and their complements */
+    for (int64_t v = 0; v < nn; v++) {
+        set_all(c, 0);
+        c->in_s[v] = 1;
+        eval_cut(c, NULL);
+        set_all(c, 1);
+        c->in_s[v] = 0;
+        eval_cut(c, NULL);
+    }
+    /* bisections: every arc of floor(N/2) consecutive ranks */
+    if (N >= 2) {
+        int64_t half = N / 2;
+        for (int64_t s0 = 0; s0 < N; s0++) {
+            set_all(c, 0);
+            for (int64_t j = 0; j < half; j++) c->in_s[(s0 + j) % N] = 1;
+            eval_cut(c, "bisection");
+        }
+    }
+    /* dimension cuts of power-of-two N (hypercube and torus dimensions) */
+    if (N >= 2 && (N & (N - 1)) == 0) {
+        for (int64_t b = 1; b < N; b <<= 1) {
+            set_all(c, 0);
+            for (int64_t r = 0; r < N; r++) c->in_s[r] = (r & b) == 0;
+            eval_cut(c, "bisection");
+        }
+    }
+}
+
+static int64_t ceil_log(int64_t N, int64_t base) {
+    int64_t k = 0;
+    __int128 p = 1;
+    while (p < N) {
+        p *= base;
+        k++;
+    }
+    return k;
+}
+
+int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBounds *out) {
+    memset(out, 0, sizeof *out);
+    out->lb.a = out->lb.b = out->lb.c = rat_zero();
+    int ovf = 0;
+    const CollectiveInfo *ci = &collective_info[coll];
+    if (!ci->rooted) root = -1;
+    if (N <= 1) {
+        snprintf(out->latency_why, sizeof out->latency_why, "N = 1: nothing to communicate");
+        snprintf(out->bandwidth_why, sizeof out->bandwidth_why, "N = 1: nothing to communicate");
+        snprintf(out->compute_why, sizeof out->compute_why, "N = 1: nothing to reduce");
+        return 0;
+    }
+
+    /* latency */
+    int64_t d = t->max_ports;
+    int64_t rounds = ceil_log(N, d + 1);
+    out->lb.a = rat_int(rounds);
+    if (d == 1)
+        snprintf(out->latency_why, sizeof out->latency_why,
+                 "ceil(log2 N) rounds (Chan et al. 2007)");
+    else
+        snprintf(out->latency_why, sizeof out->latency_why,
+                 "ceil(log_%lld N) rounds with %lld ports (Chan et al. 2007)", (long long)(d + 1),
+                 (long long)d);
+    if (t->kind == TOPO_GRAPH && !rat_is_zero(t->min_alpha)) {
+        /* data of u must reach v over at least dist(u, v) links */
+        int64_t far = 0, fu = 0, fv = 0;
+        for (int64_t u = 0; u < N; u++) {
+            for (int64_t v = 0; v < N; v++) {
+                if (u == v) continue;
+                int need;
+                if (coll == COLL_BROADCAST || coll == COLL_SCATTER) need = u == root;
+                else if (coll == COLL_GATHER || coll == COLL_REDUCE) need = v == root;
+                else need = 1;
+                if (!need) continue;
+                int h = topo_hops(t, u, v);
+                if (h > far) {
+                    far = h;
+                    fu = u;
+                    fv = v;
+                }
+            }
+        }
+        Rat dist = rat_mul(rat_int(far), t->min_alpha, &ovf);
+        if (rat_cmp(dist, out->lb.a) > 0) {
+            out->lb.a = dist;
+            snprintf(out->latency_why, sizeof out->latency_why,
+                     "distance: rank %lld -> rank %lld is %lld hops on %s", (long long)fu,
+                     (long long)fv, (long long)far, t->name);
+        }
+    }
+
+    /* bandwidth: cuts */
+    CutCtx c = {0};
+    c.coll = coll;
+    c.N = N;
+    c.root = root;
+    c.t = t;
+    c.in_s = xcalloc((size_t)t->nnodes, 1);
+    c.best = rat_zero();
+    c.why = out->bandwidth_why;
+    c.whysz = sizeof out->bandwidth_why;
+    bandwidth_cuts(&c);
+    free(c.in_s);
+    ovf |= c.ovf;
+    out->lb.b = c.best;
+    if (coll == COLL_ALLREDUCE) {
+        /* Patarasuk & Yuan 2009: 2(N-1)*M bytes leave ranks in total */
+        Rat cap = rat_zero();
+        Rat *rc = xcalloc((size_t)N, sizeof *rc);
+        for (int64_t r = 0; r < N; r++) rc[r] = rat_zero();
+        for (size_t li = 0; li < t->nlinks; li++)
+            if (t->links[li].from < N)
+                rc[t->links[li].from] = rat_add(rc[t->links[li].from],
+                                                rat_div(rat_int(1), t->links[li].tpb, &ovf), &ovf);
+        for (int64_t r = 0; r < N; r++) {
+            if (t->port_limit && rat_cmp(rc[r], rat_int(t->port_limit)) > 0)
+                rc[r] = rat_int(t->port_limit);
+            cap = rat_add(cap, rc[r], &ovf);
+        }
+        free(rc);
+        if (!rat_is_zero(cap)) {
+            Rat v = rat_div(rat_make(2 * (N - 1), 1, &ovf), cap, &ovf);
+            if (rat_cmp(v, out->lb.b) > 0) {
+                char cs[48];
+                out->lb.b = v;
+                snprintf(out->bandwidth_why, sizeof out->bandwidth_why,
+                         "2(N-1)·M leave the ranks over total injection %s·β "
+                         "(Patarasuk & Yuan 2009)",
+                         rat_format(cap, cs, sizeof cs));
+            }
+        }
+    }
+    if (t->kind == TOPO_STAR && strncmp(out->bandwidth_why, "node cut", 8) == 0) {
+        /* say it the way the literature does */
+        size_t n = strlen(out->bandwidth_why);
+        static const char src[] = " (Chan et al. 2007)";
+        if (n + sizeof src <= sizeof out->bandwidth_why)
+            memcpy(out->bandwidth_why + n, src, sizeof src);
+    }
+
+    /* compute */
+    if (ci->reducing) {
+        out->lb.c = rat_make(N - 1, N, &ovf);
+        snprintf(out->compute_why, sizeof out->compute_why,
+                 "(N-1)·M reduced over N ranks (Chan et al. 2007)");
+    } else {
+        snprintf(out->compute_why, sizeof out->compute_why, "no reduction");
+    }
+    return ovf ? -1 : 0;
+}

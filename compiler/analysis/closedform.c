@@ -1,0 +1,253 @@
+/* closedform.c - exact closed forms in N for cost coefficients.
+ *
+ * Given the exact coefficient at several N, find the simplest combination
+ * sum_i w_i * f_i(N) of at most three basis functions with rational weights
+ * that reproduces every point. Subsets are tried by size, then in basis
+ * order, so "N-1" wins over anything more exotic. The weights come from
+ * exact Gaussian elimination over all points at once: a subset fits iff the
+ * system is consistent with full column rank, which is the "checked on
+ * every evaluated N" guarantee. */
+#include "cost.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support/util.h"
+
+typedef enum BasisFn {
+    BF_ONE,       /* 1 */
+    BF_N,         /* N */
+    BF_INV_N,     /* 1/N */
+    BF_LOG2,      /* floor(log2 N) (the language's log2) */
+    BF_CLOG2,     /* ceil(log2 N) */
+    BF_HALF,      /* ceil((N-1)/2) */
+    BF_HALF_N,    /* ceil((N-1)/2)/N */
+    BF_LOG2_N,    /* log2(N)/N */
+    BF_CLOG2_N,   /* ceil(log2 N)/N */
+    BF_N2,        /* N^2 */
+    BF_NLOG2,     /* N*log2(N) */
+    BF__COUNT
+} BasisFn;
+
+static const char *const bf_name[BF__COUNT] = {
+    "1", "N", "1/N", "log2(N)", "ceil(log2(N))", "ceil((N-1)/2)", "ceil((N-1)/2)/N",
+    "log2(N)/N", "ceil(log2(N))/N", "N^2", "N·log2(N)",
+};
+
+static int64_t flog2(int64_t n) {
+    int64_t k = 0;
+    while (n > 1) {
+        n >>= 1;
+        k++;
+    }
+    return k;
+}
+static int64_t clog2(int64_t n) {
+    int64_t k = 0;
+    while (((int64_t)1 << k) < n) k++;
+    return k;
+}
+
+static Rat bf_eval(BasisFn f, int64_t N, int *ovf) {
+    switch (f) {
+    case BF_ONE: return rat_int(1);
+    case BF_N: return rat_int(N);
+    case BF_INV_N: return rat_make(1, N, ovf);
+    case BF_LOG2: return rat_int(flog2(N));
+    case BF_CLOG2: return rat_int(clog2(N));
+    case BF_HALF: return rat_int(N / 2); /* == ceil((N-1)/2) */
+    case BF_HALF_N: return rat_make(N / 2, N, ovf);
+    case BF_LOG2_N: return rat_make(flog2(N), N, ovf);
+    case BF_CLOG2_N: return rat_make(clog2(N), N, ovf);
+    case BF_N2: return rat_mul(rat_int(N), rat_int(N), ovf);
+    case BF_NLOG2: return rat_mul(rat_int(N), rat_int(flog2(N)), ovf);
+    default: COLLC_UNREACHABLE("basis function");
+    }
+}
+
+/* Solves sum_j w_j f_j(N_i) = v_i over all points. Returns 1 with w on an
+ * exact, unique fit. */
+static int solve(const CostPoint *pts, size_t n, const BasisFn *fs, int k, Rat *w) {
+    enum { MAXROWS = 256 };
+    if (n > MAXROWS) n = MAXROWS; /* callers pass at most a few hundred N */
+    static Rat m[MAXROWS][4];
+    int ovf = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int j = 0; j < k; j++) m[i][j] = bf_eval(fs[j], pts[i].N, &ovf);
+        m[i][k] = pts[i].v;
+    }
+    size_t row = 0;
+    for (int col = 0; col < k; col++) {
+        size_t piv = row;
+        while (piv < n && rat_is_zero(m[piv][col])) piv++;
+        if (piv == n) return 0; /* dependent basis on these N */
+        if (piv != row)
+            for (int j = 0; j <= k; j++) {
+                Rat tmp = m[piv][j];
+                m[piv][j] = m[row][j];
+                m[row][j] = tmp;
+            }
+        for (size_t i = 0; i < n; i++) {
+            if (i == row || rat_is_zero(m[i][col])) continue;
+            Rat f = rat_div(m[i][col], m[row][col], &ovf);
+            for (int j = col; j <= k; j++)
+                m[i][j] = rat_sub(m[i][j], rat_mul(f, m[row][j], &ovf), &ovf);
+        }
+        row++;
+        if (ovf) return 0;
+    }
+    for (size_t i = row; i < n; i++)
+        if (!rat_is_zero(m[i][k])) return 0; /* a point the fit misses */
+    for (int j = 0; j < k; j++) {
+        w[j] = rat_div(m[j][k], m[j][j], &ovf);
+        if (rat_is_zero(w[j])) return 0; /* a smaller subset fits too */
+    }
+    return !ovf;
+}
+
+/* ---- printing ---- */
+
+typedef struct Buf {
+    char *p;
+    size_t size, len;
+} Buf;
+
+static void put(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(Buf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (b->len < b->size) {
+        int n = vsnprintf(b->p + b->len, b->size - b->len, fmt, ap);
+        if (n > 0) b->len += (size_t)n;
+        if (b->len >= b->size) b->len = b->size - 1;
+    }
+    va_end(ap);
+}
+
+/* Writes |k|·X with the conventions 2(N-1), (N-1)/2, 3(N-1)/4. `core` is a
+ * parenthesised expression like "(N-1)" and `over` an extra denominator
+ * ("N" or ""). */
+static void put_scaled(Buf *b, Rat k, const char *core, const char *over) {
+    int64_t p = k.num < 0 ? -k.num : k.num, q = k.den;
+    if (p != 1) put(b, "%lld", (long long)p);
+    put(b, "%s", core);
+    if (q != 1 && *over) put(b, "/(%lld%s)", (long long)q, over);
+    else if (q != 1) put(b, "/%lld", (long long)q);
+    else if (*over) put(b, "/%s", over);
+}
+
+static void put_term(Buf *b, Rat w, BasisFn f, int first) {
+    int neg = w.num < 0;
+    if (first) {
+        if (neg) put(b, "-");
+    } else {
+        put(b, neg ? " - " : " + ");
+    }
+    Rat a = w;
+    if (neg) a.num = -a.num;
+    char r[48];
+    switch (f) {
+    case BF_ONE: put(b, "%s", rat_format(a, r, sizeof r)); break;
+    case BF_INV_N:
+        if (a.den == 1) put(b, "%lld/N", (long long)a.num);
+        else put(b, "%lld/(%lldN)", (long long)a.num, (long long)a.den);
+        break;
+    case BF_N:
+        if (rat_eq(a, rat_int(1))) put(b, "N");
+        else if (a.den == 1) put(b, "%lldN", (long long)a.num);
+        else if (a.num == 1) put(b, "N/%lld", (long long)a.den);
+        else put(b, "%lldN/%lld", (long long)a.num, (long long)a.den);
+        break;
+    default:
+        if (rat_eq(a, rat_int(1))) put(b, "%s", bf_name[f]);
+        else put(b, "%s·%s", rat_format(a, r, sizeof r), bf_name[f]);
+        break;
+    }
+}
+
+static void format_fit(Buf *b, const BasisFn *fs, const Rat *w, int k) {
+    int used[4] = {0, 0, 0, 0};
+    int first = 1;
+    int i1 = -1, iN = -1, iinv = -1;
+    for (int j = 0; j < k; j++) {
+        if (fs[j] == BF_ONE) i1 = j;
+        if (fs[j] == BF_N) iN = j;
+        if (fs[j] == BF_INV_N) iinv = j;
+    }
+    int ovf = 0;
+    /* w(N-1) and w(N-1)/N read better than w·N - w and w - w/N; printed
+     * first when positive, last when negative. */
+    Rat pw = rat_zero();
+    const char *pcore = NULL, *pover = "";
+    if (i1 >= 0 && iN >= 0 && rat_eq(w[i1], rat_neg(w[iN], &ovf))) {
+        pw = w[iN];
+        pcore = "(N-1)";
+        used[i1] = used[iN] = 1;
+    } else if (i1 >= 0 && iinv >= 0 && rat_eq(w[iinv], rat_neg(w[i1], &ovf))) {
+        pw = w[i1];
+        pcore = "(N-1)";
+        pover = "N";
+        used[i1] = used[iinv] = 1;
+    }
+    int others = 0;
+    for (int j = 0; j < k; j++) others += !used[j];
+    if (pcore && pw.num > 0) {
+        /* a lone N-1 needs no parentheses */
+        put_scaled(b, pw, (others || !rat_eq(pw, rat_int(1)) || *pover) ? pcore : "N-1", pover);
+        first = 0;
+    }
+    /* Remaining terms: N-like first, constants last, as people write them. */
+    static const BasisFn order[] = {BF_N2, BF_NLOG2, BF_N, BF_LOG2, BF_CLOG2, BF_HALF,
+                                    BF_HALF_N, BF_LOG2_N, BF_CLOG2_N, BF_INV_N, BF_ONE};
+    for (size_t o = 0; o < ARRAY_LEN(order); o++)
+        for (int j = 0; j < k; j++)
+            if (!used[j] && fs[j] == order[o]) {
+                put_term(b, w[j], fs[j], first);
+                first = 0;
+                used[j] = 1;
+            }
+    if (pcore && pw.num < 0) {
+        put(b, first ? "-" : " - ");
+        put_scaled(b, pw, pcore, pover);
+        first = 0;
+    }
+    if (first) put(b, "0");
+}
+
+int cost_fit(const CostPoint *pts, size_t n, char *buf, size_t size) {
+    Buf b = {buf, size, 0};
+    buf[0] = 0;
+    if (n == 0) {
+        put(&b, "?");
+        return -1;
+    }
+    int allzero = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!rat_is_zero(pts[i].v)) allzero = 0;
+    if (allzero) {
+        put(&b, "0");
+        return 0;
+    }
+    BasisFn fs[3];
+    Rat w[3];
+    for (int k = 1; k <= 3; k++) {
+        /* basis subsets of size k in lexicographic order */
+        int idx[3] = {0, 1, 2};
+        for (;;) {
+            for (int j = 0; j < k; j++) fs[j] = (BasisFn)idx[j];
+            /* k points determine k weights; at least one more must confirm */
+            if ((size_t)k < n && solve(pts, n, fs, k, w)) {
+                format_fit(&b, fs, w, k);
+                return 0;
+            }
+            int j = k - 1;
+            while (j >= 0 && idx[j] == BF__COUNT - k + j) j--;
+            if (j < 0) break;
+            idx[j]++;
+            for (int m = j + 1; m < k; m++) idx[m] = idx[m - 1] + 1;
+        }
+    }
+    put(&b, "?");
+    return -1;
+}
