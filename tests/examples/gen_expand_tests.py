@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Generates tests/examples/expand-*.test from the cost formulas of the
+examples (the step and transfer counts promised in each dsl-examples/*.coll
+header comment).
+
+The expected numbers below are written from the algorithms' structure, not
+taken from collc's output, so the generated tests check collc's expansion
+against the formulas. Re-run after changing an example or a formula:
+
+    python3 tests/examples/gen_expand_tests.py
+
+For every example and every N = 1..16 (rooted collectives: root 0 and, where
+the counts do not depend on the root, root N-1) the test expands the example
+and checks the schedule header line and the exact `total S steps, T transfers`
+line. For every N that a `require` excludes it checks the exact
+"does not apply" diagnostic (the line and column of the `require` are read
+from the example, so editing its header comment only needs a re-run).
+"""
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "dsl-examples")
+NS = range(1, 17)
+
+
+def clog2(n):
+    """ceil(log2 n) for n >= 1."""
+    return (n - 1).bit_length()
+
+
+def log2(n):
+    return n.bit_length() - 1
+
+
+def pow2(n):
+    return n > 0 and n & (n - 1) == 0
+
+
+def bruck_xfers(n):
+    L = clog2(n)
+    return n * (L + 1) + sum(min(1 << k, n - (1 << k)) - 1 for k in range(1, L))
+
+
+def tree_sg_xfers(n):
+    """binomial scatter/gather, root 0: own blocks + one remainder per
+    receiver whose subtree has more than one rank."""
+    return 1 if n == 1 else n + (n - 2) // 2
+
+
+# name -> (collective, split(N, params), steps(N, params), transfers(N, params),
+#          requirement(N) or None, root-independent counts?, default params)
+ALGS = {
+    "ring_allgather": ("allgather", lambda n, p: 1,
+                       lambda n, p: max(n - 1, 1), lambda n, p: n * n, None, True, {}),
+    "bidir_ring_allgather": ("allgather", lambda n, p: 1,
+                             lambda n, p: max(n // 2, 1), lambda n, p: n * n, None, True, {}),
+    "recursive_doubling_allgather": ("allgather", lambda n, p: 1,
+                                     lambda n, p: max(log2(n), 1),
+                                     lambda n, p: n * (log2(n) + 1), pow2, True, {}),
+    "sccl_bulk_ring_allgather": ("allgather", lambda n, p: p["B"],
+                                 lambda n, p: 1 if n == 1 else n + p["B"] - 2,
+                                 lambda n, p: 1 if n == 1 else p["B"] * n * n,
+                                 None, True, {"B": 2}),
+    "bruck_allgather": ("allgather", lambda n, p: 1,
+                        lambda n, p: max(clog2(n), 1), lambda n, p: bruck_xfers(n),
+                        None, True, {}),
+    "ring_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
+                            lambda n, p: n, lambda n, p: n * (n + 1), None, True, {}),
+    "recursive_halving_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
+                                         lambda n, p: log2(n) + 1,
+                                         lambda n, p: 3 * n * log2(n) - 2 * n + 4,
+                                         pow2, True, {}),
+    "ring_allreduce": ("allreduce", lambda n, p: n,
+                       lambda n, p: 2 * n - 1, lambda n, p: n * (2 * n - 1), None, True, {}),
+    "rabenseifner_allreduce": ("allreduce", lambda n, p: n,
+                               lambda n, p: 2 * log2(n) + 1,
+                               lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
+    "reduce_broadcast_allreduce": ("allreduce", lambda n, p: 1,
+                                   lambda n, p: 2 * clog2(n) + 1, lambda n, p: 3 * n - 2,
+                                   None, True, {}),
+    "recursive_doubling_allreduce": ("allreduce", lambda n, p: 1,
+                                     lambda n, p: max(2 * log2(n), 1),
+                                     lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
+    "binomial_broadcast": ("broadcast", lambda n, p: 1,
+                           lambda n, p: max(clog2(n), 1), lambda n, p: n, None, True, {}),
+    "pipelined_ring_broadcast": ("broadcast", lambda n, p: p["K"],
+                                 lambda n, p: 1 if n == 1 else n + p["K"] - 2,
+                                 lambda n, p: 1 if n == 1 else (n - 1) * p["K"] + 1,
+                                 None, True, {"K": 4}),
+    "scatter_allgather_broadcast": ("broadcast", lambda n, p: n,
+                                    lambda n, p: max(clog2(n) + n - 1, 1),
+                                    lambda n, p: n * n, None, True, {}),
+    "binomial_scatter": ("scatter", lambda n, p: 1,
+                         lambda n, p: max(clog2(n), 1), lambda n, p: tree_sg_xfers(n),
+                         None, False, {}),
+    "linear_scatter": ("scatter", lambda n, p: 1,
+                       lambda n, p: 1, lambda n, p: n, None, True, {}),
+    "binomial_gather": ("gather", lambda n, p: 1,
+                        lambda n, p: max(clog2(n), 1), lambda n, p: tree_sg_xfers(n),
+                        None, False, {}),
+    "linear_gather": ("gather", lambda n, p: 1,
+                      lambda n, p: 1, lambda n, p: n, None, True, {}),
+    "binomial_reduce": ("reduce", lambda n, p: 1,
+                        lambda n, p: clog2(n) + 1, lambda n, p: 2 * n - 1, None, True, {}),
+    "pairwise_alltoall": ("alltoall", lambda n, p: 1,
+                          lambda n, p: max(n - 1, 1), lambda n, p: n * n, None, True, {}),
+    "xor_pairwise_alltoall": ("alltoall", lambda n, p: 1,
+                              lambda n, p: max(n - 1, 1), lambda n, p: n * n, pow2, True, {}),
+    "direct_alltoall": ("alltoall", lambda n, p: 1,
+                        lambda n, p: 1, lambda n, p: n * n, None, True, {}),
+}
+
+# Extra -D runs: (name, params, Ns)
+DEFINES = [
+    ("sccl_bulk_ring_allgather", {"B": 1}, [2, 4, 7]),
+    ("sccl_bulk_ring_allgather", {"B": 4}, [1, 2, 4, 5, 8]),
+    ("pipelined_ring_broadcast", {"K": 1}, [1, 2, 5]),
+    ("pipelined_ring_broadcast", {"K": 16}, [2, 8, 13]),
+]
+
+ROOTED = {"broadcast", "scatter", "gather", "reduce"}
+
+
+def plural(k, word):
+    return "%d %s%s" % (k, word, "" if k == 1 else "s")
+
+
+def require_pos(name):
+    """(line, column, message) of the first `require` in the example."""
+    with open(os.path.join(EXAMPLES, name + ".coll"), encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            m = re.match(r'^(\s*)require .*"(.*)";', line)
+            if m:
+                return i, len(m.group(1)) + 1, m.group(2)
+    raise SystemExit("no require in " + name)
+
+
+def gen(name):
+    coll, split, steps, xfers, req, root_free, params = ALGS[name]
+    out = []
+    out.append("# Generated by gen_expand_tests.py from the formulas in the header of")
+    out.append("# dsl-examples/%s.coll; do not edit, re-run the generator." % name)
+    out.append("#")
+    out.append("# Exact step and transfer counts of `collc expand` for N = 1..16%s."
+               % (" (root 0 and root N-1)" if coll in ROOTED and root_free else
+                  " (root 0)" if coll in ROOTED else ""))
+    if req:
+        out.append("# N that the `require` excludes: the exact 'does not apply' diagnostic.")
+    runs = [(params, n) for n in NS]
+    for dname, dparams, dns in DEFINES:
+        if dname == name:
+            runs += [(dict(params, **dparams), n) for n in dns]
+    rl = require_pos(name) if req else None
+    for p, n in runs:
+        defs = "".join(" -D %s=%d" % (k, v) for k, v in p.items() if v != params[k])
+        tag = "N%d" % n + "".join("%s%d" % (k, v) for k, v in p.items() if v != params[k])
+        roots = [0]
+        if coll in ROOTED and root_free and n > 1:
+            roots.append(n - 1)
+        out.append("")
+        if req and not req(n):
+            line, col, msg = rl
+            out.append("RUN: not %%collc expand %%examples/%s.coll -N %d%s 2>&1 | FileCheck %%s --check-prefix=%s"
+                       % (name, n, defs, tag))
+            out.append("%s: %s.coll:%d:%d: error: '%s' does not apply for N = %d: %s [require-failed]"
+                       % (tag, name, line, col, name, n, msg))
+            continue
+        for root in roots:
+            rtag = tag + ("R%d" % root if coll in ROOTED else "")
+            ropt = " --root %d" % root if coll in ROOTED else ""
+            out.append("RUN: %%collc expand %%examples/%s.coll -N %d%s%s | FileCheck %%s --match-full-lines --check-prefix=%s"
+                       % (name, n, ropt, defs, rtag))
+            hdr = "schedule %s : %s N=%d%s split=%d" % (name, coll, n,
+                                                        " root=%d" % root if coll in ROOTED else "",
+                                                        split(n, p))
+            out.append("%s: %s" % (rtag, hdr))
+            if p:
+                out.append("%s-NEXT: params %s" % (rtag, " ".join("%s=%d" % kv for kv in p.items())))
+            out.append("%s: total %s, %s" % (rtag, plural(steps(n, p), "step"),
+                                             plural(xfers(n, p), "transfer")))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    names = sorted(f[:-5] for f in os.listdir(EXAMPLES) if f.endswith(".coll"))
+    missing = [n for n in names if n not in ALGS]
+    if missing:
+        raise SystemExit("no formula for: " + ", ".join(missing))
+    for name in names:
+        path = os.path.join(HERE, "expand-%s.test" % name.replace("_", "-"))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(gen(name))
+
+
+if __name__ == "__main__":
+    main()
