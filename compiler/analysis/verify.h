@@ -1,0 +1,82 @@
+/* verify.h - `collc verify`: symbolic execution of the Schedule IR.
+ *
+ * Every chunk slot (rank, buffer, chunk) holds a value: undefined, or a set
+ * of contributions (origin rank, origin chunk). `in` starts as {(r, c)},
+ * everything else undefined; `copy` moves a value, `reduce` unions two. A
+ * set is stored as one origin chunk plus a sorted list of disjoint half-open
+ * rank intervals (a slot that mixes origin chunks is already an error), and
+ * values are immutable and shared, so a copy is O(1) and a reduce is an
+ * interval merge. Memory is O(slots + reduces), far below N^3 bits.
+ *
+ * Checks (stable diagnostic codes, docs/verify.md):
+ *   undefined-read, write-to-in, double-count, mixed-chunks, race,
+ *   postcondition, rank-consistency (warning), verify-too-large.
+ * The `require` outcome of each N is reported in the summary ("skipped"). */
+#ifndef COLLC_VERIFY_H
+#define COLLC_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "../schedule/schedule.h"
+
+/* Default number of errors reported for one failing (N, root) instance. */
+#define VERIFY_DEFAULT_MAX_ERRORS 3u
+
+/* What verify_schedule found. */
+typedef struct VerifyStats {
+    unsigned errors;     /* violations found (execution stops at max_errors) */
+    int consistent;      /* 1: every rank holding the same reduced output
+                            chunk got it from the same reduction tree (up to
+                            commutativity); 0: some did not; -1: not
+                            applicable (no reduced chunk is held by two ranks,
+                            or the schedule had errors) */
+    size_t slots;        /* chunk slots simulated */
+    size_t values;       /* contribution-set values created by reduces */
+    size_t intervals;    /* rank intervals stored for those values */
+} VerifyStats;
+
+/* Verifies one instantiated schedule. Reports at most `max_errors` errors
+ * (0 = VERIFY_DEFAULT_MAX_ERRORS) and, when the schedule is correct but
+ * ranks disagree on a reduction tree, one "rank-consistency" warning, through
+ * dx; with dx == NULL nothing is reported and execution stops at the first
+ * error. Notes and counterexample text are allocated in `arena`. Returns the
+ * number of errors found (== st->errors). */
+unsigned verify_schedule(const Schedule *s, DiagEngine *dx, Arena *arena,
+                         unsigned max_errors, VerifyStats *st);
+
+/* Same, with the errors and the rank-consistency warning going to separate
+ * engines (either may be NULL): verify_algorithm reports the errors of the
+ * first failing instance and the warning of the first inconsistent one. */
+unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                            unsigned max_errors, VerifyStats *st);
+
+/* Options of verify_algorithm (the `collc verify` command line). */
+typedef struct VerifyOptions {
+    const int64_t *ns;        /* rank counts, ascending; NULL = the default set */
+    size_t nns;
+    int64_t root;             /* >= 0: only this root; -1: every root for
+                                 N <= 16, a spread of roots above */
+    const Define *defines;    /* -D overrides */
+    int ndefines;
+    size_t max_transfers;     /* 0 = instantiate's default */
+    unsigned max_errors;      /* per failing instance; 0 = default */
+} VerifyOptions;
+
+/* The default N set: 2..16 and the powers of two up to 256. */
+size_t verify_default_ns(int64_t *out, size_t cap);
+
+/* The roots verified for N (root = -1: all for N <= 16, else a spread:
+ * 0, 1, 2, N/3, N/2-1, N/2, N-2, N-1). Returns the count (<= cap). */
+size_t verify_roots(int64_t N, int64_t root, int64_t *out, size_t cap);
+
+/* Verifies `alg` for every N (and root) of `o`. The first failing instance
+ * is reported in full through dx (instantiate errors included); later ones
+ * are checked silently so that the summary can list them. Writes one summary
+ * line to `summary` (may be NULL):
+ *   name: verified for N = 2..16, 32; FAILED for N = 64; skipped N = 3 (why)
+ * Returns 0 when no instance failed, 1 otherwise. */
+int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
+                     Arena *arena, FILE *summary);
+
+#endif

@@ -1,0 +1,214 @@
+/* verify_run.c - verify one algorithm for many N (and roots), print the
+ * one-line summary. The per-schedule work is in verify.c.
+ *
+ * Only the first failing instance is reported in full: every later N would
+ * mostly repeat the same diagnostic with other numbers. Later instances are
+ * still checked, silently, so the summary can say exactly which N fail. */
+#include "verify.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../support/util.h"
+
+size_t verify_default_ns(int64_t *out, size_t cap) {
+    size_t n = 0;
+    for (int64_t N = 2; N <= 16 && n < cap; N++) out[n++] = N;
+    for (int64_t N = 32; N <= 256 && n < cap; N *= 2) out[n++] = N;
+    return n;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t verify_roots(int64_t N, int64_t root, int64_t *out, size_t cap) {
+    size_t n = 0;
+    if (root >= 0) {
+        if (root < N && cap) out[n++] = root;
+        return n;
+    }
+    if (N <= 16) {
+        for (int64_t r = 0; r < N && n < cap; r++) out[n++] = r;
+        return n;
+    }
+    /* Both ends, the neighbours of the ends and the middle: the places
+     * where rank arithmetic relative to the root wraps or halves. */
+    int64_t cand[8] = {0, 1, 2, N / 3, N / 2 - 1, N / 2, N - 2, N - 1};
+    qsort(cand, 8, sizeof cand[0], cmp_i64);
+    for (int i = 0; i < 8 && n < cap; i++)
+        if (n == 0 || out[n - 1] != cand[i]) out[n++] = cand[i];
+    return n;
+}
+
+/* Outcome of one N (over all its roots). */
+typedef enum NOutcome {
+    NO_VERIFIED, /* every root verified */
+    NO_FAILED,   /* some root failed (instantiate or verify errors) */
+    NO_SKIPPED,  /* every root skipped by a `require` (or --root >= N) */
+} NOutcome;
+
+typedef struct NResult {
+    int64_t N;
+    NOutcome outcome;
+    const char *why;   /* NO_SKIPPED: the reason */
+    int consistent;    /* -1 n/a, 0 no, 1 yes (verified instances only) */
+} NResult;
+
+/* "2..16, 32, 64" for the N of `rs` matching the predicate. */
+static void print_ns(FILE *f, const NResult *rs, size_t n, NOutcome oc, const char *why, int incons) {
+    int first = 1;
+    for (size_t i = 0; i < n;) {
+        #define MATCH(j) (incons ? (rs[j].outcome == NO_VERIFIED && rs[j].consistent == 0) \
+                         : (rs[j].outcome == oc && (!why || (rs[j].why && !strcmp(rs[j].why, why)))))
+        if (!MATCH(i)) { i++; continue; }
+        size_t j = i;
+        while (j + 1 < n && MATCH(j + 1) && rs[j + 1].N == rs[j].N + 1) j++;
+        #undef MATCH
+        fprintf(f, "%s%" PRId64, first ? "" : ", ", rs[i].N);
+        if (j == i + 1) fprintf(f, ", %" PRId64, rs[j].N);
+        else if (j > i) fprintf(f, "..%" PRId64, rs[j].N);
+        first = 0;
+        i = j + 1;
+    }
+}
+
+/* The reason a `require` gives: its message, else its condition's text. */
+static const char *require_text(const Stmt *req, DiagEngine *dx, Arena *arena) {
+    if (!req) return "not applicable";
+    if (req->u.require.why) return req->u.require.why;
+    Span sp = req->u.require.cond->span;
+    const SourceFile *f = span_valid(sp) ? source_file(diag_sources(dx), sp.file) : NULL;
+    if (!f) return "require failed";
+    return arena_printf(arena, "require %.*s", (int)(sp.hi - sp.lo), f->text + sp.lo);
+}
+
+int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
+                     Arena *arena, FILE *summary) {
+    int64_t defaults[32];
+    const int64_t *ns = o->ns;
+    size_t nns = o->nns;
+    if (!ns) { nns = verify_default_ns(defaults, 32); ns = defaults; }
+    int rooted = collective_info[alg->coll].rooted;
+
+    /* instantiate reports through an engine; later, silent instances get
+     * one that writes nowhere. */
+    FILE *devnull = fopen("/dev/null", "w");
+    COLLC_ASSERT(devnull);
+    DiagEngine *quiet = diag_new(diag_sources(dx), devnull, DIAG_FMT_TEXT);
+    diag_set_error_limit(quiet, 1);
+
+    NResult *rs = xcalloc(nns ? nns : 1, sizeof *rs);
+    int reported = 0, warned = 0, any_failed = 0;
+    for (size_t i = 0; i < nns; i++) {
+        int64_t N = ns[i];
+        int64_t roots[16];
+        size_t nroots = 1;
+        roots[0] = -1;
+        NResult *r = &rs[i];
+        r->N = N;
+        r->consistent = -1;
+        if (rooted) {
+            nroots = verify_roots(N, o->root, roots, 16);
+            if (nroots == 0) {
+                r->outcome = NO_SKIPPED;
+                r->why = arena_printf(arena, "--root %" PRId64 " is not a rank", o->root);
+                continue;
+            }
+        }
+        size_t nok = 0, nfail = 0, nskip = 0;
+        for (size_t k = 0; k < nroots; k++) {
+            SchedParams p = {0};
+            p.N = N;
+            p.root = roots[k] < 0 ? 0 : roots[k];
+            p.defines = o->defines;
+            p.ndefines = o->ndefines;
+            p.max_transfers = o->max_transfers;
+            Schedule sch;
+            const Stmt *req = NULL;
+            InstStatus ist = instantiate(alg, &p, reported ? quiet : dx, &sch, &req);
+            if (ist == INST_NOT_APPLICABLE) {
+                nskip++;
+                if (!r->why) r->why = require_text(req, dx, arena);
+                continue;
+            }
+            if (ist == INST_ERROR) {
+                nfail++;
+                reported = 1;
+                continue;
+            }
+            VerifyStats st;
+            unsigned errs = verify_schedule_ex(&sch, reported ? NULL : dx, warned ? NULL : dx,
+                                               arena, o->max_errors, &st);
+            schedule_free(&sch);
+            if (errs) {
+                nfail++;
+                reported = 1;
+                continue;
+            }
+            nok++;
+            if (st.consistent == 0) { r->consistent = 0; warned = 1; }
+            else if (st.consistent == 1 && r->consistent != 0) r->consistent = 1;
+        }
+        if (nfail) { r->outcome = NO_FAILED; any_failed = 1; }
+        else if (nok) r->outcome = NO_VERIFIED;
+        else r->outcome = NO_SKIPPED;
+    }
+
+    if (summary) {
+        size_t nver = 0, nfail = 0, nincons = 0, ncons = 0;
+        for (size_t i = 0; i < nns; i++) {
+            nver += rs[i].outcome == NO_VERIFIED;
+            nfail += rs[i].outcome == NO_FAILED;
+            nincons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 0;
+            ncons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 1;
+        }
+        fprintf(summary, "%s: ", alg->name);
+        const char *sep = "";
+        if (nver) {
+            fprintf(summary, "verified for N = ");
+            print_ns(summary, rs, nns, NO_VERIFIED, NULL, 0);
+            sep = "; ";
+        }
+        if (nfail) {
+            fprintf(summary, "%sFAILED for N = ", sep);
+            print_ns(summary, rs, nns, NO_FAILED, NULL, 0);
+            sep = "; ";
+        }
+        /* Skipped N grouped by reason, in order of first appearance. */
+        for (size_t i = 0; i < nns; i++) {
+            if (rs[i].outcome != NO_SKIPPED) continue;
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = rs[j].outcome == NO_SKIPPED && !strcmp(rs[j].why, rs[i].why);
+            if (seen) continue;
+            fprintf(summary, "%sskipped N = ", sep);
+            print_ns(summary, rs, nns, NO_SKIPPED, rs[i].why, 0);
+            fprintf(summary, " (%s)", rs[i].why);
+            sep = "; ";
+        }
+        if (!nver && !nfail && nns) sep = "; ";
+        if (!nns) fprintf(summary, "no N given");
+        if (nincons) {
+            fprintf(summary, "%sNOT rank-consistent for N = ", sep);
+            print_ns(summary, rs, nns, NO_VERIFIED, NULL, 1);
+        } else if (ncons) {
+            fprintf(summary, "%srank-consistent (bit-identical on every rank)", sep);
+        }
+        if (rooted && nver + nfail) {
+            int big = 0;
+            for (size_t i = 0; i < nns; i++) big |= ns[i] > 16;
+            if (o->root >= 0) fprintf(summary, "; root %" PRId64, o->root);
+            else if (big) fprintf(summary, "; every root for N <= 16, roots 0, 1, 2, N/3, N/2-1, N/2, N-2, N-1 above");
+            else fprintf(summary, "; every root");
+        }
+        fputc('\n', summary);
+        fflush(summary);
+    }
+
+    free(rs);
+    diag_delete(quiet);
+    fclose(devnull);
+    return any_failed;
+}
