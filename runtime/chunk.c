@@ -1,0 +1,310 @@
+/* chunk.c - chunk geometry, argument checking, scratch layout and the
+ * chunk-level transfer calls (built on the target's byte-level calls). */
+#include <stdint.h>
+#include <string.h>
+#include "collrt_internal.h"
+
+/* ---- geometry ---- */
+
+size_t coll_chunk_offset(size_t count, int64_t split, int64_t c) {
+    if (split < 1 || c < 0) return 0;
+    size_t P = (size_t)split, cc = (size_t)c;
+    size_t block = cc / P, k = cc % P;
+    size_t q = count / P, r = count % P;
+    return block * count + k * q + (k < r ? k : r);
+}
+
+size_t coll_chunk_len(size_t count, int64_t split, int64_t c) {
+    if (split < 1 || c < 0) return 0;
+    size_t P = (size_t)split, k = (size_t)c % P;
+    return count / P + (k < count % P ? 1 : 0);
+}
+
+/* ---- collective layouts (mirrors compiler/front/collectives.def) ---- */
+
+enum { ONE = 1, NB = 2 };        /* one block / N blocks */
+enum { ALL = 0, ROOT = 1 };      /* held by every rank / by the root only */
+static const struct {
+    int rooted, in_blocks, in_where, out_blocks, out_where, reducing;
+    int inplace_in_block;        /* in-place: block of recvbuf where the input
+                                    starts: -1 me, -2 root, else that block */
+} colls[COLL_COLLECTIVE_COUNT] = {
+    [COLL_BROADCAST] = {1, ONE, ROOT, ONE, ALL, 0, 0},
+    [COLL_SCATTER] = {1, NB, ROOT, ONE, ALL, 0, 0},   /* in place: recvbuf side */
+    [COLL_GATHER] = {1, ONE, ALL, NB, ROOT, 0, -2},
+    [COLL_REDUCE] = {1, ONE, ALL, ONE, ROOT, 1, 0},
+    [COLL_ALLGATHER] = {0, ONE, ALL, NB, ALL, 0, -1},
+    [COLL_REDUCE_SCATTER] = {0, NB, ALL, ONE, ALL, 1, 0},
+    [COLL_ALLREDUCE] = {0, ONE, ALL, ONE, ALL, 1, 0},
+    [COLL_ALLTOALL] = {0, NB, ALL, NB, ALL, 0, 0},
+};
+
+void collrt_layout_for(coll_collective coll, int nranks, int me, int root,
+                       collrt_layout *out) {
+    memset(out, 0, sizeof *out);
+    if ((unsigned)coll >= COLL_COLLECTIVE_COUNT) return;
+    out->rooted = colls[coll].rooted;
+    out->reducing = colls[coll].reducing;
+    int is_root = !out->rooted || me == root;
+    if (colls[coll].in_where == ALL || is_root)
+        out->in_blocks = colls[coll].in_blocks == NB ? nranks : 1;
+    if (colls[coll].out_where == ALL || is_root)
+        out->out_blocks = colls[coll].out_blocks == NB ? nranks : 1;
+}
+
+/* ---- argument checks ---- */
+
+static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn) {
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    return pn && qn && a < b + qn && b < a + pn;
+}
+
+int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int me,
+                      const void *sendbuf, void *recvbuf, size_t count,
+                      coll_dtype dtype, coll_op op, int root) {
+    memset(c, 0, sizeof *c);
+    if (!info) return COLL_ERR_INTERNAL;
+    if (info->abi_version != COLL_ABI_VERSION) return COLL_ERR_ABI;
+    coll_collective coll = info->collective;
+    if ((unsigned)coll >= COLL_COLLECTIVE_COUNT) return COLL_ERR_INTERNAL;
+    c->info = info;
+    c->nranks = nranks;
+    c->me = me;
+    c->count = count;
+    c->dtype = dtype;
+    c->op = op;
+    c->esz = coll_dtype_size(dtype);
+    if (c->esz == 0) return COLL_ERR_BAD_DTYPE;
+    if (colls[coll].reducing) {
+        int rc = coll_op_supported(dtype, op);
+        if (rc != COLL_OK) return rc;
+        c->kern = collrt_kernels_for(dtype, op);
+    }
+    if (colls[coll].rooted) {
+        if (root < 0 || root >= nranks) return COLL_ERR_BAD_ROOT;
+        c->root = root;
+    } else {
+        c->root = -1;
+    }
+    /* The same bound on every rank (the largest buffer of the collective), so
+     * that all ranks agree on the outcome. */
+    size_t blocks = (colls[coll].in_blocks == NB || colls[coll].out_blocks == NB)
+                        ? (size_t)nranks : 1;
+    size_t total;
+    if (__builtin_mul_overflow(count, blocks, &total) ||
+        __builtin_mul_overflow(total, c->esz, &total) || total > (size_t)PTRDIFF_MAX)
+        return COLL_ERR_BAD_COUNT;
+
+    collrt_layout lay;
+    collrt_layout_for(coll, nranks, me, c->root, &lay);
+    c->in_blocks = lay.in_blocks;
+    c->out_blocks = lay.out_blocks;
+    size_t block_bytes = count * c->esz;
+    size_t in_bytes = (size_t)lay.in_blocks * block_bytes;
+    size_t out_bytes = (size_t)lay.out_blocks * block_bytes;
+
+    /* Buffers a rank has no memory for are ignored (whatever was passed). */
+    const char *in = lay.in_blocks ? sendbuf : NULL;
+    char *out = lay.out_blocks ? recvbuf : NULL;
+
+    if (coll == COLL_SCATTER) {
+        if (sendbuf == COLL_IN_PLACE && lay.in_blocks) return COLL_ERR_IN_PLACE;
+        if (recvbuf == COLL_IN_PLACE) {
+            if (!lay.in_blocks) return COLL_ERR_IN_PLACE; /* only at the root */
+            out = in ? (char *)in + (size_t)me * block_bytes : NULL;
+            c->in_place = 1;
+        } else if (in && in != COLL_IN_PLACE && out && count &&
+                   out == in + (size_t)me * block_bytes) {
+            c->in_place = 1;
+        }
+    } else {
+        if (recvbuf == COLL_IN_PLACE && lay.out_blocks) return COLL_ERR_IN_PLACE;
+        int off = colls[coll].inplace_in_block;
+        size_t in_off = (size_t)(off == -1 ? me : off == -2 ? c->root : off) * block_bytes;
+        if (sendbuf == COLL_IN_PLACE && lay.in_blocks) {
+            /* Only where the input has a place in recvbuf on this rank. */
+            if (!lay.out_blocks) return COLL_ERR_IN_PLACE;
+            in = out ? out + in_off : NULL;
+            c->in_place = 1;
+        } else if (in && out && count && in == out + in_off) {
+            c->in_place = 1;       /* NCCL's convention: same position */
+        }
+    }
+    if (count == 0) {
+        c->base[COLL_BUF_IN] = NULL;
+        c->base[COLL_BUF_OUT] = NULL;
+        c->in_place = 0;
+        return COLL_OK;
+    }
+    if ((lay.in_blocks && !in) || (lay.out_blocks && !out)) return COLL_ERR_NULL_BUFFER;
+    if (!c->in_place && ranges_overlap(in, in_bytes, out, out_bytes))
+        return COLL_ERR_OVERLAP;
+    c->base[COLL_BUF_IN] = (char *)in;
+    c->base[COLL_BUF_OUT] = out;
+    c->nbufs = COLL_BUF_SCRATCH0;
+    return COLL_OK;
+}
+
+/* ---- scratch ---- */
+
+static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+/* Bytes of a buffer of `chunks` chunks, or SIZE_MAX on overflow. */
+static size_t chunk_bytes(const collrt_call *c, int64_t chunks) {
+    size_t P = (size_t)c->split, blocks = (size_t)chunks / P;
+    size_t elems, bytes;
+    if (__builtin_mul_overflow(blocks, c->count, &elems)) return SIZE_MAX;
+    elems += coll_chunk_offset(c->count, c->split, chunks % c->split);
+    if (__builtin_mul_overflow(elems, c->esz, &bytes) || bytes > (size_t)PTRDIFF_MAX)
+        return SIZE_MAX;
+    return bytes;
+}
+
+static int needs_input_copy(const collrt_call *c) {
+    return c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE) && c->in_blocks;
+}
+
+int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
+                      const int64_t *scratch_chunks, size_t *bytes) {
+    *bytes = 0;
+    if (c->split) return COLL_ERR_INTERNAL;              /* setup twice */
+    if (split < 1 || nscratch < 0 || nscratch > COLL_MAX_SCRATCH ||
+        (nscratch && !scratch_chunks))
+        return COLL_ERR_INTERNAL;
+    if (__builtin_mul_overflow(c->in_blocks, split, &c->chunks[COLL_BUF_IN]) ||
+        __builtin_mul_overflow(c->out_blocks, split, &c->chunks[COLL_BUF_OUT]))
+        return COLL_ERR_BAD_COUNT;
+    c->split = split;
+    c->nbufs = COLL_BUF_SCRATCH0 + nscratch;
+    size_t total = 0;
+    for (int k = 0; k < nscratch; k++) {
+        if (scratch_chunks[k] < 0) return COLL_ERR_INTERNAL;
+        c->chunks[COLL_BUF_SCRATCH0 + k] = scratch_chunks[k];
+        size_t b = chunk_bytes(c, scratch_chunks[k]);
+        if (b == SIZE_MAX || total + align64(b) < total) return COLL_ERR_BAD_COUNT;
+        total += align64(b);
+    }
+    if (needs_input_copy(c)) total += align64((size_t)c->in_blocks * c->count * c->esz);
+    *bytes = total;
+    return COLL_OK;
+}
+
+void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
+    size_t off = 0;
+    for (int k = 0; k < nscratch; k++) {
+        size_t b = chunk_bytes(c, c->chunks[COLL_BUF_SCRATCH0 + k]);
+        c->base[COLL_BUF_SCRATCH0 + k] = b ? mem + off : NULL;
+        off += align64(b);
+    }
+    if (needs_input_copy(c)) {
+        size_t b = (size_t)c->in_blocks * c->count * c->esz;
+        memcpy(mem + off, c->base[COLL_BUF_IN], b);
+        c->base[COLL_BUF_IN] = mem + off;
+        c->in_place = 0;
+    }
+}
+
+/* ---- chunk ranges ---- */
+
+bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
+                  size_t *bytes) {
+    if (c->split < 1 || buf < 0 || buf >= c->nbufs || lo < 0 || lo > hi ||
+        hi > c->chunks[buf]) {
+        collrt_fail(c, COLL_ERR_INTERNAL);
+        return false;
+    }
+    size_t a = coll_chunk_offset(c->count, c->split, lo);
+    size_t b = coll_chunk_offset(c->count, c->split, hi);
+    *bytes = (b - a) * c->esz;
+    *ptr = *bytes ? c->base[buf] + a * c->esz : NULL;
+    return true;
+}
+
+#define BASE(call) ((collrt_call *)(void *)(call))
+
+void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    char *p;
+    size_t n;
+    if (collrt_range(BASE(call), buf, lo, hi, &p, &n)) coll_send_bytes(call, peer, p, n);
+}
+
+void coll_recv(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    char *p;
+    size_t n;
+    if (collrt_range(BASE(call), buf, lo, hi, &p, &n)) coll_recv_bytes(call, peer, p, n);
+}
+
+void coll_recv_reduce(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    char *p;
+    size_t n;
+    if (collrt_range(BASE(call), buf, lo, hi, &p, &n))
+        coll_recv_reduce_bytes(call, peer, p, p, n);
+}
+
+/* Two ranges of n chunks; false unless both are valid and the same size (the
+ * chunk position rule makes that so for verified programs). */
+static bool two_ranges(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo,
+                       int64_t n, char **sp, char **dp, size_t *bytes) {
+    size_t sn, dn;
+    if (n < 0 || slo > INT64_MAX - n || dlo > INT64_MAX - n) {
+        collrt_fail(c, COLL_ERR_INTERNAL);
+        return false;
+    }
+    if (!collrt_range(c, sbuf, slo, slo + n, sp, &sn) ||
+        !collrt_range(c, dbuf, dlo, dlo + n, dp, &dn))
+        return false;
+    if (sn != dn) {
+        collrt_fail(c, COLL_ERR_INTERNAL);
+        return false;
+    }
+    *bytes = sn;
+    return true;
+}
+
+void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t src_lo,
+                           int dst_buf, int64_t dst_lo, int64_t n) {
+    char *s, *d;
+    size_t bytes;
+    if (two_ranges(BASE(call), src_buf, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes))
+        coll_recv_reduce_bytes(call, peer, d, s, bytes);
+}
+
+void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
+               int64_t dst_lo, int64_t n) {
+    char *s, *d;
+    size_t bytes;
+    if (two_ranges(BASE(call), src_buf, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes))
+        coll_copy_bytes(call, d, s, bytes);
+}
+
+void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
+                 int64_t dst_lo, int64_t n) {
+    char *s, *d;
+    size_t bytes;
+    if (two_ranges(BASE(call), src_buf, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes))
+        coll_reduce_bytes(call, d, d, s, bytes);
+}
+
+/* ---- queries ---- */
+
+void *coll_buf_ptr(const coll_call *call, int buf) {
+    const collrt_call *c = (const collrt_call *)(const void *)call;
+    return buf >= 0 && buf < COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH ? c->base[buf] : NULL;
+}
+
+int64_t coll_buf_chunks(const coll_call *call, int buf) {
+    const collrt_call *c = (const collrt_call *)(const void *)call;
+    return buf >= 0 && buf < c->nbufs ? c->chunks[buf] : 0;
+}
+
+size_t coll_call_count(const coll_call *call) {
+    return ((const collrt_call *)(const void *)call)->count;
+}
+
+size_t coll_call_elem_size(const coll_call *call) {
+    return ((const collrt_call *)(const void *)call)->esz;
+}
+
+int coll_call_in_place(const coll_call *call) {
+    return ((const collrt_call *)(const void *)call)->in_place;
+}

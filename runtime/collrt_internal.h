@@ -1,0 +1,79 @@
+/* collrt_internal.h - what the target-independent runtime shares with the
+ * targets (not installed). A target defines `struct coll_call` with a
+ * collrt_call as its FIRST member, so common code can view any call as a
+ * collrt_call. */
+#ifndef COLLRT_INTERNAL_H
+#define COLLRT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "coll.h"
+
+/* Reduction kernels. All three compute dst[i] = a[i] (+) b[i] for i < n
+ * elements, bit-identically; they differ in what may alias:
+ *   k3:   nothing aliases (restrict)            dst = a (+) b
+ *   kacc: dst == a, b separate (restrict)       dst = dst (+) b
+ *   kgen: anything (no restrict; element order) */
+typedef void (*collrt_kernel)(void *dst, const void *a, const void *b, size_t n);
+typedef struct collrt_kernels {
+    collrt_kernel k3, kacc, kgen;
+} collrt_kernels;
+
+/* Kernels of (dtype, op); NULL when coll_op_supported() fails. */
+const collrt_kernels *collrt_kernels_for(coll_dtype dtype, coll_op op);
+/* dst = a (+) b choosing the right kernel for the aliasing at hand. */
+void collrt_reduce(const collrt_kernels *k, size_t esz, void *dst, const void *a,
+                   const void *b, size_t n);
+
+/* Block layout of a collective for one rank (from collectives.def). */
+typedef struct collrt_layout {
+    int rooted, reducing;
+    int64_t in_blocks, out_blocks; /* on this rank (0 = no memory) */
+} collrt_layout;
+void collrt_layout_for(coll_collective coll, int nranks, int me, int root,
+                       collrt_layout *out);
+
+/* The target-independent state of one call. */
+typedef struct collrt_call {
+    const coll_alg_info *info;
+    int nranks, me, root;
+    coll_dtype dtype;
+    coll_op op;
+    size_t count;          /* elements per block */
+    size_t esz;            /* element size */
+    const collrt_kernels *kern; /* NULL for non-reducing collectives */
+    int64_t split;         /* P, set by coll_setup (0 before) */
+    int nbufs;             /* 2 + nscratch */
+    char *base[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+    int64_t chunks[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH]; /* on this rank */
+    int64_t in_blocks, out_blocks;
+    int in_place;          /* in and out alias in the in-place layout */
+    int status;            /* first error (sticky) */
+} collrt_call;
+
+/* Validates the arguments of one call on rank `me` of `nranks` and fills
+ * everything but split/scratch. Returns a status. */
+int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int me,
+                      const void *sendbuf, void *recvbuf, size_t count,
+                      coll_dtype dtype, coll_op op, int root);
+
+/* coll_setup, common part: computes the scratch bytes needed (scratch
+ * buffers + private input copy), each piece 64-byte aligned. */
+int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
+                      const int64_t *scratch_chunks, size_t *bytes);
+/* Assigns scratch pointers inside `mem` (at least `bytes` from
+ * collrt_setup_size) and makes the private input copy if needed. */
+void collrt_setup_assign(collrt_call *c, int nscratch, char *mem);
+
+/* Records the first error of a call. */
+static inline void collrt_fail(collrt_call *c, int status) {
+    if (c->status == COLL_OK) c->status = status;
+}
+
+/* Byte range of chunks [lo, hi) of buffer buf; false (and sticky
+ * COLL_ERR_INTERNAL) if out of bounds. */
+bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
+                  size_t *bytes);
+
+#endif

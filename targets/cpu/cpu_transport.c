@@ -1,0 +1,605 @@
+/* cpu_transport.c - the CPU-threads target: ranks are threads of one
+ * process, the receiver copies straight out of the sender's buffer.
+ *
+ * Protocol (docs/runtime.md has the rationale):
+ *  - One channel per ordered pair (a -> b), allocated by a on first use. It
+ *    holds a ring of CHAN_CAP message descriptors {pointer, bytes, tag},
+ *    `posted` (messages published, written only by a) and `acked` (messages
+ *    consumed, written only by b). Both are monotonic 64-bit counters.
+ *  - Send: a fills descriptor posted % CAP, then store-release posted + 1.
+ *  - Receive: b load-acquires posted, reads the descriptor and a's memory
+ *    (memcpy or reduction kernel into b's own buffer), then store-release
+ *    acked + 1. Only b ever writes b's memory.
+ *  - Step end: a returns only when every receive of the step is done and
+ *    acked has reached posted on every channel a sent on in this step
+ *    (load-acquire), so a may overwrite anything it sent from the next step
+ *    on. No global barrier: a rank waits only for the peers it exchanges with.
+ *  - Waiting: every rank has a doorbell (a 32-bit futex word). Publishing and
+ *    acknowledging bump the peer's doorbell; a waiter spins briefly on its
+ *    doorbell, then sleeps in FUTEX_WAIT (eventcount protocol with a
+ *    `sleeping` flag so that wakers skip the syscall when nobody sleeps). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "collrt_internal.h"
+
+#define CHAN_CAP 16
+
+typedef struct slot {
+    const void *ptr;
+    size_t bytes;
+    uint64_t tag;          /* call sequence << 32 | step */
+} slot;
+
+typedef struct chan {
+    _Alignas(64) _Atomic uint64_t posted;   /* written by the sender */
+    slot slots[CHAN_CAP];                   /* written by the sender */
+    _Alignas(64) _Atomic uint64_t acked;    /* written by the receiver */
+} chan;
+
+typedef struct bell {
+    _Alignas(64) _Atomic uint32_t seq;      /* futex word */
+    _Atomic uint32_t sleeping;
+} bell;
+
+enum { JOIN_NEVER = 0, JOIN_IN = 1, JOIN_LEFT = 2 };
+
+struct coll_world {
+    int nranks;
+    int spin;                               /* spin iterations before sleeping */
+    _Atomic(chan *) *chans;                 /* [from * N + to] */
+    bell *bells;                            /* [N] */
+    _Atomic int *joined;                    /* [N] JOIN_* */
+    _Atomic int active;                     /* ranks joined and not destroyed */
+    _Atomic int broken;                     /* a call was abandoned mid-way */
+    _Atomic int64_t failed_call;            /* highest call number a rank failed */
+};
+
+enum { OP_RECV, OP_RECV_REDUCE, OP_COPY, OP_REDUCE };
+
+typedef struct pending {
+    int kind;
+    int peer;
+    char *dst;
+    const char *src;        /* local operand (OP_RECV_REDUCE, OP_COPY, OP_REDUCE) */
+    const char *src2;       /* OP_REDUCE: second operand */
+    size_t bytes;
+    int done;
+} pending;
+
+typedef struct psend {
+    int peer;
+    const char *src;
+    size_t bytes;
+} psend;
+
+struct coll_call {
+    collrt_call b;          /* must be first: common code views it */
+    struct coll_comm *comm;
+    uint64_t tag;           /* current call << 32 | step */
+    int active;
+    int communicated;       /* posted a transfer (the channels changed) */
+};
+
+struct coll_comm {
+    coll_world *w;
+    int rank, nranks;
+    int64_t call_seq;       /* coll_begin calls so far */
+    struct coll_call call;
+    chan **out, **in;       /* cached channel pointers [N] */
+    uint64_t *send_mark;    /* [N] == step_id when sent to this step */
+    uint64_t *block_mark;   /* [N] == pass id when blocked in a receive pass */
+    uint64_t step_id, pass_id;
+    int *step_peers;        /* peers sent to in this step */
+    size_t nstep_peers;
+    psend *sends;           /* unpublished sends of this step, in order */
+    size_t nsends, cap_sends, first_send;
+    pending *ops;           /* receives and local operations of this step */
+    size_t nops, cap_ops, recvs_left;
+    char *scratch;
+    size_t scratch_cap;
+};
+
+/* ---- waiting ---- */
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val) {
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void ring(coll_world *w, int rank) {
+    bell *b = &w->bells[rank];
+    atomic_fetch_add(&b->seq, 1);                 /* seq_cst: pairs with sleeper */
+    if (atomic_load(&b->sleeping)) futex(&b->seq, FUTEX_WAKE_PRIVATE, 1);
+}
+
+static void ring_all(coll_world *w) {
+    for (int r = 0; r < w->nranks; r++) ring(w, r);
+}
+
+/* Waits until the doorbell differs from `seen` (or spuriously returns). */
+static void wait_bell(coll_world *w, int rank, uint32_t seen) {
+    bell *b = &w->bells[rank];
+    for (int i = 0; i < w->spin; i++) {
+        if (atomic_load_explicit(&b->seq, memory_order_relaxed) != seen) return;
+        cpu_relax();
+    }
+    atomic_store(&b->sleeping, 1);
+    if (atomic_load(&b->seq) == seen) futex(&b->seq, FUTEX_WAIT_PRIVATE, seen);
+    atomic_store_explicit(&b->sleeping, 0, memory_order_relaxed);
+}
+
+static int call_aborted(const coll_comm *c) {
+    return atomic_load_explicit(&c->w->broken, memory_order_acquire) ||
+           atomic_load_explicit(&c->w->failed_call, memory_order_acquire) >= c->call_seq;
+}
+
+static void mark_failed(coll_world *w, int64_t seq) {
+    int64_t cur = atomic_load(&w->failed_call);
+    while (cur < seq && !atomic_compare_exchange_weak(&w->failed_call, &cur, seq)) {
+    }
+    ring_all(w);
+}
+
+/* ---- world and communicators ---- */
+
+int coll_comm_create_cpu(int nranks, coll_world **out) {
+    if (!out) return COLL_ERR_NULL_COMM;
+    *out = NULL;
+    if (nranks < 1 || nranks > COLL_CPU_MAX_RANKS) return COLL_ERR_BAD_SIZE;
+    coll_world *w = calloc(1, sizeof *w);
+    if (!w) return COLL_ERR_NOMEM;
+    w->nranks = nranks;
+    w->chans = calloc((size_t)nranks * (size_t)nranks, sizeof *w->chans);
+    w->bells = aligned_alloc(64, sizeof(bell) * (size_t)nranks);
+    w->joined = calloc((size_t)nranks, sizeof *w->joined);
+    if (!w->chans || !w->bells || !w->joined) {
+        free(w->chans);
+        free(w->bells);
+        free(w->joined);
+        free(w);
+        return COLL_ERR_NOMEM;
+    }
+    for (int r = 0; r < nranks; r++) {
+        atomic_init(&w->bells[r].seq, 0);
+        atomic_init(&w->bells[r].sleeping, 0);
+    }
+    atomic_init(&w->active, 0);
+    atomic_init(&w->broken, 0);
+    atomic_init(&w->failed_call, -1);
+    /* Spinning only pays when every rank can have a core; oversubscribed,
+     * a spinning waiter steals the time slice of the rank it waits for. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    w->spin = (ncpu > 0 && nranks <= ncpu) ? 4000 : 20;
+    const char *env = getenv("COLL_CPU_SPIN");
+    if (env && *env) w->spin = atoi(env) < 0 ? 0 : atoi(env);
+    *out = w;
+    return COLL_OK;
+}
+
+int coll_comm_join(coll_world *w, int rank, coll_comm **out) {
+    if (!w || !out) return COLL_ERR_NULL_COMM;
+    *out = NULL;
+    if (rank < 0 || rank >= w->nranks) return COLL_ERR_BAD_RANK;
+    int expect = JOIN_NEVER;
+    if (!atomic_compare_exchange_strong(&w->joined[rank], &expect, JOIN_IN))
+        return COLL_ERR_BAD_RANK;
+    size_t n = (size_t)w->nranks;
+    coll_comm *c = calloc(1, sizeof *c);
+    if (c) {
+        c->out = calloc(n, sizeof *c->out);
+        c->in = calloc(n, sizeof *c->in);
+        c->send_mark = calloc(n, sizeof *c->send_mark);
+        c->block_mark = calloc(n, sizeof *c->block_mark);
+        c->step_peers = calloc(n, sizeof *c->step_peers);
+    }
+    if (!c || !c->out || !c->in || !c->send_mark || !c->block_mark || !c->step_peers) {
+        if (c) {
+            free(c->out);
+            free(c->in);
+            free(c->send_mark);
+            free(c->block_mark);
+            free(c->step_peers);
+            free(c);
+        }
+        atomic_store(&w->joined[rank], JOIN_NEVER);
+        return COLL_ERR_NOMEM;
+    }
+    c->w = w;
+    c->rank = rank;
+    c->nranks = w->nranks;
+    c->call.comm = c;
+    atomic_fetch_add(&w->active, 1);
+    *out = c;
+    return COLL_OK;
+}
+
+int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }
+int coll_comm_size(const coll_comm *c) { return c ? c->nranks : -1; }
+
+int coll_comm_destroy(coll_comm *c) {
+    if (!c) return COLL_ERR_NULL_COMM;
+    if (c->call.active) return COLL_ERR_BUSY;
+    coll_world *w = c->w;
+    atomic_store(&w->joined[c->rank], JOIN_LEFT);
+    free(c->out);
+    free(c->in);
+    free(c->send_mark);
+    free(c->block_mark);
+    free(c->step_peers);
+    free(c->sends);
+    free(c->ops);
+    free(c->scratch);
+    free(c);
+    atomic_fetch_sub(&w->active, 1);
+    return COLL_OK;
+}
+
+int coll_world_destroy(coll_world *w) {
+    if (!w) return COLL_ERR_NULL_COMM;
+    if (atomic_load(&w->active) != 0) return COLL_ERR_BUSY;
+    size_t n = (size_t)w->nranks * (size_t)w->nranks;
+    for (size_t i = 0; i < n; i++) free(atomic_load(&w->chans[i]));
+    free(w->chans);
+    free(w->bells);
+    free(w->joined);
+    free(w);
+    return COLL_OK;
+}
+
+/* ---- calls ---- */
+
+static void reset_step(coll_comm *c) {
+    c->nsends = c->first_send = 0;
+    c->nops = c->recvs_left = 0;
+    c->nstep_peers = 0;
+    c->step_id++;
+}
+
+int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
+               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+               coll_call **call) {
+    if (call) *call = NULL;
+    if (!comm) return COLL_ERR_NULL_COMM;
+    if (!call || comm->call.active) return COLL_ERR_INTERNAL;
+    int64_t seq = ++comm->call_seq;
+    if (atomic_load(&comm->w->broken)) return COLL_ERR_PEER;
+    struct coll_call *cl = &comm->call;
+    int rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf,
+                               count, dtype, op, root);
+    if (rc != COLL_OK) {
+        mark_failed(comm->w, seq);
+        return rc;
+    }
+    cl->tag = (uint64_t)seq << 32;
+    cl->active = 1;
+    cl->communicated = 0;
+    reset_step(comm);
+    *call = cl;
+    return COLL_OK;
+}
+
+int coll_setup(coll_call *cl, int64_t split, int nscratch, const int64_t *scratch_chunks) {
+    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    size_t bytes;
+    int rc = collrt_setup_size(&cl->b, split, nscratch, scratch_chunks, &bytes);
+    if (rc != COLL_OK) return rc;
+    if (bytes > c->scratch_cap) {
+        /* Grow once, keep for later calls: fresh pages cost ~20 us each. All
+         * our sends of earlier calls were consumed, so nobody reads it. */
+        free(c->scratch);
+        c->scratch_cap = 0;
+        c->scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+        if (!c->scratch) return COLL_ERR_NOMEM;
+        c->scratch_cap = bytes;
+    }
+    collrt_setup_assign(&cl->b, nscratch, c->scratch);
+    return COLL_OK;
+}
+
+/* ---- posting ---- */
+
+static int check_peer(struct coll_call *cl, int64_t peer) {
+    if (!cl || !cl->active) return 0;
+    if (cl->b.status != COLL_OK) return 0;
+    if (peer < 0 || peer >= cl->comm->nranks) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
+        return 0;
+    }
+    return 1;
+}
+
+static chan *out_chan(coll_comm *c, int peer) {
+    chan *ch = c->out[peer];
+    if (ch) return ch;
+    ch = aligned_alloc(64, sizeof *ch);
+    if (!ch) return NULL;
+    memset(ch, 0, sizeof *ch);
+    atomic_init(&ch->posted, 0);
+    atomic_init(&ch->acked, 0);
+    atomic_store_explicit(&c->w->chans[(size_t)c->rank * c->nranks + peer], ch,
+                          memory_order_release);
+    c->out[peer] = ch;
+    return ch;
+}
+
+/* Publishes one send if the channel has room; returns 1 if published. */
+static int publish(coll_comm *c, int peer, const void *src, size_t bytes) {
+    chan *ch = out_chan(c, peer);
+    if (!ch) {
+        collrt_fail(&c->call.b, COLL_ERR_NOMEM);
+        return 1; /* dropped; the call fails */
+    }
+    uint64_t i = atomic_load_explicit(&ch->posted, memory_order_relaxed);
+    if (i - atomic_load_explicit(&ch->acked, memory_order_acquire) >= CHAN_CAP) return 0;
+    slot *s = &ch->slots[i % CHAN_CAP];
+    s->ptr = src;
+    s->bytes = bytes;
+    s->tag = c->call.tag;
+    atomic_store_explicit(&ch->posted, i + 1, memory_order_release);
+    ring(c->w, peer);
+    return 1;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 1;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need) ncap *= 2;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p) return 0;
+    *arr = p;
+    *cap = ncap;
+    return 1;
+}
+
+void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
+    if (!check_peer(cl, peer) || bytes == 0) return;
+    coll_comm *c = cl->comm;
+    int p = (int)peer;
+    cl->communicated = 1;
+    if (c->send_mark[p] != c->step_id) {
+        c->send_mark[p] = c->step_id;
+        c->step_peers[c->nstep_peers++] = p;
+    }
+    /* Publish now unless earlier sends still wait for room (keeps FIFO). */
+    if (c->first_send == c->nsends && publish(c, p, src, bytes)) return;
+    if (!grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
+        collrt_fail(&cl->b, COLL_ERR_NOMEM);
+        return;
+    }
+    c->sends[c->nsends++] = (psend){p, src, bytes};
+}
+
+static void add_op(struct coll_call *cl, pending op) {
+    coll_comm *c = cl->comm;
+    if (!grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
+        collrt_fail(&cl->b, COLL_ERR_NOMEM);
+        return;
+    }
+    c->ops[c->nops++] = op;
+    if (op.kind == OP_RECV || op.kind == OP_RECV_REDUCE) {
+        c->recvs_left++;
+        cl->communicated = 1;
+    }
+}
+
+static int reducible(struct coll_call *cl, size_t bytes) {
+    if (!cl->b.kern || bytes % cl->b.esz) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
+        return 0;
+    }
+    return 1;
+}
+
+void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
+    if (!check_peer(cl, peer) || bytes == 0) return;
+    add_op(cl, (pending){OP_RECV, (int)peer, dst, NULL, NULL, bytes, 0});
+}
+
+void coll_recv_reduce_bytes(coll_call *cl, int64_t peer, void *dst, const void *local,
+                            size_t bytes) {
+    if (!check_peer(cl, peer) || bytes == 0 || !reducible(cl, bytes)) return;
+    add_op(cl, (pending){OP_RECV_REDUCE, (int)peer, dst, local, NULL, bytes, 0});
+}
+
+void coll_copy_bytes(coll_call *cl, void *dst, const void *src, size_t bytes) {
+    if (!check_peer(cl, 0) || bytes == 0 || dst == src) return;
+    add_op(cl, (pending){OP_COPY, 0, dst, src, NULL, bytes, 0});
+}
+
+void coll_reduce_bytes(coll_call *cl, void *dst, const void *a, const void *b,
+                       size_t bytes) {
+    if (!check_peer(cl, 0) || bytes == 0 || !reducible(cl, bytes)) return;
+    add_op(cl, (pending){OP_REDUCE, 0, dst, a, b, bytes, 0});
+}
+
+/* ---- progress ---- */
+
+static int publish_pending(coll_comm *c) {
+    int progress = 0;
+    while (c->first_send < c->nsends) {
+        psend *s = &c->sends[c->first_send];
+        if (!publish(c, s->peer, s->src, s->bytes)) break;
+        c->first_send++;
+        progress = 1;
+    }
+    return progress;
+}
+
+static void run_local(coll_comm *c) {
+    collrt_call *b = &c->call.b;
+    for (size_t i = 0; i < c->nops; i++) {
+        pending *op = &c->ops[i];
+        if (op->kind == OP_COPY) {
+            memmove(op->dst, op->src, op->bytes);
+            op->done = 1;
+        } else if (op->kind == OP_REDUCE) {
+            collrt_reduce(b->kern, b->esz, op->dst, op->src, op->src2, op->bytes / b->esz);
+            op->done = 1;
+        }
+    }
+}
+
+/* One pass over the pending receives; returns 1 if any completed. */
+static int recv_pass(coll_comm *c) {
+    collrt_call *b = &c->call.b;
+    int progress = 0;
+    uint64_t pass = ++c->pass_id;
+    for (size_t i = 0; i < c->nops && c->recvs_left; i++) {
+        pending *op = &c->ops[i];
+        if (op->done) continue;
+        int p = op->peer;
+        if (c->block_mark[p] == pass) continue;    /* an earlier one from p waits */
+        chan *ch = c->in[p];
+        if (!ch) {
+            ch = atomic_load_explicit(&c->w->chans[(size_t)p * c->nranks + c->rank],
+                                      memory_order_acquire);
+            c->in[p] = ch;
+        }
+        uint64_t k = ch ? atomic_load_explicit(&ch->acked, memory_order_relaxed) : 0;
+        if (!ch || atomic_load_explicit(&ch->posted, memory_order_acquire) <= k) {
+            c->block_mark[p] = pass;
+            continue;
+        }
+        const slot *s = &ch->slots[k % CHAN_CAP];
+        if (s->tag != c->call.tag || s->bytes != op->bytes) {
+            /* The two ranks run different schedules: a compiler bug. */
+            collrt_fail(b, COLL_ERR_INTERNAL);
+            return 1;
+        }
+        if (op->kind == OP_RECV)
+            memcpy(op->dst, s->ptr, op->bytes);
+        else
+            collrt_reduce(b->kern, b->esz, op->dst, op->src, s->ptr, op->bytes / b->esz);
+        atomic_store_explicit(&ch->acked, k + 1, memory_order_release);
+        ring(c->w, p);
+        op->done = 1;
+        c->recvs_left--;
+        progress = 1;
+    }
+    return progress;
+}
+
+static int sends_done(coll_comm *c) {
+    if (c->first_send < c->nsends) return 0;
+    for (size_t i = 0; i < c->nstep_peers; i++) {
+        chan *ch = c->out[c->step_peers[i]];
+        if (ch && atomic_load_explicit(&ch->acked, memory_order_acquire) <
+                      atomic_load_explicit(&ch->posted, memory_order_relaxed))
+            return 0;
+    }
+    return 1;
+}
+
+int coll_step_end(coll_call *cl) {
+    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    collrt_call *b = &cl->b;
+    if (b->status == COLL_OK) {
+        publish_pending(c);
+        run_local(c);
+        for (;;) {
+            uint32_t seen = atomic_load_explicit(&c->w->bells[c->rank].seq,
+                                                 memory_order_acquire);
+            int progress = publish_pending(c);
+            progress |= recv_pass(c);
+            if (b->status != COLL_OK) break;
+            if (c->recvs_left == 0 && sends_done(c)) break;
+            if (call_aborted(c)) {
+                collrt_fail(b, COLL_ERR_PEER);
+                break;
+            }
+            if (!progress) wait_bell(c->w, c->rank, seen);
+        }
+    }
+    reset_step(c);
+    cl->tag++;
+    return b->status;
+}
+
+int coll_finish(coll_call *cl, int status) {
+    if (!cl || !cl->active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    if (status == COLL_OK && (c->nsends || c->nops)) status = coll_step_end(cl);
+    if (status == COLL_OK) status = cl->b.status;
+    if (status != COLL_OK) {
+        if (cl->communicated) atomic_store(&c->w->broken, 1);
+        mark_failed(c->w, c->call_seq);
+    }
+    cl->active = 0;
+    return status;
+}
+
+/* ---- convenience runner ---- */
+
+typedef struct runner {
+    coll_world *w;
+    int rank;
+    int (*fn)(coll_comm *, void *);
+    void *arg;
+    int result;
+} runner;
+
+static void *run_rank(void *p) {
+    runner *r = p;
+    coll_comm *c;
+    r->result = coll_comm_join(r->w, r->rank, &c);
+    if (r->result != COLL_OK) return NULL;
+    r->result = r->fn(c, r->arg);
+    coll_comm_destroy(c);
+    return NULL;
+}
+
+int coll_cpu_run(int nranks, int (*fn)(coll_comm *comm, void *arg), void *arg) {
+    if (!fn) return COLL_ERR_NULL_COMM;
+    coll_world *w;
+    int rc = coll_comm_create_cpu(nranks, &w);
+    if (rc != COLL_OK) return rc;
+    runner *rs = calloc((size_t)nranks, sizeof *rs);
+    pthread_t *th = calloc((size_t)nranks, sizeof *th);
+    if (!rs || !th) {
+        free(rs);
+        free(th);
+        coll_world_destroy(w);
+        return COLL_ERR_NOMEM;
+    }
+    int started = 0;
+    for (int r = 0; r < nranks; r++) {
+        rs[r] = (runner){w, r, fn, arg, COLL_OK};
+        if (pthread_create(&th[r], NULL, run_rank, &rs[r]) != 0) {
+            rc = COLL_ERR_NOMEM;
+            break;
+        }
+        started++;
+    }
+    if (started < nranks) {
+        /* The started ranks would wait for the missing ones forever: mark
+         * the world broken so their collectives fail with COLL_ERR_PEER. */
+        atomic_store(&w->broken, 1);
+        ring_all(w);
+    }
+    for (int r = 0; r < started; r++) pthread_join(th[r], NULL);
+    for (int r = 0; r < started && rc == COLL_OK; r++)
+        if (rs[r].result != 0) rc = rs[r].result;
+    free(rs);
+    free(th);
+    coll_world_destroy(w);
+    return rc;
+}
