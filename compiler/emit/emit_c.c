@@ -1,0 +1,452 @@
+/* emit_c.c - Rank IR -> readable C against the transport ABI (coll.h). */
+#include "emit_c.h"
+#include "../support/util.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* The checked operators of the expression language. Every generated file
+ * carries its own static copy so that it has no dependency but coll.h. */
+static const char c_helpers[] =
+    "/* Integer semantics of the .coll language: floor division, mathematical\n"
+    " * modulo, errors (not undefined behaviour) on overflow, division by zero,\n"
+    " * bad shifts and log2 of x <= 0. An error sets *e; the call then fails\n"
+    " * with COLL_ERR_INTERNAL. */\n"
+    "#define CC_HELPER static inline __attribute__((unused))\n"
+    "CC_HELPER int64_t cc_add(int64_t a, int64_t b, int *e) {\n"
+    "    int64_t r;\n"
+    "    if (__builtin_add_overflow(a, b, &r)) { *e = 1; return 0; }\n"
+    "    return r;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_sub(int64_t a, int64_t b, int *e) {\n"
+    "    int64_t r;\n"
+    "    if (__builtin_sub_overflow(a, b, &r)) { *e = 1; return 0; }\n"
+    "    return r;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_mul(int64_t a, int64_t b, int *e) {\n"
+    "    int64_t r;\n"
+    "    if (__builtin_mul_overflow(a, b, &r)) { *e = 1; return 0; }\n"
+    "    return r;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_neg(int64_t a, int *e) {\n"
+    "    if (a == INT64_MIN) { *e = 1; return 0; }\n"
+    "    return -a;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_div(int64_t a, int64_t b, int *e) {\n"
+    "    if (b == 0 || (a == INT64_MIN && b == -1)) { *e = 1; return 0; }\n"
+    "    int64_t q = a / b;\n"
+    "    if (a % b != 0 && ((a < 0) != (b < 0))) q--;\n"
+    "    return q;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_mod(int64_t a, int64_t b, int *e) {\n"
+    "    if (b == 0) { *e = 1; return 0; }\n"
+    "    if (b == -1) return 0;\n"
+    "    int64_t m = a % b;\n"
+    "    if (m != 0 && ((m < 0) != (b < 0))) m += b;\n"
+    "    return m;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_shl(int64_t a, int64_t b, int *e) {\n"
+    "    if (b < 0 || b >= 63) { *e = 1; return 0; }\n"
+    "    return cc_mul(a, (int64_t)1 << b, e);\n"
+    "}\n"
+    "CC_HELPER int64_t cc_shr(int64_t a, int64_t b, int *e) {\n"
+    "    if (b < 0 || b >= 63) { *e = 1; return 0; }\n"
+    "    return a >> b;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+    "CC_HELPER int64_t cc_max(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+    "CC_HELPER int64_t cc_log2(int64_t x, int *e) {\n"
+    "    if (x <= 0) { *e = 1; return 0; }\n"
+    "    return 63 - __builtin_clzll((unsigned long long)x);\n"
+    "}\n"
+    "CC_HELPER int64_t cc_ceil_log2(int64_t x, int *e) {\n"
+    "    if (x <= 0) { *e = 1; return 0; }\n"
+    "    return x == 1 ? 0 : 64 - __builtin_clzll((unsigned long long)(x - 1));\n"
+    "}\n"
+    "CC_HELPER int64_t cc_is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }\n";
+
+typedef struct EmitC {
+    FILE *out;
+    const RankProgram *rp;
+    int depth;
+    int tmp;          /* counter for loop-bound temporaries */
+} EmitC;
+
+static void ind(EmitC *E) { fprintf(E->out, "%*s", 4 * E->depth, ""); }
+
+static void var_name(EmitC *E, const Symbol *s) {
+    /* slot number first: unique, and never a C keyword */
+    fprintf(E->out, "v%d_%s", s->slot, s->name);
+}
+
+/* Does evaluating e need the error flag? */
+static int expr_checked(const Expr *e) {
+    switch (e->kind) {
+    case EXPR_INT: case EXPR_NAME: return 0;
+    case EXPR_UNARY: return e->u.unary.op == UOP_NEG || expr_checked(e->u.unary.operand);
+    case EXPR_BINARY:
+        switch (e->u.binary.op) {
+        case BOP_EQ: case BOP_NE: case BOP_LT: case BOP_LE: case BOP_GT: case BOP_GE:
+        case BOP_LAND: case BOP_LOR: case BOP_BAND: case BOP_BOR: case BOP_BXOR:
+            return expr_checked(e->u.binary.lhs) || expr_checked(e->u.binary.rhs);
+        default: return 1;
+        }
+    case EXPR_CALL:
+        if (e->u.call.builtin == BUILTIN_LOG2 || e->u.call.builtin == BUILTIN_CEIL_LOG2) return 1;
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (expr_checked(e->u.call.args[i])) return 1;
+        return 0;
+    }
+    return 1;
+}
+
+static void expr(EmitC *E, const Expr *e) {
+    FILE *f = E->out;
+    switch (e->kind) {
+    case EXPR_INT:
+        if (e->u.ival == INT64_MIN) fputs("INT64_MIN", f);
+        else fprintf(f, "INT64_C(%lld)", (long long)e->u.ival);
+        return;
+    case EXPR_NAME:
+        var_name(E, e->u.name.sym);
+        return;
+    case EXPR_UNARY:
+        switch (e->u.unary.op) {
+        case UOP_NEG: fputs("cc_neg(", f); expr(E, e->u.unary.operand); fputs(", &err)", f); return;
+        case UOP_BNOT: fputs("(~", f); expr(E, e->u.unary.operand); fputc(')', f); return;
+        case UOP_LNOT: fputs("(int64_t)(!", f); expr(E, e->u.unary.operand); fputc(')', f); return;
+        }
+        return;
+    case EXPR_BINARY: {
+        const char *fn = NULL, *op = NULL;
+        switch (e->u.binary.op) {
+        case BOP_ADD: fn = "cc_add"; break;
+        case BOP_SUB: fn = "cc_sub"; break;
+        case BOP_MUL: fn = "cc_mul"; break;
+        case BOP_DIV: fn = "cc_div"; break;
+        case BOP_MOD: fn = "cc_mod"; break;
+        case BOP_SHL: fn = "cc_shl"; break;
+        case BOP_SHR: fn = "cc_shr"; break;
+        case BOP_BAND: op = "&"; break;
+        case BOP_BOR: op = "|"; break;
+        case BOP_BXOR: op = "^"; break;
+        case BOP_EQ: op = "=="; break;
+        case BOP_NE: op = "!="; break;
+        case BOP_LT: op = "<"; break;
+        case BOP_LE: op = "<="; break;
+        case BOP_GT: op = ">"; break;
+        case BOP_GE: op = ">="; break;
+        case BOP_LAND: op = "&&"; break;
+        case BOP_LOR: op = "||"; break;
+        }
+        if (fn) {
+            fprintf(f, "%s(", fn);
+            expr(E, e->u.binary.lhs);
+            fputs(", ", f);
+            expr(E, e->u.binary.rhs);
+            fputs(", &err)", f);
+        } else {
+            int logical = e->u.binary.op >= BOP_EQ;
+            fputs(logical ? "(int64_t)(" : "(", f);
+            expr(E, e->u.binary.lhs);
+            fprintf(f, " %s ", op);
+            expr(E, e->u.binary.rhs);
+            fputc(')', f);
+        }
+        return;
+    }
+    case EXPR_CALL:
+        switch (e->u.call.builtin) {
+        case BUILTIN_MIN: case BUILTIN_MAX:
+            fputs(e->u.call.builtin == BUILTIN_MIN ? "cc_min(" : "cc_max(", f);
+            expr(E, e->u.call.args[0]);
+            fputs(", ", f);
+            expr(E, e->u.call.args[1]);
+            fputc(')', f);
+            return;
+        case BUILTIN_LOG2: case BUILTIN_CEIL_LOG2:
+            fputs(e->u.call.builtin == BUILTIN_LOG2 ? "cc_log2(" : "cc_ceil_log2(", f);
+            expr(E, e->u.call.args[0]);
+            fputs(", &err)", f);
+            return;
+        case BUILTIN_IS_POW2:
+            fputs("cc_is_pow2(", f);
+            expr(E, e->u.call.args[0]);
+            fputc(')', f);
+            return;
+        case BUILTIN__COUNT: break;
+        }
+        COLLC_UNREACHABLE("unresolved builtin");
+    }
+}
+
+static void check_err(EmitC *E, int needed) {
+    if (!needed) return;
+    ind(E);
+    fputs("if (err) goto fail;\n", E->out);
+}
+
+static const char *buf_const(int b, char *tmp, size_t n) {
+    if (b == BUF_IN) return "COLL_BUF_IN";
+    if (b == BUF_OUT) return "COLL_BUF_OUT";
+    snprintf(tmp, n, "COLL_BUF_SCRATCH0 + %d", b - BUF_FIRST_SCRATCH);
+    return tmp;
+}
+
+static void stmts(EmitC *E, const RStmt *s);
+
+static void stmt(EmitC *E, const RStmt *s) {
+    FILE *f = E->out;
+    const RankProgram *rp = E->rp;
+    char b1[32], b2[32];
+    switch (s->kind) {
+    case RS_LET:
+        ind(E);
+        var_name(E, s->u.let.sym);
+        fputs(" = ", f);
+        expr(E, s->u.let.value);
+        fputs(";\n", f);
+        check_err(E, expr_checked(s->u.let.value));
+        return;
+    case RS_FOR: {
+        int t = E->tmp++;
+        ind(E);
+        fprintf(f, "for (int64_t lo%d = ", t);
+        expr(E, s->u.for_.lo);
+        fprintf(f, ", hi%d = ", t);
+        expr(E, s->u.for_.hi);
+        fprintf(f, ", it%d = lo%d; it%d < hi%d && !err; it%d++) {\n", t, t, t, t, t);
+        E->depth++;
+        ind(E);
+        var_name(E, s->u.for_.sym);
+        fprintf(f, " = it%d;\n", t);
+        stmts(E, s->u.for_.body);
+        E->depth--;
+        ind(E);
+        fputs("}\n", f);
+        check_err(E, 1);
+        return;
+    }
+    case RS_IF:
+        ind(E);
+        fputs("if (", f);
+        expr(E, s->u.if_.cond);
+        fputs(") {\n", f);
+        E->depth++;
+        stmts(E, s->u.if_.then_);
+        E->depth--;
+        if (s->u.if_.else_) {
+            ind(E);
+            fputs("} else {\n", f);
+            E->depth++;
+            stmts(E, s->u.if_.else_);
+            E->depth--;
+        }
+        ind(E);
+        fputs("}\n", f);
+        check_err(E, expr_checked(s->u.if_.cond));
+        return;
+    case RS_REQUIRE:
+        ind(E);
+        fputs("if (!(", f);
+        expr(E, s->u.require.cond);
+        fputs(") || err)", f);
+        if (s->u.require.why) {
+            fputs(" /* ", f);
+            for (const char *p = s->u.require.why; *p; p++)
+                if (!(p[0] == '*' && p[1] == '/')) fputc(isprint((unsigned char)*p) ? *p : ' ', f);
+            fputs(" */", f);
+        }
+        fputs("\n", f);
+        E->depth++;
+        ind(E);
+        fputs("return coll_finish(c, err ? COLL_ERR_INTERNAL : COLL_ERR_NOT_APPLICABLE);\n", f);
+        E->depth--;
+        return;
+    case RS_SETUP:
+        ind(E);
+        fputs("if (count == 0) return coll_finish(c, COLL_OK);\n", f);
+        ind(E);
+        if (rp->nscratch > 0) {
+            fputs("{\n", f);
+            E->depth++;
+            ind(E);
+            fputs("const int64_t scratch_chunks[] = {", f);
+            for (int k = 0; k < rp->nscratch; k++) {
+                if (k) fputs(", ", f);
+                var_name(E, rp->sym_scratch[k]);
+            }
+            fputs("};\n", f);
+            ind(E);
+            fputs("rc = coll_setup(c, ", f);
+            var_name(E, rp->sym_split);
+            fprintf(f, ", %d, scratch_chunks);\n", rp->nscratch);
+            E->depth--;
+            ind(E);
+            fputs("}\n", f);
+        } else {
+            fputs("rc = coll_setup(c, ", f);
+            var_name(E, rp->sym_split);
+            fputs(", 0, NULL);\n", f);
+        }
+        ind(E);
+        fputs("if (rc != COLL_OK) return coll_finish(c, rc);\n", f);
+        return;
+    case RS_STEP:
+        ind(E);
+        fprintf(f, "/* step %d */\n", s->u.step.index + 1);
+        ind(E);
+        fputs("{\n", f);
+        E->depth++;
+        stmts(E, s->u.step.body);
+        ind(E);
+        fputs("rc = coll_step_end(c);\n", f);
+        ind(E);
+        fputs("if (rc != COLL_OK) return coll_finish(c, rc);\n", f);
+        E->depth--;
+        ind(E);
+        fputs("}\n", f);
+        return;
+    case RS_SEND:
+        ind(E);
+        fputs("coll_send(c, ", f);
+        expr(E, s->u.send.peer);
+        fprintf(f, ", %s, ", buf_const(s->u.send.buf, b1, sizeof b1));
+        expr(E, s->u.send.lo);
+        fputs(", ", f);
+        expr(E, s->u.send.hi);
+        fputs(");\n", f);
+        check_err(E, expr_checked(s->u.send.peer) || expr_checked(s->u.send.lo) ||
+                         expr_checked(s->u.send.hi));
+        return;
+    case RS_RECV:
+        ind(E);
+        fputs(s->u.recv.op == XFER_COPY ? "coll_recv(c, " : "coll_recv_reduce(c, ", f);
+        expr(E, s->u.recv.peer);
+        fprintf(f, ", %s, ", buf_const(s->u.recv.buf, b1, sizeof b1));
+        expr(E, s->u.recv.lo);
+        fputs(", ", f);
+        expr(E, s->u.recv.hi);
+        fputs(");\n", f);
+        check_err(E, expr_checked(s->u.recv.peer) || expr_checked(s->u.recv.lo) ||
+                         expr_checked(s->u.recv.hi));
+        return;
+    case RS_LOCAL:
+        ind(E);
+        fputs(s->u.local.op == XFER_COPY ? "coll_copy(c, " : "coll_reduce(c, ", f);
+        fprintf(f, "%s, ", buf_const(s->u.local.src_buf, b1, sizeof b1));
+        expr(E, s->u.local.src_lo);
+        fprintf(f, ", %s, ", buf_const(s->u.local.dst_buf, b2, sizeof b2));
+        expr(E, s->u.local.dst_lo);
+        fputs(", ", f);
+        expr(E, s->u.local.n);
+        fputs(");\n", f);
+        check_err(E, expr_checked(s->u.local.src_lo) || expr_checked(s->u.local.dst_lo) ||
+                         expr_checked(s->u.local.n));
+        return;
+    }
+}
+
+static void stmts(EmitC *E, const RStmt *s) {
+    for (; s; s = s->next) stmt(E, s);
+}
+
+static const char *coll_enum(Collective c) {
+    switch (c) {
+#define X(id, kw, rooted, ib, iw, ob, ow, red) case COLL_##id: return "COLL_" #id;
+#include "../front/collectives.def"
+#undef X
+    case COLL__COUNT: break;
+    }
+    COLLC_UNREACHABLE("bad collective");
+}
+
+/* Every slot that the program can assign, once each. */
+static void collect_syms(const RStmt *s, const Symbol **seen, int nslots) {
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case RS_LET: seen[s->u.let.sym->slot] = s->u.let.sym; break;
+        case RS_FOR:
+            seen[s->u.for_.sym->slot] = s->u.for_.sym;
+            collect_syms(s->u.for_.body, seen, nslots);
+            break;
+        case RS_IF:
+            collect_syms(s->u.if_.then_, seen, nslots);
+            collect_syms(s->u.if_.else_, seen, nslots);
+            break;
+        case RS_STEP: collect_syms(s->u.step.body, seen, nslots); break;
+        default: break;
+        }
+    }
+}
+
+static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o) {
+    EmitC E = {.out = out, .rp = rp, .depth = 0, .tmp = 0};
+    const Algorithm *alg = rp->alg;
+    int rooted = collective_info[alg->coll].rooted;
+    const char *prefix = o && o->prefix ? o->prefix : "";
+
+    fprintf(out, "\nstatic const coll_alg_info %s%s_info = {\n", prefix, alg->name);
+    fprintf(out, "    COLL_ABI_VERSION, \"%s\", %s, 0u\n};\n\n", alg->name, coll_enum(alg->coll));
+    fprintf(out, "/* %s : %s */\n", alg->name, collective_info[alg->coll].keyword);
+    fprintf(out, "int %s%s(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
+                 "%*scoll_dtype dtype, coll_op op%s) {\n",
+            prefix, alg->name, (int)(strlen(prefix) + strlen(alg->name) + 5), "",
+            rooted ? ", int root" : "");
+    E.depth = 1;
+    ind(&E);
+    fputs("coll_call *c;\n", out);
+    ind(&E);
+    fprintf(out, "int rc = coll_begin(comm, &%s%s_info, sendbuf, recvbuf, count, dtype, op, %s, &c);\n",
+            prefix, alg->name, rooted ? "root" : "0");
+    ind(&E);
+    fputs("if (rc != COLL_OK) return rc;\n", out);
+    ind(&E);
+    fputs("int err = 0;\n", out);
+
+    const Symbol **seen = xcalloc((size_t)rp->nslots, sizeof *seen);
+    seen[alg->sym_N->slot] = alg->sym_N;
+    seen[rp->sym_me->slot] = rp->sym_me;
+    if (alg->sym_root) seen[alg->sym_root->slot] = alg->sym_root;
+    collect_syms(rp->body, seen, rp->nslots);
+    for (int i = 0; i < rp->nslots; i++) {
+        if (!seen[i]) continue;
+        ind(&E);
+        fputs("int64_t ", out);
+        var_name(&E, seen[i]);
+        fputs(" = 0;\n", out);
+        ind(&E);
+        fputs("(void)", out);
+        var_name(&E, seen[i]);
+        fputs(";\n", out);
+    }
+    free(seen);
+    ind(&E);
+    var_name(&E, alg->sym_N);
+    fputs(" = coll_comm_size(comm);\n", out);
+    ind(&E);
+    var_name(&E, rp->sym_me);
+    fputs(" = coll_comm_rank(comm);\n", out);
+    if (alg->sym_root) {
+        ind(&E);
+        var_name(&E, alg->sym_root);
+        fputs(" = root;\n", out);
+    }
+    stmts(&E, rp->body);
+    ind(&E);
+    fputs("if (err) goto fail;\n", out);
+    ind(&E);
+    fputs("return coll_finish(c, COLL_OK);\n", out);
+    fputs("fail:\n", out);
+    ind(&E);
+    fputs("return coll_finish(c, COLL_ERR_INTERNAL);\n", out);
+    fputs("}\n", out);
+}
+
+void emit_c_file(FILE *out, const RankProgram *const *progs, int nprogs, const EmitCOptions *o) {
+    fprintf(out, "/* Generated by collc %s from %s. Do not edit: edit the .coll file. */\n",
+            COLLC_VERSION, o && o->source_name ? o->source_name : "<input>");
+    fputs("#include <stddef.h>\n#include <stdint.h>\n#include <coll.h>\n\n", out);
+    fputs(c_helpers, out);
+    for (int i = 0; i < nprogs; i++) emit_program(out, progs[i], o);
+}
