@@ -72,6 +72,13 @@ typedef struct ParseState {
     int la_pushed;            /* the lookahead pushed brackets[nbrackets-1] */
     int la_popped;            /* the lookahead popped `popped` */
     OpenBracket popped;
+    unsigned ntok;            /* tokens returned so far */
+    unsigned lex_error_tok;   /* ntok of the token a lexical error was in */
+    char synthetic[PARSE_MAX_BRACKETS]; /* closers still to return before */
+    int nsynthetic_left;      /*   the misplaced 'algorithm'/'topology' */
+    int synthetic_active;     /* the lookahead is synthetic or that keyword */
+    int synthetic_tok;        /* the keyword to return after the closers */
+    Span synthetic_span;
     int eof_reported;         /* a syntax error at end of input was reported */
     int fatal;                /* stop: the scanner returns end of input and
                                  further syntax errors are not reported */
@@ -84,6 +91,10 @@ int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps);
 int coll_scan(COLL_YYSTYPE *lval, Span *lloc, void *scanner);
 /* Reports a diagnostic from the scanner or parser (code given). */
 void parse_error_at(ParseState *ps, Span sp, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same for lexical errors: a syntax error at the next token is then
+ * taken as a consequence and not reported. */
+void parse_lex_error_at(ParseState *ps, Span sp, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Adds "to match this '('" at the innermost unclosed opener of `close`. */
 void parse_note_match(ParseState *ps, char close);
@@ -315,6 +326,7 @@ stmt
 semi
     : ';'
     | error
+    | error ';'
     ;
 
 /* if_stmt = "if" expr block [ "else" ( block | if_stmt ) ] ; */
@@ -563,6 +575,14 @@ static void add_topology(ParseState *ps, Topology *t) {
 
 /* ---- diagnostics ---- */
 
+void parse_lex_error_at(ParseState *ps, Span sp, const char *code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(ps->dx, DIAG_ERROR, sp, code, fmt, ap);
+    va_end(ap);
+    ps->lex_error_tok = ps->ntok + 1;  /* the token being scanned */
+}
+
 void parse_error_at(ParseState *ps, Span sp, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -610,18 +630,6 @@ static int tok_continues_expr(yysymbol_kind_t k) {
     for (size_t i = 0; i < ARRAY_LEN(ops); i++)
         if (strcmp(t, ops[i]) == 0) return 1;
     return 0;
-}
-
-static int tok_starts_stmt(yysymbol_kind_t k) {
-    switch (k) {
-    case YYSYMBOL_STEP: case YYSYMBOL_FOR: case YYSYMBOL_IF: case YYSYMBOL_LET:
-    case YYSYMBOL_PARAM: case YYSYMBOL_REQUIRE: case YYSYMBOL_SCRATCH:
-    case YYSYMBOL_SPLIT: case YYSYMBOL_COPY: case YYSYMBOL_REDUCE:
-    case YYSYMBOL_NODES: case YYSYMBOL_LINK:
-        return 1;
-    default:
-        return 0;
-    }
 }
 
 static int tok_is_keyword(yysymbol_kind_t k) {
@@ -692,6 +700,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     if (la == YYSYMBOL_YYEOF) ps->eof_reported = 1;
     Span at = *yypcontext_location(ctx);
     if (la == YYSYMBOL_YYerror || la == YYSYMBOL_YYUNDEF) return 0;  /* scanner reported */
+    /* A syntax error right after a lexical error is almost always its
+     * consequence (the stray character was dropped, the unterminated string
+     * ate the ';'): do not report it twice. Likewise for the closers the
+     * scanner inserted before a misplaced 'algorithm'. */
+    if (ps->lex_error_tok && ps->lex_error_tok + 1 >= ps->ntok) return 0;
+    if (ps->nsynthetic_left || ps->synthetic_active) return 0;
     enum { MAXEXP = 64 };
     yysymbol_kind_t exp[MAXEXP];
     int nexp = yypcontext_expected_tokens(ctx, exp, MAXEXP);
@@ -702,9 +716,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     for (int i = 0; i < nexp; i++) {
         yysymbol_kind_t k = exp[i];
         if (tok_is(k, "';'")) has_semi = 1;
-        if (k == YYSYMBOL_INT || k == YYSYMBOL_IDENT || tok_is(k, "'~'") || tok_is(k, "'!'"))
-            has_expr = 1;
-        if (tok_starts_stmt(k)) has_stmt = 1;
+        if (k == YYSYMBOL_INT) has_expr = 1;    /* only where an expression may start */
+        if (k == YYSYMBOL_LET) has_stmt = 1;    /* only where a statement may start */
         if (k == YYSYMBOL_ALGORITHM || k == YYSYMBOL_TOPOLOGY) has_item = 1;
         if (tok_is(k, "'}'")) has_rbrace = 1;
         if (k == YYSYMBOL_RANKS) has_ranks = 1;
@@ -723,9 +736,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         parse_error_at(ps, at, "syntax", "expected '}' at end of input");
         parse_note_match(ps, '}');
         ps->eof_reported = 1;
-    } else if (has_stmt && (la == YYSYMBOL_ALGORITHM || la == YYSYMBOL_TOPOLOGY) && has_rbrace) {
-        parse_error_at(ps, at, "syntax", "expected '}' before %s", tok_text(la));
-        parse_note_match(ps, '}');
     } else if (has_stmt) {
         if (la == YYSYMBOL_ELSE)
             parse_error_at(ps, at, "syntax", "'else' without a preceding 'if'");
@@ -760,7 +770,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
             parse_error_at(ps, at, "syntax", "expected identifier; %s is a keyword", tok_text(la));
         else
             parse_error_at(ps, at, "syntax", "expected identifier");
-    } else if (nrest == 2 && rest[0] == YYSYMBOL_IDENT && rest[1] == YYSYMBOL_REDUCE) {
+    } else if (nrest == 2 && rest[0] == YYSYMBOL_REDUCE && rest[1] == YYSYMBOL_IDENT) {
         parse_error_at(ps, at, "syntax", "expected collective name (e.g. 'allreduce')");
     } else if (nrest == 2 && rest[0] == YYSYMBOL_IN && rest[1] == YYSYMBOL_IDENT) {
         parse_error_at(ps, at, "syntax", "expected buffer name");
@@ -786,11 +796,48 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
  * caret position for "expected ';'"), tracks open brackets for "to match
  * this '('" notes and enforces the bracket nesting limit. */
 int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
-    int tok = ps->fatal ? 0 : coll_scan(lval, lloc, ps->scanner);
+    int tok;
+    ps->synthetic_active = 0;
     if (ps->fatal) {
         tok = 0;
         lloc->file = ps->file;
         lloc->lo = lloc->hi = ps->len;
+    } else if (ps->nsynthetic_left > 0) {
+        /* A closer the scanner inserted (zero width, at the keyword). */
+        tok = ps->synthetic[--ps->nsynthetic_left];
+        *lloc = ps->synthetic_span;
+        lloc->hi = lloc->lo;
+        ps->synthetic_active = 1;
+        if (ps->nsynthetic_left == 0) ps->synthetic_tok = -ps->synthetic_tok;
+    } else if (ps->synthetic_tok < 0) {
+        tok = -ps->synthetic_tok;
+        *lloc = ps->synthetic_span;
+        ps->synthetic_tok = 0;
+        ps->synthetic_active = 1;
+    } else {
+        tok = coll_scan(lval, lloc, ps->scanner);
+        ps->ntok++;
+        /* 'algorithm' and 'topology' only start items: seen inside brackets,
+         * the item before is missing its closers. Report that once and
+         * insert them, so that this item still parses. */
+        if ((tok == ALGORITHM || tok == TOPOLOGY) && ps->nbrackets > 0) {
+            const OpenBracket *ob = &ps->brackets[ps->nbrackets - 1];
+            char close = ob->ch == '(' ? ')' : ob->ch == '[' ? ']' : '}';
+            parse_error_at(ps, *lloc, "syntax", "expected '%c' before '%s'", close,
+                           tok == ALGORITHM ? "algorithm" : "topology");
+            diag_note(ps->dx, ob->span, "to match this '%c'", ob->ch);
+            for (int i = 0; i < ps->nbrackets; i++) {
+                char c = ps->brackets[i].ch;
+                ps->synthetic[i] = c == '(' ? ')' : c == '[' ? ']' : '}';
+            }
+            ps->nsynthetic_left = ps->nbrackets;
+            ps->synthetic_tok = tok;
+            ps->synthetic_span = *lloc;
+            tok = ps->synthetic[--ps->nsynthetic_left];
+            lloc->hi = lloc->lo;
+            ps->synthetic_active = 1;
+            if (ps->nsynthetic_left == 0) ps->synthetic_tok = -ps->synthetic_tok;
+        }
     }
     ps->prev_end = ps->last_end;
     ps->last_end = lloc->hi;
