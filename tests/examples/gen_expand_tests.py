@@ -42,6 +42,16 @@ def bruck_xfers(n):
     return n * (L + 1) + sum(min(1 << k, n - (1 << k)) - 1 for k in range(1, L))
 
 
+def bruck_a2a_xfers(n):
+    """rotation (2 ranges, one empty on rank 0) + per step and rank one
+    staying and one moving run per 2d slots + N final placements per rank."""
+    runs = 0
+    for k in range(clog2(n)):
+        d = 1 << k
+        runs += -(-n // (2 * d)) + -(-(n - d) // (2 * d))
+    return 2 * n - 1 + n * runs + n * n
+
+
 def tree_sg_xfers(n):
     """binomial scatter/gather, root 0: own blocks + one remainder per
     receiver whose subtree has more than one rank."""
@@ -71,6 +81,8 @@ ALGS = {
                                          lambda n, p: log2(n) + 1,
                                          lambda n, p: 3 * n * log2(n) - 2 * n + 4,
                                          pow2, True, {}),
+    "pairwise_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
+                                lambda n, p: n, lambda n, p: n * n, None, True, {}),
     "ring_allreduce": ("allreduce", lambda n, p: n,
                        lambda n, p: 2 * n - 1, lambda n, p: n * (2 * n - 1), None, True, {}),
     "rabenseifner_allreduce": ("allreduce", lambda n, p: n,
@@ -107,6 +119,9 @@ ALGS = {
                           lambda n, p: max(n - 1, 1), lambda n, p: n * n, None, True, {}),
     "xor_pairwise_alltoall": ("alltoall", lambda n, p: 1,
                               lambda n, p: max(n - 1, 1), lambda n, p: n * n, pow2, True, {}),
+    "bruck_alltoall": ("alltoall", lambda n, p: 1,
+                       lambda n, p: clog2(n) + 2, lambda n, p: bruck_a2a_xfers(n),
+                       None, True, {}),
     "direct_alltoall": ("alltoall", lambda n, p: 1,
                         lambda n, p: 1, lambda n, p: n * n, None, True, {}),
 }
