@@ -205,6 +205,7 @@ int sg2260_machine_parse(const char *text, const char *file, Sg2260Machine *m,
             if (nrings == SG2260_MAX_RINGS)
                 return sg_err(err, "machine", file, lineno, "too many rings (max %d)", SG2260_MAX_RINGS);
             PendingRing *r = &rings[nrings++];
+            memset(r, 0, sizeof *r);
             r->line = lineno;
             r->r.len = n - 1;
             for (int i = 1; i < n; i++) {
