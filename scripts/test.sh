@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - the whole test suite, twice:
-#   1. a normal build with -Werror (build/), ctest (lit suite + other tests);
-#   2. an ASan+UBSan build (build-asan/), the same tests again.
+#   1. a normal build with -Werror (build-test/), ctest (lit suite + other
+#      tests); "normal" = the default build type, as every developer builds;
+#   2. an ASan+UBSan build at -O1 (build-asan/), the same tests again.
 # Ends with one line "N passed, N failed" covering both runs (every lit test
 # and every other ctest test counted once per run); exits non-zero on any
 # failure.
@@ -89,8 +90,7 @@ run() {
   summaries+=("$name: $p passed, $f failed ($((SECONDS - t0))s)")
 }
 
-mkdir -p "$ROOT/build" "$ROOT/build-asan"
-run "release -Werror" "$ROOT/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLC_WERROR=ON
+run "normal -Werror" "$ROOT/build-test" -DCMAKE_BUILD_TYPE= -DCOLLC_WERROR=ON
 if [ -z "${SKIP_ASAN:-}" ]; then
   run "asan+ubsan" "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-O1" \
       -DCOLLC_WERROR=ON -DCOLLC_SANITIZE=ON

@@ -10,18 +10,28 @@
 # Substitutions: %collc %FileCheck %examples %srcroot %builddir %python %cc
 # (plus lit's %s %t %S %T %p); `FileCheck`, `not`, `count` and `split-file`
 # from LLVM 14 are on PATH. Features: asan (ASan+UBSan build), tsan.
+# Test files: *.coll *.test, and *.c *.sh that contain a RUN: line (other .c
+# files are ctest unit-test sources). Inputs/ folders are never searched.
 import os
 import shlex
+import sys
 
 import lit.formats
 import lit.util
 
+
+
+# The format lives in its own module: lit pickles it for its workers.
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from collc_lit_format import CollcTest  # noqa: E402
+
 config.name = "collc"
-config.test_format = lit.formats.ShTest(execute_external=False)
+config.test_format = CollcTest(execute_external=False)
 config.suffixes = [".coll", ".test", ".c", ".sh"]
 # Inputs/ folders hold files that tests read; they are not tests themselves.
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "lit.site.cfg.py.in", "README.md"]
+                   "lit.site.cfg.py.in", "README.md", "collc_lit_format.py", "__pycache__"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 
 src_root = getattr(config, "collc_src_root", None) or os.path.dirname(config.test_source_root)
