@@ -102,6 +102,8 @@ typedef struct Sema {
     Symbol **params;
     int nparams, capparams;
     Stmt *nodes_stmt;        /* topology: the first `nodes` */
+    Stmt *early[64];         /* declarations that were used before them */
+    int nearly;
 } Sema;
 
 static Symbol *new_symbol(Sema *S, SymKind kind, const char *name, Span span, Stmt *decl) {
@@ -216,6 +218,8 @@ static Symbol *declare(Sema *S, SymKind kind, const char *name, Span span, Stmt 
         diag_note(S->dx, prev->span, "shadowed declaration is here");
         break;
     }
+    for (int i = 0; i < S->nearly; i++)
+        if (S->early[i] == decl) sym->used = 1;
     scope_add(S, sym);
     return sym;
 }
@@ -278,6 +282,8 @@ static void check_name(Sema *S, Expr *e) {
     if (later) {
         diag_error(S->dx, e->span, "use-before-def", "'%s' is used before its declaration", name);
         diag_note(S->dx, later->u.let.var_span, "'%s' is declared here", name);
+        /* the declaration is not unused, it is misplaced: no second warning */
+        if (S->nearly < (int)ARRAY_LEN(S->early)) S->early[S->nearly++] = later;
         return;
     }
     diag_error(S->dx, e->span, "unknown-name", "use of undeclared name '%s'", name);
@@ -291,8 +297,6 @@ static void check_name(Sema *S, Expr *e) {
         for (int i = sc->n - 1; i >= 0; i--) suggest_offer(&sg, sc->syms[i]->name);
     suggest_offer(&sg, "N");
     if (S->sym_root) suggest_offer(&sg, "root");
-    if (S->alg)
-        for (int i = 0; i < S->alg->nbuffers; i++) suggest_offer(&sg, S->alg->buffers[i].name);
     suggest_note(S->dx, &sg);
 }
 
@@ -364,7 +368,17 @@ static void check_expr(Sema *S, Expr *e) {
             fold_to(e, op == BOP_LOR);
             return;
         }
-        if (l->kind != EXPR_INT || r->kind != EXPR_INT) return;
+        if (l->kind != EXPR_INT || r->kind != EXPR_INT) {
+            /* a constant divisor/shift count is wrong whatever the other side */
+            if (r->kind == EXPR_INT && !S->quiet_fold) {
+                int64_t b = r->u.ival;
+                if ((op == BOP_DIV || op == BOP_MOD) && b == 0)
+                    eval_report_error(S->dx, e, EVAL_DIV_ZERO, 0, b);
+                else if ((op == BOP_SHL || op == BOP_SHR) && (b < 0 || b >= 63))
+                    eval_report_error(S->dx, e, EVAL_BAD_SHIFT, 0, b);
+            }
+            return;
+        }
         int64_t v;
         EvalErr err = eval_binary_op(op, l->u.ival, r->u.ival, &v);
         if (err != EVAL_OK) fold_failed(S, e, err, l->u.ival, r->u.ival);
@@ -726,6 +740,7 @@ static void check_algorithm(Sema *S, Algorithm *alg) {
     S->alg = alg;
     S->nslots = 0;
     S->nparams = S->capparams = 0;
+    S->nearly = 0;
     S->params = NULL;
     S->nodes_stmt = NULL;
     resolve_collective(S, alg);
@@ -752,6 +767,7 @@ static void check_algorithm(Sema *S, Algorithm *alg) {
 
 static void check_topology(Sema *S, Topology *t) {
     S->alg = NULL;
+    S->nearly = 0;
     S->nslots = 0;
     S->nodes_stmt = NULL;
     S->sym_N = new_symbol(S, SYM_N, "N", span_none(), NULL);
