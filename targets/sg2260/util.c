@@ -23,7 +23,10 @@ void sg2260_error_print(FILE *out, const Sg2260Error *e) {
         fprintf(out, "%s:%d: ", e->file, e->line);
     else if (e->file[0])
         fprintf(out, "%s: ", e->file);
-    fprintf(out, "error: %s [%s]\n", e->msg, e->code ? e->code : "error");
+    /* The code ends the first line; detail lines (locations) follow. */
+    const char *nl = strchr(e->msg, '\n');
+    int first = nl ? (int)(nl - e->msg) : (int)strlen(e->msg);
+    fprintf(out, "error: %.*s [%s]%s\n", first, e->msg, e->code ? e->code : "error", nl ? nl : "");
 }
 
 /* Out of memory is not an input error: abort like COLLC_ASSERT would. */
