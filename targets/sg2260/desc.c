@@ -396,3 +396,86 @@ int sg2260_program_decode(const uint8_t *bytes, size_t n, Sg2260Program *p, Sg22
     sg2260_program_free(p);
     return sg_err(err, "no-end", NULL, 0, "program image has no SYS END");
 }
+
+/* ---- bundle images ------------------------------------------------------
+ * Header (little-endian): bytes 0-11 magic "SG2260CDMA\0\0", u32 version (1),
+ * u32 program count, then the directory at byte 16: per program 16 bytes
+ * { u8 chip, u8 port, u8 chan (0 TX, 1 RX), u8 reserved, u32 size in bytes,
+ * u64 offset from the image start }. The header+directory is padded to a
+ * multiple of 128 bytes, and so is every program. */
+static const uint8_t bundle_magic[12] = {'S', 'G', '2', '2', '6', '0', 'C', 'D', 'M', 'A', 0, 0};
+
+static void put_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+int sg2260_bundle_is_binary(const uint8_t *bytes, size_t n) {
+    return n >= sizeof bundle_magic && !memcmp(bytes, bundle_magic, sizeof bundle_magic);
+}
+
+long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err) {
+    size_t head = (16 + (size_t)b->nslots * 16 + SG2260_ALIGN - 1) / SG2260_ALIGN * SG2260_ALIGN;
+    uint8_t *img = sg_xcalloc(head, 1);
+    size_t size = head;
+    memcpy(img, bundle_magic, sizeof bundle_magic);
+    put_le(img + 12, 1, 2);
+    put_le(img + 14, (uint64_t)b->nslots, 2);
+    for (int i = 0; i < b->nslots; i++) {
+        uint8_t *prog;
+        long n = sg2260_program_encode(&b->slots[i].prog, &prog, err);
+        if (n < 0) {
+            free(img);
+            return -1;
+        }
+        img = sg_xrealloc(img, size + (size_t)n);
+        memcpy(img + size, prog, (size_t)n);
+        free(prog);
+        uint8_t *dir = img + 16 + (size_t)i * 16;
+        dir[0] = (uint8_t)b->slots[i].chip;
+        dir[1] = (uint8_t)b->slots[i].port;
+        dir[2] = (uint8_t)b->slots[i].chan;
+        dir[3] = 0;
+        put_le(dir + 4, (uint64_t)n, 4);
+        put_le(dir + 8, size, 8);
+        size += (size_t)n;
+    }
+    *out = img;
+    return (long)size;
+}
+
+int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260Error *err) {
+    memset(b, 0, sizeof *b);
+    if (!sg2260_bundle_is_binary(bytes, n) || n < 16)
+        return sg_err(err, "bad-image", NULL, 0, "not an SG2260 bundle image");
+    if (get_le(bytes + 12, 2) != 1)
+        return sg_err(err, "bad-image", NULL, 0, "bundle image version %u is not 1", (unsigned)get_le(bytes + 12, 2));
+    unsigned count = (unsigned)get_le(bytes + 14, 2);
+    if (16 + (size_t)count * 16 > n) return sg_err(err, "bad-image", NULL, 0, "bundle directory truncated");
+    for (unsigned i = 0; i < count; i++) {
+        const uint8_t *dir = bytes + 16 + (size_t)i * 16;
+        uint64_t size = get_le(dir + 4, 4), off = get_le(dir + 8, 8);
+        if (dir[0] >= SG2260_MAX_CHIPS || dir[1] >= SG2260_MAX_PORTS || dir[2] > 1 || off % SG2260_ALIGN ||
+            off > n || size > n - off) {
+            sg2260_bundle_free(b);
+            return sg_err(err, "bad-image", NULL, 0, "bundle directory entry %u is invalid", i);
+        }
+        int before = b->nslots;
+        Sg2260Program *p = sg2260_bundle_program(b, dir[0], dir[1], (Sg2260Chan)dir[2]);
+        if (b->nslots == before) {
+            sg2260_bundle_free(b);
+            return sg_err(err, "duplicate-program", NULL, 0, "two programs for chip %d port %d %s", dir[0],
+                          dir[1], dir[2] ? "rx" : "tx");
+        }
+        if (sg2260_program_decode(bytes + off, (size_t)size, p, err)) {
+            sg2260_bundle_free(b);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -264,6 +264,14 @@ int sg2260_bundle_parse(const char *text, const char *filename, const Sg2260Mach
                         Sg2260Bundle *b, Sg2260Error *err);
 /* Write programs in the text form (no data directives). */
 void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b);
+/* Binary bundle image (docs/sg2260.md "Bundle image"): a 128-byte header
+ * block ("SG2260CDMA\0\0", version, count, directory), then each program's
+ * encoded image at a 128-byte aligned offset. Data directives are not kept.
+ * *out is malloc'd; returns the size or -1. */
+long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err);
+/* 1 if the bytes start with the bundle magic. */
+int sg2260_bundle_is_binary(const uint8_t *bytes, size_t n);
+int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260Error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Engine model                                                              */

@@ -82,13 +82,17 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    char *text = sg_read_file(prog, NULL);
+    size_t len;
+    char *text = sg_read_file(prog, &len);
     if (!text) {
         fprintf(stderr, "sg2260-sim: cannot read '%s'\n", prog);
         return 1;
     }
     Sg2260Bundle b;
-    int rc = sg2260_bundle_parse(text, prog, &m, &b, &err);
+    /* A bundle image (--encode output, backend output) or the text form. */
+    int rc = sg2260_bundle_is_binary((const uint8_t *)text, len)
+                 ? sg2260_bundle_decode((const uint8_t *)text, len, &b, &err)
+                 : sg2260_bundle_parse(text, prog, &m, &b, &err);
     free(text);
     if (rc) {
         print_err(prog, &err);
@@ -102,18 +106,16 @@ int main(int argc, char **argv) {
             sg2260_bundle_free(&b);
             return 1;
         }
-        for (int i = 0; i < b.nslots; i++) {
-            uint8_t *bytes;
-            long n = sg2260_program_encode(&b.slots[i].prog, &bytes, &err);
-            if (n < 0) {
-                print_err(prog, &err);
-                fclose(f);
-                sg2260_bundle_free(&b);
-                return 1;
-            }
-            fwrite(bytes, 1, (size_t)n, f);
-            free(bytes);
+        uint8_t *bytes;
+        long n = sg2260_bundle_encode(&b, &bytes, &err);
+        if (n < 0) {
+            print_err(prog, &err);
+            fclose(f);
+            sg2260_bundle_free(&b);
+            return 1;
         }
+        fwrite(bytes, 1, (size_t)n, f);
+        free(bytes);
         fclose(f);
     }
     Sg2260Sim *s = sg2260_sim_new(&m);

@@ -162,6 +162,35 @@ int main(void) {
     free(img);
     sg2260_program_free(&p);
 
+    /* Bundle images: text -> image -> bundle gives the same text. */
+    {
+        Sg2260Machine m;
+        sg2260_machine_default(&m);
+        Sg2260Bundle b1, b2;
+        const char *txt = ".program chip=0 peer=2 tx\nSEND dtype=fp32 src=0x80 elems=8\nSYS END\n"
+                          ".program chip=2 peer=0 rx\nRECV dtype=fp32 dst=0x80 elems=8\nSYS END\n";
+        CHECK(sg2260_bundle_parse(txt, "t", &m, &b1, &err) == 0);
+        uint8_t *bimg;
+        long bn = sg2260_bundle_encode(&b1, &bimg, &err);
+        CHECK(bn == 128 + 128 + 128 && sg2260_bundle_is_binary(bimg, (size_t)bn));
+        CHECK(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == 0 && b2.nslots == 2);
+        char t1[4096], t2[4096];
+        FILE *f1 = fmemopen(t1, sizeof t1, "w"), *f2 = fmemopen(t2, sizeof t2, "w");
+        sg2260_bundle_write(f1, &b1);
+        sg2260_bundle_write(f2, &b2);
+        fclose(f1);
+        fclose(f2);
+        CHECK(!strcmp(t1, t2));
+        sg2260_bundle_free(&b2);
+        bimg[16 + 8] = 3; /* misaligned program offset */
+        CHECK(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == -1 && !strcmp(err.code, "bad-image"));
+        bimg[0] = 'X';
+        CHECK(!sg2260_bundle_is_binary(bimg, (size_t)bn));
+        free(bimg);
+        sg2260_bundle_free(&b1);
+        sg2260_bundle_free(&b2);
+    }
+
     /* Packed shapes. */
     Sg2260Shape s;
     CHECK(sg2260_shape_packed(1u << 20, &s) == 0 && sg2260_shape_elems(&s) == (1u << 20) && s.sw == 1);
