@@ -262,7 +262,7 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
         snprintf(out->latency_why, sizeof out->latency_why,
                  "ceil(log_%lld N) rounds with %lld ports (Chan et al. 2007)", (long long)(d + 1),
                  (long long)d);
-    if (t->kind == TOPO_GRAPH && !rat_is_zero(t->min_alpha)) {
+    if (t->kind == TOPO_GRAPH && !t->cut_through && !rat_is_zero(t->min_alpha)) {
         /* data of u must reach v over at least dist(u, v) links */
         int64_t far = 0, fu = 0, fv = 0;
         for (int64_t u = 0; u < N; u++) {

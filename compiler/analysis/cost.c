@@ -104,7 +104,9 @@ int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_step
                 int64_t src = (int64_t)(pairs[k] / (uint64_t)N), dst = (int64_t)(pairs[k] % (uint64_t)N);
                 int h = topo_route(t, src, dst, route);
                 Rat ra = rat_zero();
-                for (int j = 0; j < h; j++) ra = rat_add(ra, t->links[route[j]].alpha, &ovf);
+                for (int j = 0; j < h; j++)
+                    ra = t->cut_through ? rat_max(ra, t->links[route[j]].alpha)
+                                        : rat_add(ra, t->links[route[j]].alpha, &ovf);
                 a = rat_max(a, ra);
                 if (h > out->max_hops) out->max_hops = h;
                 sent[src]++;

@@ -53,6 +53,10 @@ typedef struct TopoModel {
     int64_t max_ports;    /* max of msg_ports */
     int64_t port_limit;   /* graphs with --ports d: a rank injects and ejects
                              at most d*beta in total (0 = only its links) */
+    int cut_through;      /* set by the caller (--routing=cut-through): a
+                             routed message pays the largest link alpha of
+                             its route once instead of the sum (store and
+                             forward, the default) */
     int uniform_alpha;    /* every link has alpha 1 (graphs) */
     Rat min_alpha;        /* smallest link alpha (graphs) */
     /* Routing tables (graphs), one BFS row per source, computed lazily:

@@ -1,0 +1,731 @@
+/* cmd_cost.c - `collc cost`: the alpha-beta-gamma cost of each algorithm,
+ * beside its lower bounds, for one or more N, or as a closed form in N
+ * (--n). Also the option parsing shared with compare and draw
+ * (analysis/cost_cli.h). The model is documented in docs/cost.md. */
+#include "driver.h"
+#include "analysis/cost_cli.h"
+#include "support/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared options ---- */
+
+static const char *optval(const char *name, int argc, char **argv, int *i, int *missing) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n] != 0) {
+        /* -N8 */
+        if (name[1] != '-' && n == 2) return a + n;
+        return NULL;
+    }
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
+    memset(c, 0, sizeof *c);
+    c->cmd = argv[0];
+    common_options_init(&c->common);
+    c->machine.M = 64.0 * 1024 * 1024;
+    c->machine.alpha = 2e-6;
+    c->machine.beta = 64e9;
+    c->machine.gamma = 512e9;
+    c->topo = "full";
+    c->range_lo = 1;
+    c->range_hi = 1024.0 * 1024 * 1024;
+    c->files = xcalloc((size_t)argc + 1, sizeof *c->files);
+    const char *cmd = c->cmd;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        int missing = 0;
+        int r = common_option(&c->common, argc, argv, &i);
+        if (r < 0) return EXIT_USAGE;
+        if (r > 0) continue;
+#define MISSING(opt) return usage_error(cmd, "missing value after '%s'", opt)
+        if ((allowed & CCLI_N) && ((v = optval("-N", argc, argv, &i, &missing)) || missing)) {
+            if (missing) MISSING("-N");
+            free(c->Ns);
+            if (parse_rank_list(v, &c->Ns, &c->nN) || c->nN == 0 || c->Ns[0] < 1)
+                return usage_error(cmd, "-N expects rank counts like 8, 2..16 or 4,8,16; got '%s'", v);
+            continue;
+        }
+        if ((allowed & CCLI_CLOSED) && ((v = optval("--n", argc, argv, &i, &missing)) || missing)) {
+            if (missing) MISSING("--n");
+            free(c->closed);
+            if (parse_rank_list(v, &c->closed, &c->nclosed) || c->nclosed == 0 || c->closed[0] < 1)
+                return usage_error(cmd, "--n expects a range of rank counts like 2..64; got '%s'", v);
+            continue;
+        }
+        if ((v = optval("--root", argc, argv, &i, &missing)) || missing) {
+            if (missing) MISSING("--root");
+            if (parse_int64(v, &c->root) || c->root < 0)
+                return usage_error(cmd, "--root expects a rank, got '%s'", v);
+            continue;
+        }
+        if (allowed & CCLI_MACHINE) {
+            if ((v = optval("--size", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--size");
+                if (parse_size(v, &c->machine.M))
+                    return usage_error(cmd, "--size expects a size like 64MiB or 4KB, got '%s'", v);
+                continue;
+            }
+            if ((v = optval("--alpha", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--alpha");
+                if (parse_time(v, &c->machine.alpha))
+                    return usage_error(cmd, "--alpha expects a time like 2us, got '%s'", v);
+                continue;
+            }
+            if ((v = optval("--beta", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--beta");
+                if (parse_bandwidth(v, &c->machine.beta) || c->machine.beta <= 0)
+                    return usage_error(cmd, "--beta expects a bandwidth like 64GB/s, got '%s'", v);
+                continue;
+            }
+            if ((v = optval("--gamma", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--gamma");
+                if (parse_bandwidth(v, &c->machine.gamma) || c->machine.gamma <= 0)
+                    return usage_error(cmd, "--gamma expects a bandwidth like 512GB/s, got '%s'", v);
+                continue;
+            }
+        }
+        if (allowed & CCLI_TOPO) {
+            if ((v = optval("--topo", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--topo");
+                c->topo = v;
+                continue;
+            }
+            if ((v = optval("--ports", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--ports");
+                if (parse_int64(v, &c->ports) || c->ports < 1 || c->ports > 1024)
+                    return usage_error(cmd, "--ports expects a count from 1 to 1024, got '%s'", v);
+                continue;
+            }
+            if ((v = optval("--routing", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--routing");
+                if (strcmp(v, "store-forward") == 0) c->cut_through = 0;
+                else if (strcmp(v, "cut-through") == 0) c->cut_through = 1;
+                else
+                    return usage_error(cmd, "--routing expects store-forward or cut-through, got '%s'", v);
+                continue;
+            }
+        }
+        if ((allowed & (CCLI_JSON | CCLI_DRAW)) &&
+            ((v = optval("--format", argc, argv, &i, &missing)) || missing)) {
+            if (missing) MISSING("--format");
+            if ((allowed & CCLI_JSON) && strcmp(v, "text") == 0) c->json = 0;
+            else if ((allowed & CCLI_JSON) && strcmp(v, "json") == 0) c->json = 1;
+            else if ((allowed & CCLI_DRAW) && strcmp(v, "svg") == 0) c->dot = 0;
+            else if ((allowed & CCLI_DRAW) && strcmp(v, "dot") == 0) c->dot = 1;
+            else
+                return usage_error(cmd, "unknown format '%s' (expected %s)", v,
+                                   (allowed & CCLI_DRAW) ? "svg or dot" : "text or json");
+            continue;
+        }
+        if ((allowed & CCLI_DRAW) && ((v = optval("-o", argc, argv, &i, &missing)) || missing)) {
+            if (missing) MISSING("-o");
+            c->output = v;
+            continue;
+        }
+        if ((allowed & CCLI_RANGE) && ((v = optval("--range", argc, argv, &i, &missing)) || missing)) {
+            if (missing) MISSING("--range");
+            const char *dots = strstr(v, "..");
+            char lo[64];
+            if (!dots || (size_t)(dots - v) >= sizeof lo) goto bad_range;
+            memcpy(lo, v, (size_t)(dots - v));
+            lo[dots - v] = 0;
+            if (parse_size(lo, &c->range_lo) || parse_size(dots + 2, &c->range_hi) ||
+                c->range_lo >= c->range_hi)
+                goto bad_range;
+            continue;
+        bad_range:
+            return usage_error(cmd, "--range expects LO..HI sizes like 1KiB..1GiB, got '%s'", v);
+        }
+#undef MISSING
+        if (a[0] == '-' && a[1] != 0) return usage_error(cmd, "unknown option '%s'", a);
+        c->files[c->nfiles++] = argv[i];
+    }
+    if (c->nfiles == 0) return usage_error(cmd, "no input files");
+    if (c->nN && c->nclosed) return usage_error(cmd, "-N and --n cannot be combined");
+    if (!c->nN && !c->nclosed) {
+        c->Ns = xmalloc(sizeof *c->Ns);
+        c->Ns[0] = 8; /* documented default */
+        c->nN = 1;
+    }
+    return 0;
+}
+
+void cost_cli_free(CostCli *c) {
+    free(c->Ns);
+    free(c->closed);
+    free(c->files);
+    memset(c, 0, sizeof *c);
+}
+
+int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, char *err,
+                      size_t errsz) {
+    TopoStatus st = topo_build(c->topo, N, c->ports, &s->prog, c->machine.alpha, c->machine.beta,
+                               s->dx, out, err, errsz);
+    switch (st) {
+    case TOPO_OK:
+        (*out)->cut_through = c->cut_through;
+        return 0;
+    case TOPO_NOT_APPLICABLE: return 1;
+    case TOPO_USAGE: usage_error(c->cmd, "%s", err); return 2;
+    case TOPO_INPUT_ERROR: return -1;
+    }
+    COLLC_UNREACHABLE("topo status");
+}
+
+int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
+                         Schedule *out, const char **why) {
+    SchedParams p;
+    memset(&p, 0, sizeof p);
+    p.N = N;
+    p.root = c->root;
+    p.defines = c->common.defines;
+    p.ndefines = c->common.ndefines;
+    p.max_transfers = c->common.max_transfers;
+    const Stmt *failed = NULL;
+    InstStatus st = instantiate(a, &p, s->dx, out, &failed);
+    if (st == INST_OK) return 0;
+    if (st == INST_NOT_APPLICABLE) {
+        *why = failed && failed->u.require.why ? failed->u.require.why : "";
+        return 1;
+    }
+    return -1;
+}
+
+void cost_json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch == '\n') fputs("\\n", f);
+        else if (ch == '\t') fputs("\\t", f);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* ---- text helpers ---- */
+
+/* Prints s left-aligned in `width` columns (UTF-8 aware: α, β, · are one
+ * column each). */
+static void cell(FILE *f, const char *s, int width) {
+    int cols = 0;
+    for (const char *p = s; *p; p++)
+        if (((unsigned char)*p & 0xC0) != 0x80) cols++;
+    fputs(s, f);
+    for (; cols < width; cols++) fputc(' ', f);
+}
+
+static const char *verdict(Rat v, Rat lb) {
+    int k = rat_cmp(v, lb);
+    return k == 0 ? "optimal" : k > 0 ? "not optimal" : "below bound (model bug)";
+}
+
+static void ratio_text(Rat v, Rat lb, char *buf, size_t size) {
+    int ovf = 0;
+    if (rat_is_zero(lb)) {
+        snprintf(buf, size, rat_is_zero(v) ? "1" : "inf");
+        return;
+    }
+    Rat r = rat_div(v, lb, &ovf);
+    if (ovf) snprintf(buf, size, "%.4g", rat_to_double(v) / rat_to_double(lb));
+    else if (r.den == 1) rat_format(r, buf, size);
+    else {
+        char q[48];
+        snprintf(buf, size, "%s (%.3g)", rat_format(r, q, sizeof q), rat_to_double(r));
+    }
+}
+
+static void json_rat_field(FILE *f, const char *key, Rat v) {
+    char r[48];
+    fprintf(f, "\"%s\":\"%s\"", key, rat_format(v, r, sizeof r));
+}
+
+/* {"alpha":{...},"beta":{...},"gamma":{...}  -- left open for more fields */
+static void json_terms(FILE *f, CostTerms t, const CostMachine *m) {
+    char r[48];
+    fprintf(f, "{\"alpha\":{\"exact\":\"%s\",\"value\":%.17g,\"time_s\":%.17g},",
+            rat_format(t.a, r, sizeof r), rat_to_double(t.a), cost_alpha_time(t, m));
+    fprintf(f, "\"beta\":{\"exact\":\"%s\",\"value\":%.17g,\"time_s\":%.17g},",
+            rat_format(t.b, r, sizeof r), rat_to_double(t.b), cost_beta_time(t, m));
+    fprintf(f, "\"gamma\":{\"exact\":\"%s\",\"value\":%.17g,\"time_s\":%.17g}",
+            rat_format(t.c, r, sizeof r), rat_to_double(t.c), cost_gamma_time(t, m));
+}
+
+static void json_ratio(FILE *f, const char *key, Rat v, Rat lb) {
+    int ovf = 0;
+    fprintf(f, "\"%s\":", key);
+    if (rat_is_zero(lb)) {
+        fputs(rat_is_zero(v) ? "\"1\"" : "null", f);
+        return;
+    }
+    Rat r = rat_div(v, lb, &ovf);
+    char q[48];
+    if (ovf) fputs("null", f);
+    else fprintf(f, "\"%s\"", rat_format(r, q, sizeof q));
+}
+
+/* ---- one N ---- */
+
+static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *t,
+                        const CostResult *r, const CostBounds *b) {
+    const CostMachine *m = &c->machine;
+    const Algorithm *a = sch->alg;
+    char sz[32], al[32], be[32], ga[32], topo[96];
+    cost_fmt_bytes(m->M, sz, sizeof sz);
+    cost_fmt_time(m->alpha, al, sizeof al);
+    cost_fmt_bw(m->beta, be, sizeof be);
+    cost_fmt_bw(m->gamma, ga, sizeof ga);
+    topo_describe(t, topo, sizeof topo);
+    printf("%s : %s, N = %lld", a->name, collective_info[a->coll].keyword, (long long)sch->N);
+    if (sch->root >= 0) printf(", root = %lld", (long long)sch->root);
+    printf(", M = %s, topology %s%s\n", sz, topo, t->cut_through ? ", cut-through" : "");
+    printf("α = %s, β = %s, γ = %s\n", al, be, ga);
+    printf("%zu steps (%zu communicating)", r->nsteps, r->comm_steps);
+    if (t->kind == TOPO_GRAPH) printf(", longest route %d link%s", r->max_hops, r->max_hops == 1 ? "" : "s");
+    printf("\n\n");
+
+    int reducing = collective_info[a->coll].reducing || !rat_is_zero(r->total.c);
+    static const int W[] = {11, 14, 11, 14, 11, 12};
+    cell(stdout, "term", W[0]);
+    cell(stdout, "cost", W[1]);
+    cell(stdout, "time", W[2]);
+    cell(stdout, "lower bound", W[3]);
+    cell(stdout, "time", W[4]);
+    cell(stdout, "ratio", W[5]);
+    printf("verdict\n");
+    const char *names[3] = {"latency", "bandwidth", "compute"};
+    const char *units[3] = {"α", "M/β", "M/γ"};
+    Rat v[3] = {r->total.a, r->total.b, r->total.c};
+    Rat l[3] = {b->lb.a, b->lb.b, b->lb.c};
+    double tv[3] = {cost_alpha_time(r->total, m), cost_beta_time(r->total, m),
+                    cost_gamma_time(r->total, m)};
+    double tl[3] = {cost_alpha_time(b->lb, m), cost_beta_time(b->lb, m), cost_gamma_time(b->lb, m)};
+    for (int k = 0; k < 3; k++) {
+        if (k == 2 && !reducing) continue;
+        char s1[64], s2[32], s3[64], s4[32], s5[64];
+        cost_fmt_term(v[k], units[k], s1, sizeof s1);
+        cost_fmt_time(tv[k], s2, sizeof s2);
+        cost_fmt_term(l[k], units[k], s3, sizeof s3);
+        cost_fmt_time(tl[k], s4, sizeof s4);
+        ratio_text(v[k], l[k], s5, sizeof s5);
+        cell(stdout, names[k], W[0]);
+        cell(stdout, s1, W[1]);
+        cell(stdout, s2, W[2]);
+        cell(stdout, s3, W[3]);
+        cell(stdout, s4, W[4]);
+        cell(stdout, s5, W[5]);
+        printf("%s\n", verdict(v[k], l[k]));
+    }
+    double T = cost_time(r->total, m), L = cost_time(b->lb, m);
+    char s2[32], s4[32], s5[32];
+    cost_fmt_time(T, s2, sizeof s2);
+    cost_fmt_time(L, s4, sizeof s4);
+    if (L > 0) snprintf(s5, sizeof s5, "%.4g", T / L);
+    else snprintf(s5, sizeof s5, "%s", T > 0 ? "inf" : "1");
+    cell(stdout, "total", W[0]);
+    cell(stdout, "", W[1]);
+    cell(stdout, s2, W[2]);
+    cell(stdout, "", W[3]);
+    cell(stdout, s4, W[4]);
+    cell(stdout, s5, W[5]);
+    int all = rat_eq(v[0], l[0]) && rat_eq(v[1], l[1]) && rat_eq(v[2], l[2]);
+    printf("%s\n", all ? "optimal in every term" : "");
+    printf("\nbounds: latency: %s\n", b->latency_why);
+    printf("        bandwidth: %s\n", b->bandwidth_why);
+    if (reducing) printf("        compute: %s\n", b->compute_why);
+}
+
+static void report_json(const CostCli *c, const Schedule *sch, const TopoModel *t,
+                        const CostResult *r, const CostBounds *b) {
+    const CostMachine *m = &c->machine;
+    const Algorithm *a = sch->alg;
+    FILE *f = stdout;
+    fputs("{\"algorithm\":", f);
+    cost_json_str(f, a->name);
+    fprintf(f, ",\"collective\":\"%s\",\"N\":%lld,", collective_info[a->coll].keyword,
+            (long long)sch->N);
+    if (sch->root >= 0) fprintf(f, "\"root\":%lld,", (long long)sch->root);
+    else fputs("\"root\":null,", f);
+    fputs("\"topology\":", f);
+    cost_json_str(f, t->name);
+    fprintf(f, ",\"routing\":\"%s\",\"size_bytes\":%.17g,\"alpha_s\":%.17g,\"beta_Bps\":%.17g,"
+               "\"gamma_Bps\":%.17g,\"steps\":%zu,\"comm_steps\":%zu,\"split\":%lld,",
+            t->cut_through ? "cut-through" : "store-forward", m->M, m->alpha, m->beta, m->gamma,
+            r->nsteps, r->comm_steps, (long long)sch->split);
+    json_rat_field(f, "chunk", r->chunk);
+    fputs(",\"terms\":", f);
+    json_terms(f, r->total, m);
+    fprintf(f, "},\"time_s\":%.17g,\"lower_bound\":", cost_time(r->total, m));
+    json_terms(f, b->lb, m);
+    fprintf(f, ",\"time_s\":%.17g,\"sources\":{\"latency\":", cost_time(b->lb, m));
+    cost_json_str(f, b->latency_why);
+    fputs(",\"bandwidth\":", f);
+    cost_json_str(f, b->bandwidth_why);
+    fputs(",\"compute\":", f);
+    cost_json_str(f, b->compute_why);
+    fprintf(f, "}},\"optimal\":{\"latency\":%s,\"bandwidth\":%s,\"compute\":%s},",
+            rat_eq(r->total.a, b->lb.a) ? "true" : "false",
+            rat_eq(r->total.b, b->lb.b) ? "true" : "false",
+            rat_eq(r->total.c, b->lb.c) ? "true" : "false");
+    fputs("\"ratio\":{", f);
+    json_ratio(f, "latency", r->total.a, b->lb.a);
+    fputc(',', f);
+    json_ratio(f, "bandwidth", r->total.b, b->lb.b);
+    fputc(',', f);
+    json_ratio(f, "compute", r->total.c, b->lb.c);
+    double T = cost_time(r->total, m), L = cost_time(b->lb, m);
+    if (L > 0) fprintf(f, ",\"total\":%.17g}}\n", T / L);
+    else fprintf(f, ",\"total\":null}}\n");
+}
+
+static void not_applicable(Session *s, const Algorithm *a, int64_t N, const char *why) {
+    diag_error(s->dx, a->name_span, "require-failed", "'%s' does not apply for N = %lld%s%s",
+               a->name, (long long)N, *why ? ": " : "", why);
+}
+
+static int cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N) {
+    TopoModel *t = NULL;
+    char err[256];
+    int tr = cost_cli_topology(s, c, N, &t, err, sizeof err);
+    if (tr == 2) return EXIT_USAGE;
+    if (tr == 1) {
+        diag_error(s->dx, span_none(), "topology-not-applicable", "%s", err);
+        return EXIT_INPUT;
+    }
+    if (tr < 0) return EXIT_INPUT;
+    Schedule sch;
+    const char *why = NULL;
+    int ir = cost_cli_instantiate(s, c, a, N, &sch, &why);
+    if (ir != 0) {
+        if (ir == 1) not_applicable(s, a, N, why);
+        topo_free(t);
+        return EXIT_INPUT;
+    }
+    CostResult r;
+    CostBounds b;
+    int status = EXIT_OK;
+    if (cost_schedule(&sch, t, s->dx, 0, &r) == 0) {
+        if (cost_bounds(a->coll, N, sch.root, t, &b) != 0) {
+            diag_error(s->dx, a->span, "cost-overflow", "lower bounds overflow 64-bit fractions");
+            status = EXIT_INPUT;
+        } else if (c->json) {
+            report_json(c, &sch, t, &r, &b);
+        } else {
+            report_text(c, &sch, t, &r, &b);
+        }
+        cost_result_free(&r);
+    } else {
+        status = EXIT_INPUT;
+    }
+    schedule_free(&sch);
+    topo_free(t);
+    return status;
+}
+
+/* ---- closed form ---- */
+
+/* "2..64", "2, 4, 8, 16" (runs of 3+ consecutive values collapse) */
+static void fmt_nlist(const int64_t *v, size_t n, char *buf, size_t size) {
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && len + 32 < size;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1) j++;
+        if (j - i >= 2)
+            len += (size_t)snprintf(buf + len, size - len, "%s%lld..%lld", i ? ", " : "",
+                                    (long long)v[i], (long long)v[j]);
+        else
+            j = i, len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "",
+                                           (long long)v[i]);
+        i = j + 1;
+    }
+}
+
+/* The formula "(N-1)·α + (N-1)/N·M/β" from three fitted coefficients. */
+static void formula(const char *fa, const char *fb, const char *fc, char *buf, size_t size) {
+    const char *f[3] = {fa, fb, fc};
+    const char *u[3] = {"α", "M/β", "M/γ"};
+    size_t len = 0;
+    buf[0] = 0;
+    for (int k = 0; k < 3; k++) {
+        if (strcmp(f[k], "0") == 0) continue;
+        int depth = 0, compound = 0;
+        for (const char *p = f[k]; *p; p++) {
+            if (*p == '(') depth++;
+            else if (*p == ')') depth--;
+            else if (depth == 0 && (*p == '+' || *p == '-') && p != f[k]) compound = 1;
+        }
+        const char *sep = len ? " + " : "";
+        if (strcmp(f[k], "1") == 0)
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", sep, u[k]);
+        else if (compound)
+            len += (size_t)snprintf(buf + len, size - len, "%s(%s)·%s", sep, f[k], u[k]);
+        else
+            len += (size_t)snprintf(buf + len, size - len, "%s%s·%s", sep, f[k], u[k]);
+        if (len >= size) len = size - 1;
+    }
+    if (!len) snprintf(buf, size, "0");
+}
+
+static const char *over_n(const uint8_t *opt, size_t n, char *buf, size_t size,
+                          const int64_t *Ns) {
+    size_t yes = 0;
+    for (size_t i = 0; i < n; i++) yes += opt[i];
+    if (yes == n) return "optimal for every N";
+    if (yes == 0) return "not optimal for any N";
+    int64_t *v = xmalloc(n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (opt[i]) v[k++] = Ns[i];
+    char list[256];
+    fmt_nlist(v, k, list, sizeof list);
+    free(v);
+    snprintf(buf, size, "optimal only for N = %s", list);
+    return buf;
+}
+
+static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
+    size_t n = c->nclosed;
+    CostPoint *pt[6];
+    for (int k = 0; k < 6; k++) pt[k] = xcalloc(n, sizeof **pt);
+    int64_t *Ns = xcalloc(n, sizeof *Ns);
+    uint8_t *opt[3];
+    for (int k = 0; k < 3; k++) opt[k] = xcalloc(n, 1);
+    size_t m = 0;
+    int status = EXIT_OK;
+    char topo_name[64] = "";
+    char skipped_why[256] = "";
+    int64_t *skipped = xcalloc(n, sizeof *skipped);
+    size_t nskipped = 0;
+
+    for (size_t i = 0; i < n && status == EXIT_OK; i++) {
+        int64_t N = c->closed[i];
+        TopoModel *t = NULL;
+        char err[256];
+        int tr = cost_cli_topology(s, c, N, &t, err, sizeof err);
+        if (tr == 2) { status = EXIT_USAGE; break; }
+        if (tr < 0) { status = EXIT_INPUT; break; }
+        if (tr == 1) {
+            skipped[nskipped++] = N;
+            snprintf(skipped_why, sizeof skipped_why, "%s", err);
+            continue;
+        }
+        snprintf(topo_name, sizeof topo_name, "%s", t->name);
+        Schedule sch;
+        const char *why = NULL;
+        int ir = cost_cli_instantiate(s, c, a, N, &sch, &why);
+        if (ir < 0) { topo_free(t); status = EXIT_INPUT; break; }
+        if (ir == 1) {
+            skipped[nskipped++] = N;
+            snprintf(skipped_why, sizeof skipped_why, "%s", *why ? why : "a require failed");
+            topo_free(t);
+            continue;
+        }
+        CostResult r;
+        CostBounds b;
+        if (cost_schedule(&sch, t, s->dx, 0, &r) != 0) status = EXIT_INPUT;
+        else if (cost_bounds(a->coll, N, sch.root, t, &b) != 0) {
+            diag_error(s->dx, a->span, "cost-overflow", "lower bounds overflow 64-bit fractions");
+            status = EXIT_INPUT;
+        } else {
+            Ns[m] = N;
+            pt[0][m] = (CostPoint){N, r.total.a};
+            pt[1][m] = (CostPoint){N, r.total.b};
+            pt[2][m] = (CostPoint){N, r.total.c};
+            pt[3][m] = (CostPoint){N, b.lb.a};
+            pt[4][m] = (CostPoint){N, b.lb.b};
+            pt[5][m] = (CostPoint){N, b.lb.c};
+            opt[0][m] = rat_eq(r.total.a, b.lb.a);
+            opt[1][m] = rat_eq(r.total.b, b.lb.b);
+            opt[2][m] = rat_eq(r.total.c, b.lb.c);
+            m++;
+            cost_result_free(&r);
+        }
+        schedule_free(&sch);
+        topo_free(t);
+    }
+    if (status == EXIT_OK && m == 0) {
+        diag_error(s->dx, a->name_span, "require-failed", "'%s' applies to none of the given N%s%s",
+                   a->name, *skipped_why ? ": " : "", skipped_why);
+        status = EXIT_INPUT;
+    }
+    if (status == EXIT_OK) {
+        char fit[6][256];
+        for (int k = 0; k < 6; k++) cost_fit(pt[k], m, fit[k], sizeof fit[k]);
+        char T[800], L[800], nl[512], sk[512];
+        formula(fit[0], fit[1], fit[2], T, sizeof T);
+        formula(fit[3], fit[4], fit[5], L, sizeof L);
+        fmt_nlist(Ns, m, nl, sizeof nl);
+        fmt_nlist(skipped, nskipped, sk, sizeof sk);
+        int ok_fit = 1, ok_lb = 1;
+        for (int k = 0; k < 6; k++)
+            if (strcmp(fit[k], "?") == 0) *(k < 3 ? &ok_fit : &ok_lb) = 0;
+        char vb[3][300];
+        const char *verd[3];
+        for (int k = 0; k < 3; k++) verd[k] = over_n(opt[k], m, vb[k], sizeof vb[k], Ns);
+        if (c->json) {
+            FILE *f = stdout;
+            fputs("{\"algorithm\":", f);
+            cost_json_str(f, a->name);
+            fprintf(f, ",\"collective\":\"%s\",\"topology\":", collective_info[a->coll].keyword);
+            cost_json_str(f, topo_name);
+            fputs(",\"N\":[", f);
+            for (size_t i = 0; i < m; i++) fprintf(f, "%s%lld", i ? "," : "", (long long)Ns[i]);
+            fputs("],\"skipped_N\":[", f);
+            for (size_t i = 0; i < nskipped; i++)
+                fprintf(f, "%s%lld", i ? "," : "", (long long)skipped[i]);
+            fputs("],\"closed_form\":{\"alpha\":", f);
+            cost_json_str(f, fit[0]);
+            fputs(",\"beta\":", f);
+            cost_json_str(f, fit[1]);
+            fputs(",\"gamma\":", f);
+            cost_json_str(f, fit[2]);
+            fputs(",\"formula\":", f);
+            cost_json_str(f, ok_fit ? T : "");
+            fputs("},\"lower_bound_closed_form\":{\"alpha\":", f);
+            cost_json_str(f, fit[3]);
+            fputs(",\"beta\":", f);
+            cost_json_str(f, fit[4]);
+            fputs(",\"gamma\":", f);
+            cost_json_str(f, fit[5]);
+            fputs(",\"formula\":", f);
+            cost_json_str(f, ok_lb ? L : "");
+            fputs("},\"optimal\":{", f);
+            const char *nm[3] = {"latency", "bandwidth", "compute"};
+            for (int k = 0; k < 3; k++) {
+                fprintf(f, "%s\"%s\":", k ? "," : "", nm[k]);
+                cost_json_str(f, verd[k]);
+            }
+            fputs("},\"points\":[", f);
+            for (size_t i = 0; i < m; i++) {
+                fprintf(f, "%s{\"N\":%lld,", i ? "," : "", (long long)Ns[i]);
+                json_rat_field(f, "alpha", pt[0][i].v);
+                fputc(',', f);
+                json_rat_field(f, "beta", pt[1][i].v);
+                fputc(',', f);
+                json_rat_field(f, "gamma", pt[2][i].v);
+                fputc(',', f);
+                json_rat_field(f, "lb_alpha", pt[3][i].v);
+                fputc(',', f);
+                json_rat_field(f, "lb_beta", pt[4][i].v);
+                fputc(',', f);
+                json_rat_field(f, "lb_gamma", pt[5][i].v);
+                fputc('}', f);
+            }
+            fputs("]}\n", f);
+        } else {
+            printf("%s : %s, topology %s%s, N = %s\n", a->name, collective_info[a->coll].keyword,
+                   topo_name, c->cut_through ? " (cut-through)" : "", nl);
+            if (nskipped) printf("not applicable for N = %s: %s\n", sk, skipped_why);
+            printf("\n");
+            static const int W[] = {7, 14, 14, 14, 14, 14};
+            const char *hd[] = {"N", "latency", "bandwidth", "compute", "LB latency",
+                                "LB bandwidth"};
+            for (int k = 0; k < 6; k++) cell(stdout, hd[k], W[k]);
+            printf("LB compute\n");
+            for (size_t i = 0; i < m; i++) {
+                char buf[48];
+                snprintf(buf, sizeof buf, "%lld", (long long)Ns[i]);
+                cell(stdout, buf, W[0]);
+                for (int k = 0; k < 6; k++) {
+                    rat_format(pt[k][i].v, buf, sizeof buf);
+                    if (k < 5) cell(stdout, buf, W[k + 1]);
+                    else printf("%s\n", buf);
+                }
+            }
+            printf("\n");
+            if (ok_fit) printf("T(N)  = %s\n", T);
+            else
+                printf("T(N)  : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[0],
+                       fit[1], fit[2]);
+            if (ok_lb) printf("LB(N) = %s\n", L);
+            else
+                printf("LB(N) : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[3],
+                       fit[4], fit[5]);
+            printf("latency:   %s\n", verd[0]);
+            printf("bandwidth: %s\n", verd[1]);
+            if (collective_info[a->coll].reducing) printf("compute:   %s\n", verd[2]);
+            printf("checked exactly at N = %s\n", nl);
+        }
+    }
+    for (int k = 0; k < 6; k++) free(pt[k]);
+    for (int k = 0; k < 3; k++) free(opt[k]);
+    free(Ns);
+    free(skipped);
+    return status;
+}
+
+/* ---- command ---- */
+
+static void cost_help(void) {
+    puts("usage: collc cost FILE... [-N n|list] [--n LIST] [--size M] [--alpha T] [--beta BW]\n"
+         "                  [--gamma BW] [--topo T] [--ports d] [--routing store-forward|cut-through]\n"
+         "                  [--root r] [-D P=v] [--algorithm A] [--format text|json]\n"
+         "\n"
+         "Prices each algorithm as T = a·α + b·M/β + c·M/γ (exact fractions), beside its\n"
+         "lower bounds, for N ranks (-N, default 8) or as a closed form over --n 2..64.\n"
+         "M (--size, default 64MiB) is the larger per-rank buffer. Defaults: --alpha 2us,\n"
+         "--beta 64GB/s, --gamma 512GB/s, --topo full. Topologies: full, full(d), switch,\n"
+         "ring, biring, hypercube, torus(A,B), sg2260, or a topology block of the input.\n"
+         "See docs/cost.md.");
+}
+
+int cmd_cost(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            cost_help();
+            return EXIT_OK;
+        }
+    CostCli c;
+    int rc = cost_cli_parse(&c, argc, argv,
+                            CCLI_N | CCLI_CLOSED | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON);
+    if (rc) {
+        cost_cli_free(&c);
+        return rc;
+    }
+    Session s;
+    int st = session_open(&s, &c.common, c.files, c.nfiles);
+    if (st) {
+        cost_cli_free(&c);
+        return session_close(&s, EXIT_INPUT);
+    }
+    Algorithm **algs;
+    int nalgs = session_algorithms(&s, &algs);
+    int status = EXIT_OK;
+    if (nalgs == 0) {
+        diag_error(s.dx, span_none(), "no-algorithm", "no algorithm to price in the input");
+        status = EXIT_INPUT;
+    }
+    int first = 1;
+    for (int k = 0; k < nalgs && status != EXIT_USAGE; k++) {
+        if (c.nclosed) {
+            if (!first && !c.json) printf("\n");
+            first = 0;
+            int r = cost_closed(&s, &c, algs[k]);
+            if (r > status) status = r;
+            continue;
+        }
+        for (size_t i = 0; i < c.nN && status != EXIT_USAGE; i++) {
+            if (!first && !c.json) printf("\n");
+            first = 0;
+            int r = cost_one(&s, &c, algs[k], c.Ns[i]);
+            if (r > status) status = r;
+        }
+    }
+    fflush(stdout);
+    cost_cli_free(&c);
+    return session_close(&s, status);
+}
