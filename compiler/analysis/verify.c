@@ -97,6 +97,9 @@ typedef struct VState {
     VIvl *tmp;             /* merge scratch */
     size_t captmp;
     unsigned errors, max_errors;
+    unsigned shown;        /* errors reported */
+    struct { const char *code; Span span; } seen[64]; /* reported (code, statement) */
+    unsigned nseen;
     int stop;              /* error limit reached */
 } VState;
 
@@ -346,31 +349,50 @@ static const char *op_name(uint8_t op) { return op == XFER_REDUCE ? "reduce" : "
 
 /* ---------------------------------------------------------------- errors */
 
-/* Counts an error; returns 1 when it should be reported. */
-static int count_error(VState *v) {
+/* Counts an error; returns 1 when it should be reported. One statement
+ * usually fails for many ranks and chunks at once, so only the first error
+ * of each (code, statement) is shown: the few errors shown for an N are then
+ * different ones. Execution stops after max_errors shown errors. */
+static int count_error(VState *v, const char *code, Span sp) {
     v->errors++;
-    if (!v->dx || v->errors >= v->max_errors) v->stop = 1;
-    return v->dx != NULL;
+    if (!v->dx) { v->stop = 1; return 0; }
+    for (unsigned i = 0; i < v->nseen; i++)
+        if (!strcmp(v->seen[i].code, code) && v->seen[i].span.file == sp.file &&
+            v->seen[i].span.lo == sp.lo && v->seen[i].span.hi == sp.hi)
+            return 0;
+    if (v->nseen < ARRAY_LEN(v->seen)) {
+        v->seen[v->nseen].code = code;
+        v->seen[v->nseen].span = sp;
+        v->nseen++;
+    }
+    if (++v->shown >= v->max_errors) v->stop = 1;
+    return 1;
 }
 
 static const char *const double_buffer_hint =
-    "transfers of one step run concurrently; use a separate scratch buffer "
-    "for what is received (double buffering) or move one transfer to another step";
+    "the transfers of a step run concurrently: receive into a separate scratch "
+    "buffer (double buffering) and combine it in the next step";
+static const char *const write_write_hint =
+    "the transfers of a step run concurrently: which write lands last depends on timing";
 
 static void report_race(VState *v, size_t step, size_t x, int buf, int64_t rank, int64_t c,
                         size_t other, int write_write) {
-    if (!count_error(v)) return;
     const Transfer *t = &v->s->xfers[x];
+    if (!count_error(v, "race", t->span)) return;
     const char *slot = fmt_slot(v, buf, rank, c);
     if (write_write) {
         diag_error(v->dx, t->span, "race", "step %zu writes %s twice%s", step, slot,
                    describe(v, x, 0));
         diag_note(v->dx, v->s->xfers[other].span, "other write here%s", describe(v, other, 1));
-    } else if (other == x) {
-        diag_error(v->dx, t->span, "race", "step %zu: a %s reads and writes %s%s", step,
+        diag_note(v->dx, v->s->steps[step].span, "%s", write_write_hint);
+        return;
+    }
+    if (other == x) {
+        diag_error(v->dx, t->span, "race", "step %zu: this %s reads and writes %s%s", step,
                    op_name(t->op), slot, describe(v, x, 0));
     } else {
-        diag_error(v->dx, t->span, "race", "step %zu reads and writes %s%s", step, slot,
+        diag_error(v->dx, t->span, "race",
+                   "step %zu writes %s, which another transfer of the step reads%s", step, slot,
                    describe(v, x, 0));
         diag_note(v->dx, v->s->xfers[other].span, "read here%s", describe(v, other, 1));
     }
@@ -404,7 +426,7 @@ static void run_step(VState *v, size_t k) {
     for (size_t x = st->first; x < end && !v->stop; x++) {
         const Transfer *t = &s->xfers[x];
         if (t->dst.buffer == BUF_IN) {
-            if (count_error(v))
+            if (count_error(v, "write-to-in", t->span))
                 diag_error(v->dx, t->span, "write-to-in", "step %zu writes to read-only %s%s",
                            k, fmt_slot(v, BUF_IN, t->dst.rank, t->dst.lo), describe(v, x, 0));
             continue;
@@ -415,20 +437,23 @@ static void run_step(VState *v, size_t k) {
             uint64_t sd = slot_of(v, t->dst.buffer, t->dst.rank, dc);
             uint64_t ss = slot_of(v, t->src.buffer, t->src.rank, sc);
             uint32_t lw = v->sl[sd].lastw;
-            if (!raced && lw && lw - 1 >= st->first) {
-                raced = 1;
-                report_race(v, k, x, t->dst.buffer, t->dst.rank, dc, lw - 1, 1);
-            } else if (!raced && v->sl[sd].rstamp == stamp) {
-                raced = 1;
-                report_race(v, k, x, t->dst.buffer, t->dst.rank, dc,
-                            find_reader(s, k, t->dst.buffer, t->dst.rank, dc), 0);
+            int ww = lw && lw - 1 >= st->first;
+            if (ww || v->sl[sd].rstamp == stamp) {
+                if (!raced++)
+                    report_race(v, k, x, t->dst.buffer, t->dst.rank, dc,
+                                ww ? lw - 1 : find_reader(s, k, t->dst.buffer, t->dst.rank, dc), ww);
+                /* The outcome depends on timing: poison the slot, so that
+                 * what follows from it is not reported again. */
+                v->sl[sd].val = V_POISON;
+                v->sl[sd].lastw = (uint32_t)x + 1;
+                continue;
             }
             if (v->stop) break;
             uint32_t vs = v->sl[ss].val, nv;
             if (t->op == XFER_COPY) {
                 if (vs == V_UNDEF) {
                     nv = V_POISON;
-                    if (!undef++ && count_error(v))
+                    if (!undef++ && count_error(v, "undefined-read", t->span))
                         diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
                                    k, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
                 } else {
@@ -438,7 +463,7 @@ static void run_step(VState *v, size_t k) {
                 uint32_t vd = v->sl[sd].val;
                 if (vs == V_UNDEF || vd == V_UNDEF) {
                     nv = V_POISON;
-                    if (!undef++ && count_error(v)) {
+                    if (!undef++ && count_error(v, "undefined-read", t->span)) {
                         if (vs == V_UNDEF)
                             diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
                                        k, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
@@ -456,14 +481,14 @@ static void run_step(VState *v, size_t k) {
                     size_t nover = 0, n = 0;
                     if (a.chunk != b.chunk) {
                         nv = V_POISON;
-                        if (!merged++ && count_error(v))
+                        if (!merged++ && count_error(v, "mixed-chunks", t->span))
                             diag_error(v->dx, t->span, "mixed-chunks",
                                        "step %zu mixes chunks: reduces %s into %s = %s%s", k,
                                        fmt_value(v, vs), fmt_slot(v, t->dst.buffer, t->dst.rank, dc),
                                        fmt_value(v, vd), describe(v, x, 0));
                     } else if ((n = ivl_merge(v, a.iv, a.n, b.iv, b.n, &nover)) == 0) {
                         nv = V_POISON;
-                        if (!merged++ && count_error(v)) {
+                        if (!merged++ && count_error(v, "double-count", t->span)) {
                             SBuf sb = {0};
                             sb_ranks(&sb, v->tmp, nover);
                             const char *twice = sb_done(&sb, v->arena);
@@ -610,7 +635,7 @@ static void check_postcondition(VState *v) {
             sb_ranks(&want, &ev, 1);
             sb_printf(&want, " : c%" PRId64 "}", e.chunk);
             if (id == V_UNDEF) {
-                if (count_error(v)) {
+                if (count_error(v, "postcondition", s->alg->name_span)) {
                     diag_error(v->dx, s->alg->name_span, "postcondition",
                                "%s is never written for %s (expected %s)", fmt_slot(v, BUF_OUT, r, c),
                                instance_name(v), sb_done(&want, v->arena));
@@ -622,7 +647,8 @@ static void check_postcondition(VState *v) {
             size_t nmiss = ivl_minus(&ev, 1, w.iv, w.n, &miss);
             size_t nextra = ivl_minus(w.iv, w.n, &ev, 1, &extra);
             if (w.chunk != e.chunk || nmiss || nextra) {
-                if (count_error(v)) {
+                size_t x = v->sl[sl].lastw - 1;
+                if (count_error(v, "postcondition", s->xfers[x].span)) {
                     SBuf why = {0};
                     if (w.chunk != e.chunk) {
                         sb_printf(&why, "wrong chunk c%d instead of c%" PRId64, w.chunk, e.chunk);
@@ -635,7 +661,6 @@ static void check_postcondition(VState *v) {
                         sb_printf(&why, "%sextra ", why.n ? "; " : "");
                         sb_ranks(&why, extra, nextra);
                     }
-                    size_t x = v->sl[sl].lastw - 1;
                     diag_error(v->dx, s->xfers[x].span, "postcondition",
                                "%s is wrong for %s: holds %s, expected %s (%s)",
                                fmt_slot(v, BUF_OUT, r, c), instance_name(v), fmt_value(v, id),

@@ -54,6 +54,7 @@ typedef struct NResult {
     NOutcome outcome;
     const char *why;   /* NO_SKIPPED: the reason */
     int consistent;    /* -1 n/a, 0 no, 1 yes (verified instances only) */
+    const char *root_why; /* some (not all) roots skipped: the first reason */
 } NResult;
 
 /* "2..16, 32, 64" for the N of `rs` matching the predicate. */
@@ -154,8 +155,11 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         if (nfail) { r->outcome = NO_FAILED; any_failed = 1; }
         else if (nok) r->outcome = NO_VERIFIED;
         else r->outcome = NO_SKIPPED;
+        if (nskip && r->outcome != NO_SKIPPED) r->root_why = r->why;
     }
 
+    /* Diagnostics of this algorithm first, then its summary line. */
+    diag_flush(dx);
     if (summary) {
         size_t nver = 0, nfail = 0, nincons = 0, ncons = 0;
         for (size_t i = 0; i < nns; i++) {
@@ -196,12 +200,17 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         } else if (ncons) {
             fprintf(summary, "%srank-consistent (bit-identical on every rank)", sep);
         }
+        for (size_t i = 0; i < nns; i++) {
+            if (!rs[i].root_why) continue;
+            fprintf(summary, "%sskipped some roots (%s)", sep, rs[i].root_why);
+            break;
+        }
         if (rooted && nver + nfail) {
             int big = 0;
             for (size_t i = 0; i < nns; i++) big |= ns[i] > 16;
             if (o->root >= 0) fprintf(summary, "; root %" PRId64, o->root);
-            else if (big) fprintf(summary, "; every root for N <= 16, roots 0, 1, 2, N/3, N/2-1, N/2, N-2, N-1 above");
-            else fprintf(summary, "; every root");
+            else if (big) fprintf(summary, "; all roots up to N = 16, 8 roots per N above");
+            else fprintf(summary, "; all roots");
         }
         fputc('\n', summary);
         fflush(summary);
