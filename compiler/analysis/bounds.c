@@ -50,7 +50,8 @@ static void cut_need(Collective coll, int64_t N, int64_t k, int root_in, Rat *in
         if (k > 0 && rest > 0) *in = *out = rat_int(1);
         break;
     case COLL_ALLTOALL:
-        if (k > 0 && rest > 0) *in = *out = rat_make(k * rest, N * N, ovf);
+        /* each of the k ranks gets one block (M/N) from each of the rest */
+        if (k > 0 && rest > 0) *in = *out = rat_make(k * rest, N, ovf);
         break;
     case COLL_BROADCAST:
         if (!root_in && k > 0) *in = rat_int(1);

@@ -27,12 +27,13 @@ typedef enum BasisFn {
     BF_CLOG2_N,   /* ceil(log2 N)/N */
     BF_N2,        /* N^2 */
     BF_NLOG2,     /* N*log2(N) */
+    BF_CLOG3,     /* ceil(log3 N): the latency bound with 2 ports */
     BF__COUNT
 } BasisFn;
 
 static const char *const bf_name[BF__COUNT] = {
     "1", "N", "1/N", "log2(N)", "ceil(log2(N))", "ceil((N-1)/2)", "ceil((N-1)/2)/N",
-    "log2(N)/N", "ceil(log2(N))/N", "N^2", "N·log2(N)",
+    "log2(N)/N", "ceil(log2(N))/N", "N^2", "N·log2(N)", "ceil(log3(N))",
 };
 
 static int64_t flog2(int64_t n) {
@@ -62,6 +63,11 @@ static Rat bf_eval(BasisFn f, int64_t N, int *ovf) {
     case BF_CLOG2_N: return rat_make(clog2(N), N, ovf);
     case BF_N2: return rat_mul(rat_int(N), rat_int(N), ovf);
     case BF_NLOG2: return rat_mul(rat_int(N), rat_int(flog2(N)), ovf);
+    case BF_CLOG3: {
+        int64_t k = 0, p = 1;
+        while (p < N) p *= 3, k++;
+        return rat_int(k);
+    }
     default: COLLC_UNREACHABLE("basis function");
     }
 }
@@ -194,11 +200,11 @@ static void format_fit(Buf *b, const BasisFn *fs, const Rat *w, int k) {
     for (int j = 0; j < k; j++) others += !used[j];
     if (pcore && pw.num > 0) {
         /* a lone N-1 needs no parentheses */
-        put_scaled(b, pw, (others || !rat_eq(pw, rat_int(1)) || *pover) ? pcore : "N-1", pover);
+        put_scaled(b, pw, (!rat_eq(pw, rat_int(1)) || *pover) ? pcore : "N-1", pover);
         first = 0;
     }
     /* Remaining terms: N-like first, constants last, as people write them. */
-    static const BasisFn order[] = {BF_N2, BF_NLOG2, BF_N, BF_LOG2, BF_CLOG2, BF_HALF,
+    static const BasisFn order[] = {BF_N2, BF_NLOG2, BF_N, BF_LOG2, BF_CLOG2, BF_CLOG3, BF_HALF,
                                     BF_HALF_N, BF_LOG2_N, BF_CLOG2_N, BF_INV_N, BF_ONE};
     for (size_t o = 0; o < ARRAY_LEN(order); o++)
         for (int j = 0; j < k; j++)
