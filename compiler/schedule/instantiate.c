@@ -41,6 +41,7 @@ typedef struct Inst {
     Step *steps;
     size_t nsteps, capsteps;
     size_t max_xfers;
+    uint64_t work, max_work;    /* loop iterations: stops runaway empty loops */
     Step *cur_step;             /* NULL outside a step */
     /* in-scope let/loop variables, outermost first (for notes) */
     const Symbol **vars;
@@ -328,6 +329,14 @@ static Flow exec_stmt(Inst *I, const Stmt *st) {
             I->desc = describe_vars(I);
             return FLOW_STOP;
         }
+        if (I->nsteps >= I->max_xfers) {
+            if (I->dx)
+                diag_error(I->dx, st->span, "schedule-too-large",
+                           "the schedule has more than %zu steps (raise --max-transfers)",
+                           I->max_xfers);
+            note_values(I);
+            return FLOW_ERROR;
+        }
         if (!I->describe && I->nsteps == I->capsteps) {
             I->capsteps = I->capsteps ? I->capsteps * 2 : 64;
             I->steps = xrealloc(I->steps, sizeof(Step) * I->capsteps);
@@ -354,6 +363,14 @@ static Flow exec_stmt(Inst *I, const Stmt *st) {
         push_var(I, st->u.for_.sym);
         for (int64_t v = lo; v < hi; v++) {
             I->frame[slot] = v;
+            if (__builtin_expect(++I->work > I->max_work, 0)) {
+                if (I->dx)
+                    diag_error(I->dx, st->span, "schedule-too-large",
+                               "instantiation runs more than %" PRIu64 " loop iterations "
+                               "(the limit is 4 x --max-transfers + 10^7)", I->max_work);
+                note_values(I);
+                return FLOW_ERROR;
+            }
             Flow f = exec_block(I, st->u.for_.body);
             if (f != FLOW_OK) return f;
         }
@@ -526,6 +543,9 @@ static void inst_discard(Inst *I) {
 }
 
 static Flow inst_run(Inst *I, const SchedParams *p, const int64_t *fixed_params) {
+    if (!I->max_work)
+        I->max_work = I->max_xfers > (SIZE_MAX - 10000000u) / 4 ? UINT64_MAX
+                                                                 : (uint64_t)I->max_xfers * 4 + 10000000u;
     Flow f = run_header(I, p, fixed_params);
     if (f != FLOW_OK) return f;
     return exec_block(I, I->alg->body);
@@ -615,6 +635,7 @@ static const char *describe(const Schedule *s, size_t xfer, size_t step, Arena *
     I.target_xfer = xfer;
     I.target_step = step;
     I.max_xfers = SIZE_MAX;
+    I.max_work = UINT64_MAX;
     SchedParams p;
     memset(&p, 0, sizeof p);
     p.N = s->N;
