@@ -480,8 +480,15 @@ static int recv_pass(coll_comm *c) {
         }
         const slot *s = &ch->slots[k % CHAN_CAP];
         if (s->tag != c->call.tag || s->bytes != op->bytes) {
-            /* The two ranks run different schedules: a compiler bug. */
-            collrt_fail(b, COLL_ERR_INTERNAL);
+            /* A message of another call: the peer gave up on one of them
+             * (the channel is out of step for good). Same call, other step
+             * or length: the ranks run different schedules, a compiler bug. */
+            if ((s->tag >> 32) != (c->call.tag >> 32)) {
+                atomic_store(&c->w->broken, 1);
+                collrt_fail(b, COLL_ERR_PEER);
+            } else {
+                collrt_fail(b, COLL_ERR_INTERNAL);
+            }
             return 1;
         }
         if (op->kind == OP_RECV)
