@@ -18,7 +18,9 @@
  *    acknowledging bump the peer's doorbell; a waiter spins briefly on its
  *    doorbell, then sleeps in FUTEX_WAIT (eventcount protocol with a
  *    `sleeping` flag so that wakers skip the syscall when nobody sleeps). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
