@@ -321,12 +321,15 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
             unreadable = 1;
         }
     }
+    unsigned before_parse = diag_error_count(s->dx);
     for (int k = 0; k < nfiles; k++)
         if (ids[k] >= 0) parse_source(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
     free(ids);
-    if (unreadable) return 2;
-    if (diag_error_count(s->dx)) return 1;
+    if (diag_error_count(s->dx) > before_parse) return unreadable ? 2 : 1;
+    /* The files that could be read are still checked (like a compiler that
+     * goes on with the other translation units), but nothing runs after. */
     sema_check(&s->arena, s->dx, &s->prog);
+    if (unreadable) return 2;
     if (diag_error_count(s->dx)) return 1;
 
     if (opts->algorithm && !program_find_algorithm(&s->prog, opts->algorithm)) {
@@ -336,7 +339,7 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
         int bestd = 3;
         for (int k = 0; k < s->prog.nalgorithms; k++) {
             int dist = front_edit_distance(opts->algorithm, s->prog.algorithms[k]->name);
-            if (dist < bestd) {
+            if (dist < bestd && dist < (int)strlen(opts->algorithm)) {
                 bestd = dist;
                 best = s->prog.algorithms[k]->name;
             }

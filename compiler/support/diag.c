@@ -214,7 +214,8 @@ static void print_snippet(DiagEngine *d, Span span) {
     source_line_col(d->sm, span.file, span.lo, &line, &col);
     size_t len;
     const char *text = source_line_text(d->sm, span.file, line, &len);
-    if (!text) return;
+    /* An empty line (an empty file) gives nothing to point at. */
+    if (!text || len == 0) return;
     size_t start_byte = col - 1;                 /* offset of lo in the line */
     size_t end_byte = start_byte + (span.hi - span.lo);
     if (end_byte > len) end_byte = len;          /* multi-line: first line only */
