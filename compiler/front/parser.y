@@ -79,6 +79,7 @@ typedef struct ParseState {
     int synthetic_active;     /* the lookahead is synthetic or that keyword */
     int synthetic_tok;        /* the keyword to return after the closers */
     Span synthetic_span;
+    uint32_t error_block_end; /* end of the last block skipped by recovery */
     int eof_reported;         /* a syntax error at end of input was reported */
     int fatal;                /* stop: the scanner returns end of input and
                                  further syntax errors are not reported */
@@ -235,7 +236,7 @@ topology
 /* block = "{" { stmt } "}" ; */
 block
     : '{' stmt_list '}' { $$ = $2; }
-    | '{' stmt_list error '}' { $$ = $2; }
+    | '{' stmt_list error '}' { $$ = $2; yyerrok; }
     ;
 
 /* stmt_list = { stmt } ; */
@@ -317,16 +318,17 @@ stmt
     }
     | LINK expr ARROW expr link_attrs semi { $$ = mk_link(ps, @$, $2, $4, 0, $5); }
     | LINK expr BIARROW expr link_attrs semi { $$ = mk_link(ps, @$, $2, $4, 1, $5); }
-    | error ';' { $$ = NULL; }
-    | error block { $$ = NULL; }
+    | error ';' { $$ = NULL; yyerrok; }
+    | error block { $$ = NULL; yyerrok; ps->error_block_end = @2.hi; }
     ;
 
 /* semi = ";" ;  (error: a missing ';' ends the statement, so the next
- * statement still parses) */
+ * statement still parses; after a resynchronising ';' or block, errors are
+ * reported again at once: yyerrok) */
 semi
     : ';'
     | error
-    | error ';'
+    | error ';' { yyerrok; }
     ;
 
 /* if_stmt = "if" expr block [ "else" ( block | if_stmt ) ] ; */
@@ -737,6 +739,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         parse_note_match(ps, '}');
         ps->eof_reported = 1;
     } else if (has_stmt) {
+        if (la == YYSYMBOL_ELSE && ps->error_block_end == ps->prev_end && ps->prev_end)
+            return 0;  /* the 'if' it belongs to had a syntax error */
         if (la == YYSYMBOL_ELSE)
             parse_error_at(ps, at, "syntax", "'else' without a preceding 'if'");
         else if (la == YYSYMBOL_IDENT)
@@ -841,6 +845,16 @@ int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
     }
     ps->prev_end = ps->last_end;
     ps->last_end = lloc->hi;
+    /* ';', '{' and '}' never occur inside '(' or '[' in this grammar: once
+     * one of them has been consumed, drop the '(' and '[' a syntax error
+     * left unclosed, so that later notes and "unmatched ')'" stay right.
+     * (Not before: the message about that token may still need them.) */
+    if (ps->last_tok == ';' || ps->last_tok == '{' || ps->last_tok == '}') {
+        int n = 0;
+        for (int i = 0; i < ps->nbrackets; i++)
+            if (ps->brackets[i].ch == '{') ps->brackets[n++] = ps->brackets[i];
+        ps->nbrackets = n;
+    }
     ps->last_tok = tok;
     ps->la_pushed = ps->la_popped = 0;
     if (tok == '(' || tok == '[' || tok == '{') {
