@@ -21,7 +21,8 @@ static void expand_help(void) {
           "  -D NAME=VALUE                 override `param NAME`\n"
           "  --algorithm NAME              expand only NAME (default: every algorithm)\n"
           "  --table BUF                   print who holds which chunk of BUF after each\n"
-          "                                step (chunks named by origin: A, B, .. or r0, r1 ..)\n"
+          "                                step (chunks named by origin: A, B, .. or r0, r1 ..;\n"
+          "                                N <= 64)\n"
           "  --pairs                       print the communicating rank pairs of each step\n"
           "  --max-transfers=N             refuse schedules larger than N (default 50000000)\n"
           "  --diagnostics-format=FMT      text (default), json or sarif\n"
@@ -68,6 +69,8 @@ static int step_communicates(const Schedule *s, const Step *st) {
 }
 
 /* ---------- --table ---------- */
+
+enum { TABLE_MAX_N = 64 };
 
 /* The set of origins (chunks of `in`) that a chunk slot currently holds. */
 typedef struct OSet { int32_t *v; int n; } OSet;
@@ -411,6 +414,11 @@ int cmd_expand(int argc, char **argv) {
     }
     if (nfiles == 0) { status = usage_error("expand", "no input files"); goto out; }
     if (!have_N) { status = usage_error("expand", "missing -N (the number of ranks)"); goto out; }
+    /* the table has N columns of up to N*chunks labels per row: keep it readable */
+    if (table && N > TABLE_MAX_N) {
+        status = usage_error("expand", "--table needs N <= %d (got %" PRId64 ")", TABLE_MAX_N, N);
+        goto out;
+    }
 
     Session s;
     int st = session_open(&s, &opts, files, nfiles);
