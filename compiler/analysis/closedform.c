@@ -196,8 +196,6 @@ static void format_fit(Buf *b, const BasisFn *fs, const Rat *w, int k) {
         pover = "N";
         used[i1] = used[iinv] = 1;
     }
-    int others = 0;
-    for (int j = 0; j < k; j++) others += !used[j];
     if (pcore && pw.num > 0) {
         /* a lone N-1 needs no parentheses */
         put_scaled(b, pw, (!rat_eq(pw, rat_int(1)) || *pover) ? pcore : "N-1", pover);
