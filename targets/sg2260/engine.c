@@ -356,7 +356,7 @@ static void scatter(Sg2260Sim *s, int chip, uint64_t base, const Sg2260Shape *v,
                         sg2260_mem_write(s, chip, row, buf + pos, rb);
                     } else {
                         sg2260_mem_read(s, chip, row, tmp, rb);
-                        for (size_t k = 0; k < rb; k += es) sg2260_reduce_elem(t, op, tmp + k, buf + pos + k);
+                        sg_reduce_row(t, op, tmp, buf + pos, v->w);
                         sg2260_mem_write(s, chip, row, tmp, rb);
                     }
                     pos += rb;

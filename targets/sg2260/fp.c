@@ -150,3 +150,30 @@ int sg2260_reduce_elem(Sg2260Dtype t, Sg2260Op op, void *dst, const void *src) {
     default: return -1;
     }
 }
+
+/* Row version for the engine: the dtype/op switch outside the loop. Same
+ * results as sg2260_reduce_elem element by element. */
+void sg_reduce_row(Sg2260Dtype t, Sg2260Op op, uint8_t *dst, const uint8_t *src, size_t count) {
+    if (t == SG2260_FP32 && (op == SG2260_OP_ADD || op == SG2260_OP_MUL)) {
+        for (size_t i = 0; i < count; i++) {
+            float a, b;
+            memcpy(&a, dst + 4 * i, 4);
+            memcpy(&b, src + 4 * i, 4);
+            a = op == SG2260_OP_ADD ? a + b : a * b; /* SSE: IEEE single */
+            memcpy(dst + 4 * i, &a, 4);
+        }
+        return;
+    }
+    if (t == SG2260_INT32 && op == SG2260_OP_ADD) {
+        for (size_t i = 0; i < count; i++) {
+            uint32_t a, b;
+            memcpy(&a, dst + 4 * i, 4);
+            memcpy(&b, src + 4 * i, 4);
+            a += b;
+            memcpy(dst + 4 * i, &a, 4);
+        }
+        return;
+    }
+    size_t es = sg2260_dtype_size(t);
+    for (size_t i = 0; i < count; i++) sg2260_reduce_elem(t, op, dst + i * es, src + i * es);
+}

@@ -19,4 +19,7 @@ char *sg_read_file(const char *path, size_t *len);
 int sg_parse_u64(const char *s, uint64_t *out);   /* dec / 0x hex / suffix K M G */
 int sg_parse_double(const char *s, double *out);
 
+/* dst[i] = dst[i] (op) src[i] for count elements (fp.c). */
+void sg_reduce_row(Sg2260Dtype t, Sg2260Op op, uint8_t *dst, const uint8_t *src, size_t count);
+
 #endif

@@ -273,6 +273,18 @@ long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err
 int sg2260_bundle_is_binary(const uint8_t *bytes, size_t n);
 int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260Error *err);
 
+/* Reference ring programs (what a lowering of the ring algorithm produces):
+ * each chip's buffer at `base` holds n chunks of `elems` elements; position
+ * r sends to ring[r+1] and receives from ring[r-1]; reduce-scatter uses
+ * SEND psum=wr into the receiver's RECV op, all-gather psum=wo; message 0
+ * orders each chip's RX (data landed) before its next TX. Programs are added
+ * to *b (which may already hold others for different channels). Chunks must
+ * be 128-byte multiples when reducing or FP20. 0 ok, -1 with *err. */
+int sg2260_ref_ring_allreduce(Sg2260Bundle *b, const Sg2260Machine *m, const int *ring, int n, uint32_t elems,
+                              Sg2260Dtype t, Sg2260Op op, uint64_t base, Sg2260Error *err);
+int sg2260_ref_ring_allgather(Sg2260Bundle *b, const Sg2260Machine *m, const int *ring, int n, uint32_t elems,
+                              Sg2260Dtype t, uint64_t base, Sg2260Error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Engine model                                                              */
 

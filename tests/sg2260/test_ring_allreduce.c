@@ -3,9 +3,10 @@
  * reference that reduces in the ring's order, and the simulated time compared
  * with the analytic ring formula 2(N-1)(t_startup + (M/N)/bw).
  *
- * gen_ring() builds the same programs for any ring, chunk size, dtype and op;
- * for the hand-written case its text must equal the file's, which ties the
- * sweep below (2/4/8 chips, several dtypes and ops) to the hand-written one. */
+ * sg2260_ref_ring_allreduce() builds the same programs for any ring, chunk
+ * size, dtype and op; for the hand-written case its text must equal the
+ * file's, which ties the sweep below (2/4/8 chips, several dtypes and ops) to
+ * the hand-written one. The ring AllGather generator is checked as well. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -15,54 +16,14 @@
 
 enum { BASE = 0x10000 };
 
-static void push(Sg2260Program *p, const char *line) {
-    Sg2260Desc d;
-    Sg2260Error e;
-    if (sg2260_asm_line(line, &d, &e)) {
-        fprintf(stderr, "bad generated line '%s': %s\n", line, e.msg);
-        exit(2);
-    }
-    sg2260_program_push(p, &d);
-}
-
-static uint64_t chunk_addr(int k, int n, uint32_t elems, size_t es) {
-    return BASE + (uint64_t)(((k % n) + n) % n) * elems * es;
-}
-
-/* Ring AllReduce: reduce-scatter (psum=wr into the receiver's chunk) then
- * all-gather, RX signals message 0 per landed chunk, TX waits before sends. */
+/* The library's reference ring generator (targets/sg2260/ref.c). */
 static void gen_ring(Sg2260Bundle *b, const Sg2260Machine *m, const int *ring, int n, uint32_t elems,
                      Sg2260Dtype t, Sg2260Op op) {
+    Sg2260Error e;
     memset(b, 0, sizeof *b);
-    size_t es = sg2260_dtype_size(t);
-    const char *dt = sg2260_dtype_name(t);
-    char line[256];
-    Sg2260Shape sh;
-    if (sg2260_shape_packed(elems, &sh)) exit(2);
-    char shp[96];
-    snprintf(shp, sizeof shp, "shape=%u,%u,%u,%u stride=%u,%u,%u,%u", sh.n, sh.c, sh.h, sh.w, sh.sn, sh.sc, sh.sh, sh.sw);
-    for (int r = 0; r < n; r++) {
-        int c = ring[r], nx = ring[(r + 1) % n], pv = ring[(r + n - 1) % n];
-        Sg2260Program *tx = sg2260_bundle_program(b, c, sg2260_machine_port_to(m, c, nx), SG2260_TX);
-        for (int i = 0; i < 2 * (n - 1); i++) {
-            if (i > 0) push(tx, "SYS TX_WAIT_MSG id=0 count=1");
-            int rs = i < n - 1;
-            int k = rs ? r - i : r + 1 - (i - (n - 1));
-            snprintf(line, sizeof line, "SEND dtype=%s psum=%s src=0x%llx %s", dt, rs ? "wr" : "wo",
-                     (unsigned long long)chunk_addr(k, n, elems, es), shp);
-            push(tx, line);
-        }
-        push(tx, "SYS END");
-        Sg2260Program *rx = sg2260_bundle_program(b, c, sg2260_machine_port_to(m, c, pv), SG2260_RX);
-        for (int i = 0; i < 2 * (n - 1); i++) {
-            int rs = i < n - 1;
-            int k = rs ? r - 1 - i : r - (i - (n - 1));
-            snprintf(line, sizeof line, "RECV dtype=%s op=%s dst=0x%llx %s", dt,
-                     rs ? sg2260_op_name(op) : "none", (unsigned long long)chunk_addr(k, n, elems, es), shp);
-            push(rx, line);
-            if (i < 2 * (n - 1) - 1) push(rx, "SYS RX_SEND_MSG id=0 count=0");
-        }
-        push(rx, "SYS END");
+    if (sg2260_ref_ring_allreduce(b, m, ring, n, elems, t, op, BASE, &e)) {
+        fprintf(stderr, "generator: %s\n", e.msg);
+        exit(2);
     }
 }
 
@@ -234,6 +195,45 @@ int main(void) {
             run_check(&m, &b, ring, n, elems, cases[c].t, cases[c].op, 1);
             sg2260_bundle_free(&b);
         }
+    }
+
+    /* 2b. Ring AllGather: every chip ends with every chip's chunk. */
+    for (int rr = 0; rr < m.nrings; rr++) {
+        const Sg2260Ring *rg = &m.rings[rr];
+        Sg2260Bundle b = {0};
+        CHECK(sg2260_ref_ring_allgather(&b, &m, rg->chips, rg->len, 96, SG2260_BF16, BASE, &e) == 0);
+        Sg2260Sim *s = sg2260_sim_new(&m);
+        CHECK(sg2260_sim_load(s, &b, &e) == 0);
+        uint16_t own[96 * 8], got[96 * 8];
+        for (int r = 0; r < rg->len; r++) {
+            for (int i = 0; i < 96; i++) own[i] = (uint16_t)(r * 1000 + i);
+            sg2260_mem_write(s, rg->chips[r], BASE + (uint64_t)r * 96 * 2, own, 96 * 2);
+        }
+        Sg2260Result res;
+        CHECK_MSG(sg2260_sim_run(s, &res) == 0, "%s", res.err.msg);
+        double want_t = (rg->len - 1) * (m.startup_us + 96 * 2 / (m.link_bw_GBps * 1e3)) + (rg->len - 2) * m.sync_us;
+        CHECK_MSG(fabs(res.time_us - want_t) < 1e-9, "allgather time %.9f vs %.9f", res.time_us, want_t);
+        for (int r = 0; r < rg->len; r++) {
+            sg2260_mem_read(s, rg->chips[r], BASE, got, (size_t)rg->len * 96 * 2);
+            int ok = 1;
+            for (int k = 0; k < rg->len; k++)
+                for (int i = 0; i < 96; i++) ok &= got[k * 96 + i] == (uint16_t)(k * 1000 + i);
+            CHECK_MSG(ok, "allgather ring %d chip %d", rr, rg->chips[r]);
+        }
+        sg2260_sim_free(s);
+        sg2260_bundle_free(&b);
+    }
+    /* Generator argument checks. */
+    {
+        Sg2260Bundle b = {0};
+        static const int bad[] = {0, 3};
+        CHECK(sg2260_ref_ring_allreduce(&b, &m, bad, 2, 64, SG2260_FP32, SG2260_OP_ADD, BASE, &e) == -1 &&
+              !strcmp(e.code, "bad-ring"));
+        CHECK(sg2260_ref_ring_allreduce(&b, &m, ring4, 4, 64, SG2260_INT8, SG2260_OP_ADD, BASE, &e) == -1 &&
+              !strcmp(e.code, "dtype-op"));
+        CHECK(sg2260_ref_ring_allreduce(&b, &m, ring4, 4, 3, SG2260_FP32, SG2260_OP_ADD, BASE, &e) == -1 &&
+              !strcmp(e.code, "align"));
+        sg2260_bundle_free(&b);
     }
 
     /* 3. Simulated time vs 2(N-1)(t_s + (M/N)/bw); the model adds one sync
