@@ -4,9 +4,11 @@
  * a terminator, and diagnostics print lines long after the lexer is done).
  * The line table is built only when the first diagnostic of a file needs a
  * line number: most successful compilations never pay for it. */
+#define _POSIX_C_SOURCE 200809L /* fileno */
 #include "source.h"
 #include "util.h"
 
+#include <sys/stat.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,14 @@ int source_load(SourceManager *sm, const char *path) {
     }
     FILE *fp = fopen(path, "rb");
     if (!fp) return -1;
+    /* Refuse a big regular file before reading a byte of it. */
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size > SOURCE_MAX_BYTES) {
+        fclose(fp);
+        errno = EFBIG;
+        return -1;
+    }
     /* A directory opens fine on Linux but fails to read with EISDIR; say so
      * before reading rather than reporting an empty file. */
     errno = 0;
