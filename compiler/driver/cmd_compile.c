@@ -1,24 +1,41 @@
 /* cmd_compile.c - `collc compile`: project algorithms onto one rank (Rank IR)
- * and emit them. This slice provides --emit=rankir; the C and LLVM emitters
- * plug in here. */
+ * and emit C, LLVM IR, bitcode, assembly or an object file.
+ *
+ * Output kinds follow clang's flags:
+ *   -c (default)      object file        NAME.o
+ *   -S                assembly           NAME.s
+ *   -S -emit-llvm     LLVM IR            NAME.ll
+ *   -c -emit-llvm     LLVM bitcode       NAME.bc
+ *   --emit=c          C source           NAME.c
+ *   --emit=rankir     Rank IR dump       stdout
+ * where NAME is the input file's base name; -o FILE overrides, -o - is stdout. */
 #include "driver.h"
-#include "lower/rankir.h"
 #include "emit/emit_c.h"
+#include "emit/emit_llvm.h"
+#include "lower/rankir.h"
 
 #include <errno.h>
 #include <stdlib.h>
-
 #include <string.h>
 
 static void compile_help(void) {
     fputs("usage: collc compile [OPTIONS] FILE...\n"
           "\n"
-          "Compiles the algorithms of FILE into per-rank programs.\n"
+          "Compiles the algorithms of FILE into per-rank programs that call the\n"
+          "collc runtime (runtime/include/coll.h).\n"
           "\n"
           "options:\n"
-          "  --emit=c                      C source against runtime/include/coll.h\n"
-          "  --emit=rankir                 print the Rank IR (endpoint projection)\n"
-          "  -o FILE                       output file ('-' = stdout; default: stdout)\n"
+          "  -c                            object file (default; NAME.o)\n"
+          "  -S                            assembly (NAME.s)\n"
+          "  -emit-llvm                    with -S: LLVM IR (NAME.ll); with -c: bitcode (NAME.bc)\n"
+          "  --emit=c                      C source (NAME.c)\n"
+          "  --emit=rankir                 the Rank IR (endpoint projection), for inspection\n"
+          "  -o FILE                       output file ('-' = stdout)\n"
+          "  -O0 -O1 -O2 -O3               LLVM optimisation level (default -O2)\n"
+          "  --target=cpu|mpi              runtime target (default cpu); the transport ABI\n"
+          "                                is the same, so this only selects defaults\n"
+          "  --target=TRIPLE, --triple=T   LLVM target triple (default: the host)\n"
+          "  --prefix=STR                  prepend STR to every generated function name\n"
           "  -D NAME=VALUE                 fix `param NAME` at compile time\n"
           "  --algorithm NAME              compile only NAME (default: every algorithm)\n"
           "  --diagnostics-format=FMT      text (default), json or sarif\n"
@@ -27,13 +44,37 @@ static void compile_help(void) {
           stdout);
 }
 
+typedef enum EmitKind { EMIT_OBJECT, EMIT_ASM, EMIT_LLVM_IR, EMIT_BITCODE, EMIT_C, EMIT_RANKIR } EmitKind;
+
+static const char *default_suffix(EmitKind k) {
+    switch (k) {
+    case EMIT_OBJECT: return ".o";
+    case EMIT_ASM: return ".s";
+    case EMIT_LLVM_IR: return ".ll";
+    case EMIT_BITCODE: return ".bc";
+    case EMIT_C: return ".c";
+    case EMIT_RANKIR: return NULL;
+    }
+    return NULL;
+}
+
+/* "dir/ring.coll" -> "ring" + suffix (in the current directory, as cc -c). */
+static char *default_output(Arena *a, const char *input, const char *suffix) {
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".coll") == 0) n -= 5;
+    if (strcmp(input, "-") == 0) { base = "stdin"; n = 5; }
+    return arena_printf(a, "%.*s%s", (int)n, base, suffix);
+}
+
 int cmd_compile(int argc, char **argv) {
     CommonOptions opts;
     common_options_init(&opts);
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0, only_files = 0;
-    const char *emit = "c";
-    const char *output = "-";
+    int flag_c = 0, flag_S = 0, flag_emit_llvm = 0, opt_level = 2;
+    const char *emit = NULL, *output = NULL, *triple = NULL, *prefix = "";
     int status = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -47,7 +88,20 @@ int cmd_compile(int argc, char **argv) {
             free(files);
             return EXIT_OK;
         }
+        if (strcmp(a, "-c") == 0) { flag_c = 1; continue; }
+        if (strcmp(a, "-S") == 0) { flag_S = 1; continue; }
+        if (strcmp(a, "-emit-llvm") == 0 || strcmp(a, "--emit-llvm") == 0) { flag_emit_llvm = 1; continue; }
+        if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) { opt_level = a[2] - '0'; continue; }
         if (strncmp(a, "--emit=", 7) == 0) { emit = a + 7; continue; }
+        if (strncmp(a, "--prefix=", 9) == 0) { prefix = a + 9; continue; }
+        if (strncmp(a, "--triple=", 9) == 0) { triple = a + 9; continue; }
+        if (strncmp(a, "--target=", 9) == 0) {
+            const char *t = a + 9;
+            if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) continue;
+            if (strchr(t, '-')) { triple = t; continue; }
+            status = usage_error("compile", "unknown target '%s' (expected cpu, mpi or an LLVM triple)", t);
+            goto out;
+        }
         if (strcmp(a, "-o") == 0) {
             if (i + 1 >= argc) { status = usage_error("compile", "missing file name after '-o'"); goto out; }
             output = argv[++i];
@@ -58,10 +112,30 @@ int cmd_compile(int argc, char **argv) {
         if (r == 0) { status = usage_error("compile", "unknown option '%s'", a); goto out; }
     }
     if (nfiles == 0) { status = usage_error("compile", "no input files"); goto out; }
-    if (strcmp(emit, "rankir") != 0 && strcmp(emit, "c") != 0) {
-        status = usage_error("compile", "unknown --emit kind '%s' (expected c or rankir)", emit);
+
+    EmitKind kind;
+    if (emit) {
+        if (strcmp(emit, "c") == 0) kind = EMIT_C;
+        else if (strcmp(emit, "rankir") == 0) kind = EMIT_RANKIR;
+        else if (strcmp(emit, "llvm") == 0) kind = flag_c ? EMIT_BITCODE : EMIT_LLVM_IR;
+        else if (strcmp(emit, "obj") == 0) kind = EMIT_OBJECT;
+        else if (strcmp(emit, "asm") == 0) kind = EMIT_ASM;
+        else {
+            status = usage_error("compile", "unknown --emit kind '%s' (expected c, llvm, obj, asm or rankir)", emit);
+            goto out;
+        }
+    } else if (flag_S && flag_c) {
+        status = usage_error("compile", "-S and -c cannot be used together");
         goto out;
+    } else if (flag_S) {
+        kind = flag_emit_llvm ? EMIT_LLVM_IR : EMIT_ASM;
+    } else {
+        kind = flag_emit_llvm ? EMIT_BITCODE : EMIT_OBJECT;
     }
+    if (nfiles > 1 && output && strcmp(output, "-") != 0 && kind != EMIT_RANKIR) {
+        /* several inputs go into one module/translation unit: fine */
+    }
+
     Session s;
     if (session_open(&s, &opts, files, nfiles) != 0) {
         status = session_close(&s, EXIT_INPUT);
@@ -81,22 +155,39 @@ int cmd_compile(int argc, char **argv) {
         progs[nprogs++] = rp;
     }
     if (!failed) {
-        FILE *out = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
-        if (!out) {
-            diag_error(s.dx, span_none(), "io", "cannot open '%s' for writing: %s", output,
-                       strerror(errno));
-            failed = 1;
-        } else {
-            if (strcmp(emit, "rankir") == 0) {
-                for (int k = 0; k < nprogs; k++) rankir_dump(out, progs[k]);
-            } else {
-                EmitCOptions eo = {.source_name = files[0], .prefix = ""};
-                emit_c_file(out, progs, nprogs, &eo);
-            }
-            if (out != stdout && fclose(out) != 0) {
-                diag_error(s.dx, span_none(), "io", "cannot write '%s': %s", output, strerror(errno));
+        const char *path = output;
+        if (!path) path = kind == EMIT_RANKIR ? "-" : default_output(&s.arena, files[0], default_suffix(kind));
+        if (kind == EMIT_C || kind == EMIT_RANKIR) {
+            FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+            if (!out) {
+                diag_error(s.dx, span_none(), "io", "cannot open '%s' for writing: %s", path,
+                           strerror(errno));
                 failed = 1;
+            } else {
+                if (kind == EMIT_RANKIR) {
+                    for (int k = 0; k < nprogs; k++) rankir_dump(out, progs[k]);
+                } else {
+                    EmitCOptions eo = {.source_name = files[0], .prefix = prefix};
+                    emit_c_file(out, progs, nprogs, &eo);
+                }
+                if (out != stdout && fclose(out) != 0) {
+                    diag_error(s.dx, span_none(), "io", "cannot write '%s': %s", path, strerror(errno));
+                    failed = 1;
+                }
             }
+        } else {
+            EmitLLVMOptions lo = {
+                .module_name = files[0],
+                .triple = triple,
+                .opt_level = opt_level,
+                .prefix = prefix,
+                .kind = kind == EMIT_OBJECT ? LLVM_OUT_OBJECT
+                        : kind == EMIT_ASM ? LLVM_OUT_ASM
+                        : kind == EMIT_LLVM_IR ? LLVM_OUT_IR
+                                               : LLVM_OUT_BITCODE,
+                .output = path,
+            };
+            if (emit_llvm_file(progs, nprogs, &lo, s.dx)) failed = 1;
         }
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);

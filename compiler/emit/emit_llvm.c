@@ -1,0 +1,602 @@
+/* emit_llvm.c - Rank IR -> LLVM IR through the LLVM-C 14 API.
+ *
+ * Mirrors emit_c.c construct for construct so the two backends compute the
+ * same thing: one i64 stack slot per frame slot, the checked operators of the
+ * expression language (overflow intrinsics, floor division/modulo, shift and
+ * log2 checks) setting an error flag that sends the call to `fail`
+ * (COLL_ERR_INTERNAL), short-circuit && and ||, and the transport ABI calls
+ * of runtime/include/coll.h. mem2reg/SROA (in the default pipelines) turn
+ * the slots into SSA values. */
+#include "emit_llvm.h"
+#include "../support/util.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <stdio.h>
+#include <string.h>
+
+/* Everything of one LLVM compilation: context, module, target, types and the
+ * runtime's declarations. */
+typedef struct LLVMGen {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMTargetMachineRef tm;
+    LLVMTargetDataRef td;
+    LLVMTypeRef i1, i8, i32, i64, isize, ptr, ptrptr, voidt;
+    /* runtime functions: type and declaration */
+    struct { LLVMTypeRef ty; LLVMValueRef fn; } begin, setup, send, recv, recv_reduce, copy,
+        reduce, step_end, finish, comm_size, comm_rank;
+    /* the function being built */
+    const RankProgram *rp;
+    LLVMValueRef fn;
+    LLVMValueRef *slots;        /* [nslots] i64 allocas */
+    LLVMValueRef err;           /* i1 alloca */
+    LLVMValueRef call;          /* i8* coll_call (loaded after coll_begin) */
+    LLVMValueRef count;         /* size_t count argument */
+    LLVMBasicBlockRef fail_bb;
+    LLVMBuilderRef alloca_b;    /* positioned in the entry block */
+} LLVMGen;
+
+/* ---------- target set-up: triple -> target -> machine -> data layout ---------- */
+
+static int target_setup(LLVMGen *G, const char *triple_opt, int opt_level, DiagEngine *dx) {
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+    char *triple = triple_opt ? LLVMNormalizeTargetTriple(triple_opt) : LLVMGetDefaultTargetTriple();
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+        diag_error(dx, span_none(), "bad-triple", "cannot generate code for target '%s': %s",
+                   triple_opt ? triple_opt : triple, msg ? msg : "unknown target");
+        LLVMDisposeMessage(msg);
+        LLVMDisposeMessage(triple);
+        return -1;
+    }
+    LLVMCodeGenOptLevel lvl = opt_level <= 0 ? LLVMCodeGenLevelNone
+                              : opt_level == 1 ? LLVMCodeGenLevelLess
+                              : opt_level == 2 ? LLVMCodeGenLevelDefault
+                                               : LLVMCodeGenLevelAggressive;
+    G->tm = LLVMCreateTargetMachine(target, triple, "generic", "", lvl, LLVMRelocPIC,
+                                    LLVMCodeModelDefault);
+    G->td = LLVMCreateTargetDataLayout(G->tm);
+    LLVMSetTarget(G->mod, triple);
+    LLVMSetModuleDataLayout(G->mod, G->td);
+    LLVMDisposeMessage(triple);
+    return 0;
+}
+
+/* ---------- declarations ---------- */
+
+#define DECL(field, name, ret, ...)                                                    \
+    do {                                                                               \
+        LLVMTypeRef ps[] = {__VA_ARGS__};                                              \
+        G->field.ty = LLVMFunctionType(ret, ps, (unsigned)(sizeof ps / sizeof *ps), 0); \
+        G->field.fn = LLVMAddFunction(G->mod, name, G->field.ty);                      \
+    } while (0)
+
+static void declare_runtime(LLVMGen *G) {
+    LLVMTypeRef p = G->ptr, i = G->i32, l = G->i64;
+    DECL(begin, "coll_begin", i, p, p, p, p, G->isize, i, i, i, G->ptrptr);
+    DECL(setup, "coll_setup", i, p, l, i, LLVMPointerType(l, 0));
+    DECL(send, "coll_send", G->voidt, p, l, i, l, l);
+    DECL(recv, "coll_recv", G->voidt, p, l, i, l, l);
+    DECL(recv_reduce, "coll_recv_reduce", G->voidt, p, l, i, l, l);
+    DECL(copy, "coll_copy", G->voidt, p, i, l, i, l, l);
+    DECL(reduce, "coll_reduce", G->voidt, p, i, l, i, l, l);
+    DECL(step_end, "coll_step_end", i, p);
+    DECL(finish, "coll_finish", i, p, i);
+    DECL(comm_size, "coll_comm_size", i, p);
+    DECL(comm_rank, "coll_comm_rank", i, p);
+}
+
+static LLVMValueRef call(LLVMGen *G, LLVMTypeRef ty, LLVMValueRef fn, LLVMValueRef *args,
+                         unsigned n) {
+    return LLVMBuildCall2(G->b, ty, fn, args, n, "");
+}
+
+static LLVMValueRef c64(LLVMGen *G, int64_t v) { return LLVMConstInt(G->i64, (unsigned long long)v, 1); }
+static LLVMValueRef c32(LLVMGen *G, int v) { return LLVMConstInt(G->i32, (unsigned long long)v, 1); }
+
+static LLVMBasicBlockRef new_block(LLVMGen *G, const char *name) {
+    return LLVMAppendBasicBlockInContext(G->ctx, G->fn, name);
+}
+
+/* ---------- checked arithmetic ---------- */
+
+static void set_err_if(LLVMGen *G, LLVMValueRef cond) {
+    LLVMValueRef old = LLVMBuildLoad2(G->b, G->i1, G->err, "");
+    LLVMBuildStore(G->b, LLVMBuildOr(G->b, old, cond, ""), G->err);
+}
+
+static LLVMValueRef overflow_op(LLVMGen *G, const char *intrinsic, LLVMValueRef a, LLVMValueRef b) {
+    unsigned id = LLVMLookupIntrinsicID(intrinsic, strlen(intrinsic));
+    LLVMTypeRef tys[] = {G->i64};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->mod, id, tys, 1);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(G->ctx, id, tys, 1);
+    LLVMValueRef args[] = {a, b};
+    LLVMValueRef pair = LLVMBuildCall2(G->b, fty, fn, args, 2, "");
+    set_err_if(G, LLVMBuildExtractValue(G->b, pair, 1, ""));
+    return LLVMBuildExtractValue(G->b, pair, 0, "");
+}
+
+static LLVMValueRef ctlz(LLVMGen *G, LLVMValueRef x) {
+    unsigned id = LLVMLookupIntrinsicID("llvm.ctlz", 9);
+    LLVMTypeRef tys[] = {G->i64};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->mod, id, tys, 1);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(G->ctx, id, tys, 1);
+    LLVMValueRef args[] = {x, LLVMConstInt(G->i1, 0, 0)};
+    return LLVMBuildCall2(G->b, fty, fn, args, 2, "");
+}
+
+static LLVMValueRef bool64(LLVMGen *G, LLVMValueRef i1v) { return LLVMBuildZExt(G->b, i1v, G->i64, ""); }
+
+/* Floor division / mathematical modulo with the language's error rules. */
+static LLVMValueRef divmod(LLVMGen *G, LLVMValueRef a, LLVMValueRef b, int want_mod) {
+    LLVMBuilderRef B = G->b;
+    LLVMValueRef zero = c64(G, 0), one = c64(G, 1), minus1 = c64(G, -1);
+    LLVMValueRef bz = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
+    LLVMValueRef amin = LLVMBuildICmp(B, LLVMIntEQ, a, c64(G, INT64_MIN), "");
+    LLVMValueRef bm1 = LLVMBuildICmp(B, LLVMIntEQ, b, minus1, "");
+    LLVMValueRef ovf = LLVMBuildAnd(B, amin, bm1, "");
+    /* a % -1 == 0 is fine; only the quotient overflows */
+    set_err_if(G, want_mod ? bz : LLVMBuildOr(B, bz, ovf, ""));
+    /* safe divisor: 1 when b is 0 or (a, b) = (MIN, -1) */
+    LLVMValueRef bsafe = LLVMBuildSelect(B, LLVMBuildOr(B, bz, ovf, ""), one, b, "");
+    LLVMValueRef q = LLVMBuildSDiv(B, a, bsafe, "");
+    LLVMValueRef r = LLVMBuildSRem(B, a, bsafe, "");
+    LLVMValueRef rnz = LLVMBuildICmp(B, LLVMIntNE, r, zero, "");
+    LLVMValueRef sign_differs = LLVMBuildXor(B, LLVMBuildICmp(B, LLVMIntSLT, r, zero, ""),
+                                             LLVMBuildICmp(B, LLVMIntSLT, bsafe, zero, ""), "");
+    LLVMValueRef adjust = LLVMBuildAnd(B, rnz, sign_differs, "");
+    if (want_mod) return LLVMBuildSelect(B, adjust, LLVMBuildAdd(B, r, bsafe, ""), r, "");
+    return LLVMBuildSelect(B, adjust, LLVMBuildSub(B, q, one, ""), q, "");
+}
+
+static LLVMValueRef shift(LLVMGen *G, LLVMValueRef a, LLVMValueRef b, int left) {
+    LLVMBuilderRef B = G->b;
+    LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, b, c64(G, 0), ""),
+                                   LLVMBuildICmp(B, LLVMIntSGE, b, c64(G, 63), ""), "");
+    set_err_if(G, bad);
+    LLVMValueRef bs = LLVMBuildSelect(B, bad, c64(G, 0), b, "");
+    if (!left) return LLVMBuildAShr(B, a, bs, "");
+    return overflow_op(G, "llvm.smul.with.overflow", a, LLVMBuildShl(B, c64(G, 1), bs, ""));
+}
+
+static LLVMValueRef expr(LLVMGen *G, const Expr *e);
+
+static LLVMValueRef short_circuit(LLVMGen *G, const Expr *e) {
+    int is_and = e->u.binary.op == BOP_LAND;
+    LLVMValueRef l = LLVMBuildICmp(G->b, LLVMIntNE, expr(G, e->u.binary.lhs), c64(G, 0), "");
+    LLVMBasicBlockRef lhs_bb = LLVMGetInsertBlock(G->b);
+    LLVMBasicBlockRef rhs_bb = new_block(G, is_and ? "and.rhs" : "or.rhs");
+    LLVMBasicBlockRef end_bb = new_block(G, is_and ? "and.end" : "or.end");
+    if (is_and) LLVMBuildCondBr(G->b, l, rhs_bb, end_bb);
+    else LLVMBuildCondBr(G->b, l, end_bb, rhs_bb);
+    LLVMPositionBuilderAtEnd(G->b, rhs_bb);
+    LLVMValueRef r = LLVMBuildICmp(G->b, LLVMIntNE, expr(G, e->u.binary.rhs), c64(G, 0), "");
+    LLVMBasicBlockRef rhs_end = LLVMGetInsertBlock(G->b);
+    LLVMBuildBr(G->b, end_bb);
+    LLVMPositionBuilderAtEnd(G->b, end_bb);
+    LLVMValueRef phi = LLVMBuildPhi(G->b, G->i1, "");
+    LLVMValueRef vals[] = {LLVMConstInt(G->i1, is_and ? 0 : 1, 0), r};
+    LLVMBasicBlockRef bbs[] = {lhs_bb, rhs_end};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return bool64(G, phi);
+}
+
+static LLVMValueRef expr(LLVMGen *G, const Expr *e) {
+    LLVMBuilderRef B = G->b;
+    switch (e->kind) {
+    case EXPR_INT:
+        return c64(G, e->u.ival);
+    case EXPR_NAME:
+        return LLVMBuildLoad2(B, G->i64, G->slots[e->u.name.sym->slot], e->u.name.sym->name);
+    case EXPR_UNARY: {
+        LLVMValueRef a = expr(G, e->u.unary.operand);
+        switch (e->u.unary.op) {
+        case UOP_NEG: return overflow_op(G, "llvm.ssub.with.overflow", c64(G, 0), a);
+        case UOP_BNOT: return LLVMBuildNot(B, a, "");
+        case UOP_LNOT: return bool64(G, LLVMBuildICmp(B, LLVMIntEQ, a, c64(G, 0), ""));
+        }
+        break;
+    }
+    case EXPR_BINARY: {
+        BinaryOp op = e->u.binary.op;
+        if (op == BOP_LAND || op == BOP_LOR) return short_circuit(G, e);
+        LLVMValueRef a = expr(G, e->u.binary.lhs);
+        LLVMValueRef b = expr(G, e->u.binary.rhs);
+        switch (op) {
+        case BOP_ADD: return overflow_op(G, "llvm.sadd.with.overflow", a, b);
+        case BOP_SUB: return overflow_op(G, "llvm.ssub.with.overflow", a, b);
+        case BOP_MUL: return overflow_op(G, "llvm.smul.with.overflow", a, b);
+        case BOP_DIV: return divmod(G, a, b, 0);
+        case BOP_MOD: return divmod(G, a, b, 1);
+        case BOP_SHL: return shift(G, a, b, 1);
+        case BOP_SHR: return shift(G, a, b, 0);
+        case BOP_BAND: return LLVMBuildAnd(B, a, b, "");
+        case BOP_BOR: return LLVMBuildOr(B, a, b, "");
+        case BOP_BXOR: return LLVMBuildXor(B, a, b, "");
+        case BOP_EQ: return bool64(G, LLVMBuildICmp(B, LLVMIntEQ, a, b, ""));
+        case BOP_NE: return bool64(G, LLVMBuildICmp(B, LLVMIntNE, a, b, ""));
+        case BOP_LT: return bool64(G, LLVMBuildICmp(B, LLVMIntSLT, a, b, ""));
+        case BOP_LE: return bool64(G, LLVMBuildICmp(B, LLVMIntSLE, a, b, ""));
+        case BOP_GT: return bool64(G, LLVMBuildICmp(B, LLVMIntSGT, a, b, ""));
+        case BOP_GE: return bool64(G, LLVMBuildICmp(B, LLVMIntSGE, a, b, ""));
+        case BOP_LAND: case BOP_LOR: break;
+        }
+        break;
+    }
+    case EXPR_CALL: {
+        LLVMValueRef x = expr(G, e->u.call.args[0]);
+        switch (e->u.call.builtin) {
+        case BUILTIN_MIN: case BUILTIN_MAX: {
+            LLVMValueRef y = expr(G, e->u.call.args[1]);
+            LLVMValueRef lt = LLVMBuildICmp(B, LLVMIntSLT, x, y, "");
+            return e->u.call.builtin == BUILTIN_MIN ? LLVMBuildSelect(B, lt, x, y, "")
+                                                    : LLVMBuildSelect(B, lt, y, x, "");
+        }
+        case BUILTIN_LOG2: case BUILTIN_CEIL_LOG2: {
+            LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntSLE, x, c64(G, 0), "");
+            set_err_if(G, bad);
+            LLVMValueRef xs = LLVMBuildSelect(B, bad, c64(G, 1), x, "");
+            if (e->u.call.builtin == BUILTIN_LOG2)
+                return LLVMBuildSub(B, c64(G, 63), ctlz(G, xs), "");
+            LLVMValueRef is1 = LLVMBuildICmp(B, LLVMIntEQ, xs, c64(G, 1), "");
+            LLVMValueRef xm1 = LLVMBuildSelect(B, is1, c64(G, 1), LLVMBuildSub(B, xs, c64(G, 1), ""), "");
+            LLVMValueRef v = LLVMBuildSub(B, c64(G, 64), ctlz(G, xm1), "");
+            return LLVMBuildSelect(B, is1, c64(G, 0), v, "");
+        }
+        case BUILTIN_IS_POW2: {
+            LLVMValueRef pos = LLVMBuildICmp(B, LLVMIntSGT, x, c64(G, 0), "");
+            LLVMValueRef single = LLVMBuildICmp(
+                B, LLVMIntEQ, LLVMBuildAnd(B, x, LLVMBuildSub(B, x, c64(G, 1), ""), ""), c64(G, 0), "");
+            return bool64(G, LLVMBuildAnd(B, pos, single, ""));
+        }
+        case BUILTIN__COUNT: break;
+        }
+        break;
+    }
+    }
+    COLLC_UNREACHABLE("unhandled expression in the LLVM emitter");
+}
+
+/* ---------- statements ---------- */
+
+/* After a statement that may have set the flag: leave for `fail` if so. */
+static void check_err(LLVMGen *G) {
+    LLVMValueRef e = LLVMBuildLoad2(G->b, G->i1, G->err, "");
+    LLVMBasicBlockRef ok = new_block(G, "ok");
+    LLVMBuildCondBr(G->b, e, G->fail_bb, ok);
+    LLVMPositionBuilderAtEnd(G->b, ok);
+}
+
+static void finish_with(LLVMGen *G, LLVMValueRef status) {
+    LLVMValueRef args[] = {G->call, status};
+    LLVMBuildRet(G->b, call(G, G->finish.ty, G->finish.fn, args, 2));
+}
+
+/* if (rc != 0) return coll_finish(c, rc); */
+static void return_if_error(LLVMGen *G, LLVMValueRef rc) {
+    LLVMBasicBlockRef bad = new_block(G, "rc.bad"), ok = new_block(G, "rc.ok");
+    LLVMBuildCondBr(G->b, LLVMBuildICmp(G->b, LLVMIntNE, rc, c32(G, 0), ""), bad, ok);
+    LLVMPositionBuilderAtEnd(G->b, bad);
+    finish_with(G, rc);
+    LLVMPositionBuilderAtEnd(G->b, ok);
+}
+
+static LLVMValueRef buf_id(LLVMGen *G, int b) { return c32(G, b); }
+
+static void stmts(LLVMGen *G, const RStmt *s);
+
+static void stmt(LLVMGen *G, const RStmt *s) {
+    LLVMBuilderRef B = G->b;
+    switch (s->kind) {
+    case RS_LET:
+        LLVMBuildStore(B, expr(G, s->u.let.value), G->slots[s->u.let.sym->slot]);
+        check_err(G);
+        return;
+    case RS_FOR: {
+        LLVMValueRef lo = expr(G, s->u.for_.lo);
+        LLVMValueRef hi = expr(G, s->u.for_.hi);
+        check_err(G);
+        LLVMValueRef it = LLVMBuildAlloca(G->alloca_b, G->i64, "it");
+        LLVMBuildStore(B, lo, it);
+        LLVMBasicBlockRef head = new_block(G, "for.head"), body = new_block(G, "for.body"),
+                          end = new_block(G, "for.end");
+        LLVMBuildBr(B, head);
+        LLVMPositionBuilderAtEnd(B, head);
+        LLVMValueRef i = LLVMBuildLoad2(B, G->i64, it, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, hi, ""), body, end);
+        LLVMPositionBuilderAtEnd(B, body);
+        LLVMBuildStore(B, i, G->slots[s->u.for_.sym->slot]);
+        stmts(G, s->u.for_.body);
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, G->i64, it, ""), c64(G, 1), ""), it);
+        LLVMBuildBr(B, head);
+        LLVMPositionBuilderAtEnd(B, end);
+        return;
+    }
+    case RS_IF: {
+        LLVMValueRef c = LLVMBuildICmp(B, LLVMIntNE, expr(G, s->u.if_.cond), c64(G, 0), "");
+        check_err(G);
+        LLVMBasicBlockRef then_bb = new_block(G, "if.then"), else_bb = new_block(G, "if.else"),
+                          end = new_block(G, "if.end");
+        LLVMBuildCondBr(B, c, then_bb, else_bb);
+        LLVMPositionBuilderAtEnd(B, then_bb);
+        stmts(G, s->u.if_.then_);
+        LLVMBuildBr(B, end);
+        LLVMPositionBuilderAtEnd(B, else_bb);
+        stmts(G, s->u.if_.else_);
+        LLVMBuildBr(B, end);
+        LLVMPositionBuilderAtEnd(B, end);
+        return;
+    }
+    case RS_REQUIRE: {
+        LLVMValueRef c = LLVMBuildICmp(B, LLVMIntNE, expr(G, s->u.require.cond), c64(G, 0), "");
+        LLVMValueRef e = LLVMBuildLoad2(B, G->i1, G->err, "");
+        LLVMBasicBlockRef bad = new_block(G, "require.fail"), ok = new_block(G, "require.ok");
+        LLVMBuildCondBr(B, LLVMBuildAnd(B, c, LLVMBuildNot(B, e, ""), ""), ok, bad);
+        LLVMPositionBuilderAtEnd(B, bad);
+        finish_with(G, LLVMBuildSelect(B, e, c32(G, 17 /* COLL_ERR_INTERNAL */),
+                                       c32(G, 7 /* COLL_ERR_NOT_APPLICABLE */), ""));
+        LLVMPositionBuilderAtEnd(B, ok);
+        return;
+    }
+    case RS_SETUP: {
+        LLVMBasicBlockRef empty = new_block(G, "count.zero"), go = new_block(G, "setup");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, G->count, LLVMConstInt(G->isize, 0, 0), ""),
+                        empty, go);
+        LLVMPositionBuilderAtEnd(B, empty);
+        finish_with(G, c32(G, 0));
+        LLVMPositionBuilderAtEnd(B, go);
+        const RankProgram *rp = G->rp;
+        int n = rp->nscratch;
+        LLVMValueRef arr = LLVMConstPointerNull(LLVMPointerType(G->i64, 0));
+        if (n > 0) {
+            LLVMTypeRef aty = LLVMArrayType(G->i64, (unsigned)n);
+            LLVMValueRef a = LLVMBuildAlloca(G->alloca_b, aty, "scratch_chunks");
+            for (int k = 0; k < n; k++) {
+                LLVMValueRef idx[] = {c32(G, 0), c32(G, k)};
+                LLVMValueRef p = LLVMBuildInBoundsGEP2(B, aty, a, idx, 2, "");
+                LLVMBuildStore(B, LLVMBuildLoad2(B, G->i64, G->slots[rp->sym_scratch[k]->slot], ""), p);
+            }
+            LLVMValueRef idx[] = {c32(G, 0), c32(G, 0)};
+            arr = LLVMBuildInBoundsGEP2(B, aty, a, idx, 2, "");
+        }
+        LLVMValueRef args[] = {G->call, LLVMBuildLoad2(B, G->i64, G->slots[rp->sym_split->slot], ""),
+                               c32(G, n), arr};
+        return_if_error(G, call(G, G->setup.ty, G->setup.fn, args, 4));
+        return;
+    }
+    case RS_STEP: {
+        stmts(G, s->u.step.body);
+        LLVMValueRef args[] = {G->call};
+        return_if_error(G, call(G, G->step_end.ty, G->step_end.fn, args, 1));
+        return;
+    }
+    case RS_SEND: {
+        LLVMValueRef args[] = {G->call, expr(G, s->u.send.peer), buf_id(G, s->u.send.buf),
+                               expr(G, s->u.send.lo), expr(G, s->u.send.hi)};
+        check_err(G);
+        call(G, G->send.ty, G->send.fn, args, 5);
+        return;
+    }
+    case RS_RECV: {
+        LLVMValueRef args[] = {G->call, expr(G, s->u.recv.peer), buf_id(G, s->u.recv.buf),
+                               expr(G, s->u.recv.lo), expr(G, s->u.recv.hi)};
+        check_err(G);
+        if (s->u.recv.op == XFER_COPY) call(G, G->recv.ty, G->recv.fn, args, 5);
+        else call(G, G->recv_reduce.ty, G->recv_reduce.fn, args, 5);
+        return;
+    }
+    case RS_LOCAL: {
+        LLVMValueRef args[] = {G->call, buf_id(G, s->u.local.src_buf), expr(G, s->u.local.src_lo),
+                               buf_id(G, s->u.local.dst_buf), expr(G, s->u.local.dst_lo),
+                               expr(G, s->u.local.n)};
+        check_err(G);
+        if (s->u.local.op == XFER_COPY) call(G, G->copy.ty, G->copy.fn, args, 6);
+        else call(G, G->reduce.ty, G->reduce.fn, args, 6);
+        return;
+    }
+    }
+}
+
+static void stmts(LLVMGen *G, const RStmt *s) {
+    for (; s; s = s->next) stmt(G, s);
+}
+
+/* ---------- one algorithm ---------- */
+
+static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname) {
+    size_t len = strlen(alg->name);
+    LLVMValueRef str = LLVMConstStringInContext(G->ctx, alg->name, (unsigned)len, 0);
+    char gname[512];
+    snprintf(gname, sizeof gname, "%s.name", fname);
+    LLVMValueRef sg = LLVMAddGlobal(G->mod, LLVMTypeOf(str), gname);
+    LLVMSetInitializer(sg, str);
+    LLVMSetGlobalConstant(sg, 1);
+    LLVMSetLinkage(sg, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(sg, LLVMGlobalUnnamedAddr);
+    LLVMTypeRef fields[] = {G->i32, G->ptr, G->i32, G->i32};
+    LLVMTypeRef ity = LLVMStructTypeInContext(G->ctx, fields, 4, 0);
+    LLVMValueRef vals[] = {LLVMConstInt(G->i32, 1 /* COLL_ABI_VERSION */, 0),
+                           LLVMConstBitCast(sg, G->ptr), LLVMConstInt(G->i32, (unsigned)alg->coll, 0),
+                           LLVMConstInt(G->i32, 0, 0)};
+    snprintf(gname, sizeof gname, "%s.info", fname);
+    LLVMValueRef info = LLVMAddGlobal(G->mod, ity, gname);
+    LLVMSetInitializer(info, LLVMConstStructInContext(G->ctx, vals, 4, 0));
+    LLVMSetGlobalConstant(info, 1);
+    LLVMSetLinkage(info, LLVMPrivateLinkage);
+    return LLVMConstBitCast(info, G->ptr);
+}
+
+static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix) {
+    const Algorithm *alg = rp->alg;
+    int rooted = collective_info[alg->coll].rooted;
+    char fname[512];
+    snprintf(fname, sizeof fname, "%s%s", prefix, alg->name);
+    LLVMTypeRef params[] = {G->ptr, G->ptr, G->ptr, G->isize, G->i32, G->i32, G->i32};
+    LLVMTypeRef fty = LLVMFunctionType(G->i32, params, rooted ? 7 : 6, 0);
+    LLVMValueRef fn = LLVMAddFunction(G->mod, fname, fty);
+    LLVMValueRef info = alg_info(G, alg, fname);
+    G->fn = fn;
+    G->rp = rp;
+    const char *names[] = {"comm", "sendbuf", "recvbuf", "count", "dtype", "op", "root"};
+    for (unsigned i = 0; i < (rooted ? 7u : 6u); i++) LLVMSetValueName2(LLVMGetParam(fn, i), names[i], strlen(names[i]));
+
+    LLVMBasicBlockRef entry = new_block(G, "entry");
+    LLVMBasicBlockRef body = new_block(G, "body");
+    G->fail_bb = new_block(G, "fail");
+    G->alloca_b = LLVMCreateBuilderInContext(G->ctx);
+    LLVMPositionBuilderAtEnd(G->alloca_b, entry);
+    LLVMPositionBuilderAtEnd(G->b, body);
+
+    G->slots = xcalloc((size_t)rp->nslots, sizeof *G->slots);
+    for (int i = 0; i < rp->nslots; i++) {
+        G->slots[i] = LLVMBuildAlloca(G->alloca_b, G->i64, "slot");
+        LLVMBuildStore(G->alloca_b, c64(G, 0), G->slots[i]);
+    }
+    G->err = LLVMBuildAlloca(G->alloca_b, G->i1, "err");
+    LLVMBuildStore(G->alloca_b, LLVMConstInt(G->i1, 0, 0), G->err);
+    LLVMValueRef callp = LLVMBuildAlloca(G->alloca_b, G->ptr, "call");
+
+    LLVMValueRef comm = LLVMGetParam(fn, 0);
+    G->count = LLVMGetParam(fn, 3);
+    LLVMValueRef bargs[] = {comm, info, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2), G->count,
+                            LLVMGetParam(fn, 4), LLVMGetParam(fn, 5),
+                            rooted ? LLVMGetParam(fn, 6) : c32(G, 0), callp};
+    LLVMValueRef rc = call(G, G->begin.ty, G->begin.fn, bargs, 9);
+    LLVMBasicBlockRef bad = new_block(G, "begin.bad"), ok = new_block(G, "begin.ok");
+    LLVMBuildCondBr(G->b, LLVMBuildICmp(G->b, LLVMIntNE, rc, c32(G, 0), ""), bad, ok);
+    LLVMPositionBuilderAtEnd(G->b, bad);
+    LLVMBuildRet(G->b, rc);
+    LLVMPositionBuilderAtEnd(G->b, ok);
+    G->call = LLVMBuildLoad2(G->b, G->ptr, callp, "c");
+    LLVMValueRef cargs[] = {comm};
+    LLVMBuildStore(G->b, LLVMBuildSExt(G->b, call(G, G->comm_size.ty, G->comm_size.fn, cargs, 1), G->i64, ""),
+                   G->slots[alg->sym_N->slot]);
+    LLVMBuildStore(G->b, LLVMBuildSExt(G->b, call(G, G->comm_rank.ty, G->comm_rank.fn, cargs, 1), G->i64, ""),
+                   G->slots[rp->sym_me->slot]);
+    if (rooted)
+        LLVMBuildStore(G->b, LLVMBuildSExt(G->b, LLVMGetParam(fn, 6), G->i64, ""),
+                       G->slots[alg->sym_root->slot]);
+    stmts(G, rp->body);
+    finish_with(G, c32(G, 0));
+
+    LLVMPositionBuilderAtEnd(G->b, G->fail_bb);
+    finish_with(G, c32(G, 17 /* COLL_ERR_INTERNAL */));
+    LLVMBuildBr(G->alloca_b, body);
+    LLVMDisposeBuilder(G->alloca_b);
+    free(G->slots);
+    G->slots = NULL;
+}
+
+/* ---------- output ---------- */
+
+static int write_bytes(const char *path, const char *data, size_t n, DiagEngine *dx) {
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+    if (!f) {
+        diag_error(dx, span_none(), "io", "cannot open '%s' for writing", path);
+        return -1;
+    }
+    int bad = fwrite(data, 1, n, f) != n;
+    if (f != stdout) bad |= fclose(f) != 0;
+    else bad |= fflush(f) != 0;
+    if (bad) diag_error(dx, span_none(), "io", "cannot write '%s'", path);
+    return bad ? -1 : 0;
+}
+
+int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
+                   DiagEngine *dx) {
+    LLVMGen G;
+    memset(&G, 0, sizeof G);
+    G.ctx = LLVMContextCreate();
+    G.mod = LLVMModuleCreateWithNameInContext(o->module_name ? o->module_name : "collc", G.ctx);
+    int rc = 0;
+    if (target_setup(&G, o->triple, o->opt_level, dx)) {
+        rc = -1;
+        goto out;
+    }
+    G.b = LLVMCreateBuilderInContext(G.ctx);
+    G.i1 = LLVMInt1TypeInContext(G.ctx);
+    G.i8 = LLVMInt8TypeInContext(G.ctx);
+    G.i32 = LLVMInt32TypeInContext(G.ctx);
+    G.i64 = LLVMInt64TypeInContext(G.ctx);
+    G.isize = LLVMIntPtrTypeInContext(G.ctx, G.td);
+    G.ptr = LLVMPointerType(G.i8, 0);
+    G.ptrptr = LLVMPointerType(G.ptr, 0);
+    G.voidt = LLVMVoidTypeInContext(G.ctx);
+    declare_runtime(&G);
+    for (int i = 0; i < nprogs; i++) emit_function(&G, progs[i], o->prefix ? o->prefix : "");
+
+    char *msg = NULL;
+    if (LLVMVerifyModule(G.mod, LLVMReturnStatusAction, &msg)) {
+        fprintf(stderr, "%s\n", msg ? msg : "");
+        COLLC_UNREACHABLE("the LLVM emitter built an invalid module");
+    }
+    LLVMDisposeMessage(msg);
+    if (o->opt_level > 0) {
+        char passes[32];
+        snprintf(passes, sizeof passes, "default<O%d>", o->opt_level > 3 ? 3 : o->opt_level);
+        LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
+        LLVMErrorRef err = LLVMRunPasses(G.mod, passes, G.tm, pbo);
+        LLVMDisposePassBuilderOptions(pbo);
+        if (err) {
+            char *m = LLVMGetErrorMessage(err);
+            fprintf(stderr, "%s\n", m);
+            LLVMDisposeErrorMessage(m);
+            COLLC_UNREACHABLE("LLVMRunPasses failed");
+        }
+        if (LLVMVerifyModule(G.mod, LLVMReturnStatusAction, &msg)) {
+            fprintf(stderr, "%s\n", msg ? msg : "");
+            COLLC_UNREACHABLE("the module is invalid after optimisation");
+        }
+        LLVMDisposeMessage(msg);
+    }
+    switch (o->kind) {
+    case LLVM_OUT_IR: {
+        char *s = LLVMPrintModuleToString(G.mod);
+        rc = write_bytes(o->output, s, strlen(s), dx);
+        LLVMDisposeMessage(s);
+        break;
+    }
+    case LLVM_OUT_BITCODE: {
+        LLVMMemoryBufferRef mb = LLVMWriteBitcodeToMemoryBuffer(G.mod);
+        rc = write_bytes(o->output, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), dx);
+        LLVMDisposeMemoryBuffer(mb);
+        break;
+    }
+    case LLVM_OUT_ASM:
+    case LLVM_OUT_OBJECT: {
+        LLVMMemoryBufferRef mb = NULL;
+        char *err = NULL;
+        if (LLVMTargetMachineEmitToMemoryBuffer(G.tm, G.mod,
+                                                o->kind == LLVM_OUT_ASM ? LLVMAssemblyFile : LLVMObjectFile,
+                                                &err, &mb)) {
+            diag_error(dx, span_none(), "codegen", "code generation failed: %s", err ? err : "?");
+            LLVMDisposeMessage(err);
+            rc = -1;
+            break;
+        }
+        rc = write_bytes(o->output, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), dx);
+        LLVMDisposeMemoryBuffer(mb);
+        break;
+    }
+    }
+out:
+    if (G.b) LLVMDisposeBuilder(G.b);
+    if (G.td) LLVMDisposeTargetData(G.td);
+    if (G.tm) LLVMDisposeTargetMachine(G.tm);
+    LLVMDisposeModule(G.mod);
+    LLVMContextDispose(G.ctx);
+    return rc;
+}
+
+const char *emit_llvm_version(void) { return COLLC_LLVM_VERSION; }

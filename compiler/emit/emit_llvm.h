@@ -1,0 +1,38 @@
+/* emit_llvm.h - LLVM emitter for Rank IR programs, through the LLVM-C API.
+ *
+ * Produces the same functions as emit_c (same transport ABI, same checked
+ * integer semantics), as LLVM IR text, bitcode, assembly or an object file
+ * for a target triple, optimised with the new pass manager (LLVMRunPasses).
+ * The module is verified (LLVMVerifyModule) before every emission. */
+#ifndef COLLC_EMIT_LLVM_H
+#define COLLC_EMIT_LLVM_H
+
+#include "../lower/rankir.h"
+#include "../support/diag.h"
+
+typedef enum LLVMOutputKind {
+    LLVM_OUT_IR,       /* -S -emit-llvm: textual IR (.ll) */
+    LLVM_OUT_BITCODE,  /* -c -emit-llvm: bitcode (.bc) */
+    LLVM_OUT_ASM,      /* -S: target assembly (.s) */
+    LLVM_OUT_OBJECT,   /* -c: relocatable object (.o) */
+} LLVMOutputKind;
+
+typedef struct EmitLLVMOptions {
+    const char *module_name;  /* usually the input file name */
+    const char *triple;       /* NULL: the host's default triple */
+    int opt_level;            /* 0..3 */
+    const char *prefix;       /* prepended to function names ("" = none) */
+    LLVMOutputKind kind;
+    const char *output;       /* path, or "-" for stdout */
+} EmitLLVMOptions;
+
+/* Builds, verifies, optimises and writes the module. Problems (unknown
+ * triple, cannot write the output) are reported through dx; an invalid
+ * module is an internal error. Returns 0 on success. */
+int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *opts,
+                   DiagEngine *dx);
+
+/* "14.0.6" - the LLVM library collc runs with. */
+const char *emit_llvm_version(void);
+
+#endif
