@@ -81,6 +81,7 @@ typedef struct ParseState {
     Span synthetic_span;
     uint32_t error_block_end; /* end of the last block skipped by recovery */
     int eof_reported;         /* a syntax error at end of input was reported */
+    int at_eof;               /* the scanner has returned end of input */
     int fatal;                /* stop: the scanner returns end of input and
                                  further syntax errors are not reported */
 } ParseState;
@@ -802,7 +803,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
 int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
     int tok;
     ps->synthetic_active = 0;
-    if (ps->fatal) {
+    if (ps->fatal || ps->at_eof) {
         tok = 0;
         lloc->file = ps->file;
         lloc->lo = lloc->hi = ps->len;
@@ -821,6 +822,7 @@ int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
     } else {
         tok = coll_scan(lval, lloc, ps->scanner);
         ps->ntok++;
+        if (tok == 0) ps->at_eof = 1;  /* never call the scanner after its end */
         /* 'algorithm' and 'topology' only start items: seen inside brackets,
          * the item before is missing its closers. Report that once and
          * insert them, so that this item still parses. */
