@@ -10,7 +10,9 @@
  * Printed: instantiate and verify seconds, the ratio of verify time to the
  * previous N (N^2 chunk operations predict 16x for each 4x in N), and peak
  * memory. Never a pass/fail: numbers only. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -96,6 +96,12 @@ typedef struct VState {
     size_t nivl, capivl;
     VIvl *tmp;             /* merge scratch */
     size_t captmp;
+    /* One-entry merge cache: a range transfer (recursive halving) merges
+     * the same two rank sets for every chunk of the range; the result's
+     * intervals are then shared instead of merged and stored again. */
+    uint64_t mc_a, mc_b, mc_off;
+    size_t mc_n;
+    int mc_valid;
     unsigned errors, max_errors;
     unsigned shown;        /* errors reported */
     struct { const char *code; Span span; } seen[64]; /* reported (code, statement) */
@@ -181,12 +187,8 @@ static void tmp_reserve(VState *v, size_t n) {
 }
 
 /* Appends a value built from v->tmp[0..n). */
-static uint32_t value_new(VState *v, int32_t chunk, size_t n, uint64_t tree,
-                          uint32_t pd, uint32_t ps, uint32_t xfer) {
-    if (v->nvals == v->capvals) {
-        v->capvals = v->capvals ? 2 * v->capvals : 1024;
-        v->vals = xrealloc(v->vals, v->capvals * sizeof *v->vals);
-    }
+/* Appends v->tmp[0..n) to the interval pool; returns its offset. */
+static uint64_t ivl_store(VState *v, size_t n) {
     if (v->nivl + n > v->capivl) {
         size_t c = v->capivl ? 2 * v->capivl : 4096;
         while (c < v->nivl + n) c *= 2;
@@ -194,11 +196,30 @@ static uint32_t value_new(VState *v, int32_t chunk, size_t n, uint64_t tree,
         v->ivl = xrealloc(v->ivl, c * sizeof *v->ivl);
     }
     memcpy(v->ivl + v->nivl, v->tmp, n * sizeof *v->tmp);
-    VVal *x = &v->vals[v->nvals];
-    x->tree = tree; x->ioff = v->nivl; x->nivl = (uint32_t)n; x->chunk = chunk;
-    x->pd = pd; x->ps = ps; x->xfer = xfer;
+    uint64_t off = v->nivl;
     v->nivl += n;
+    return off;
+}
+
+/* A value whose rank intervals are ivl[ioff .. ioff + n) (possibly shared
+ * with other values: intervals are immutable). */
+static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uint64_t tree,
+                          uint32_t pd, uint32_t ps, uint32_t xfer) {
+    if (v->nvals == v->capvals) {
+        v->capvals = v->capvals ? 2 * v->capvals : 1024;
+        v->vals = xrealloc(v->vals, v->capvals * sizeof *v->vals);
+    }
+    VVal *x = &v->vals[v->nvals];
+    x->tree = tree; x->ioff = ioff; x->nivl = (uint32_t)n; x->chunk = chunk;
+    x->pd = pd; x->ps = ps; x->xfer = xfer;
     return (uint32_t)v->nvals++;
+}
+
+/* Identity of a value's rank set for the merge cache: the interval pool
+ * offset, or the rank of an input leaf. */
+static uint64_t set_key(const VState *v, uint32_t id, const VView *w) {
+    if (id & V_LEAF) return ((uint64_t)1 << 63) | (uint64_t)(uint32_t)w->one.lo;
+    return v->vals[id].ioff;
 }
 
 /* Merges two sorted disjoint interval lists into v->tmp, coalescing
@@ -479,7 +500,11 @@ static void run_step(VState *v, size_t k) {
                     view(v, vd, &a);
                     view(v, vs, &b);
                     size_t nover = 0, n = 0;
-                    if (a.chunk != b.chunk) {
+                    uint64_t ka = set_key(v, vd, &a), kb = set_key(v, vs, &b);
+                    if (a.chunk == b.chunk && v->mc_valid && v->mc_a == ka && v->mc_b == kb) {
+                        nv = value_new(v, a.chunk, v->mc_off, v->mc_n, tree_node(a.tree, b.tree),
+                                       vd, vs, (uint32_t)x);
+                    } else if (a.chunk != b.chunk) {
                         nv = V_POISON;
                         if (!merged++ && count_error(v, "mixed-chunks", t->span))
                             diag_error(v->dx, t->span, "mixed-chunks",
@@ -499,7 +524,9 @@ static void run_step(VState *v, size_t k) {
                                        fmt_value(v, vd), describe(v, x, 0));
                         }
                     } else {
-                        nv = value_new(v, a.chunk, n, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
+                        uint64_t off = ivl_store(v, n);
+                        nv = value_new(v, a.chunk, off, n, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
+                        v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off; v->mc_n = n;
                     }
                 }
             }
