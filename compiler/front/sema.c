@@ -329,7 +329,7 @@ static void check_call(Sema *S, Expr *e) {
         if (e->u.call.args[i]->kind != EXPR_INT) return;
         x[i] = e->u.call.args[i]->u.ival;
     }
-    int64_t v;
+    int64_t v = 0;
     EvalErr err = eval_builtin_op((Builtin)b, x, &v);
     if (err != EVAL_OK) fold_failed(S, e, err, x[0], x[1]);
     else fold_to(e, v);
@@ -347,7 +347,7 @@ static void check_expr(Sema *S, Expr *e) {
         Expr *a = e->u.unary.operand;
         check_expr(S, a);
         if (a->kind != EXPR_INT) return;
-        int64_t v;
+        int64_t v = 0;
         EvalErr err = eval_unary_op(e->u.unary.op, a->u.ival, &v);
         if (err != EVAL_OK) fold_failed(S, e, err, a->u.ival, 0);
         else fold_to(e, v);
@@ -379,7 +379,7 @@ static void check_expr(Sema *S, Expr *e) {
             }
             return;
         }
-        int64_t v;
+        int64_t v = 0;
         EvalErr err = eval_binary_op(op, l->u.ival, r->u.ival, &v);
         if (err != EVAL_OK) fold_failed(S, e, err, l->u.ival, r->u.ival);
         else fold_to(e, v);

@@ -257,6 +257,7 @@ static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
 
 static Flow exec_xfer(Inst *I, const Stmt *st) {
     Transfer t;
+    memset(&t, 0, sizeof t);   /* no stray padding bytes in the IR */
     if (eval_ref(I, &st->u.xfer.src, &t.src)) return FLOW_ERROR;
     if (eval_ref(I, &st->u.xfer.dst, &t.dst)) return FLOW_ERROR;
     int64_t ls = t.src.hi - t.src.lo, ld = t.dst.hi - t.dst.lo;
