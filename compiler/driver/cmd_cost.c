@@ -225,6 +225,7 @@ static void cell(FILE *f, const char *s, int width) {
     for (const char *p = s; *p; p++)
         if (((unsigned char)*p & 0xC0) != 0x80) cols++;
     fputs(s, f);
+    if (cols >= width) fputc(' ', f); /* never run into the next column */
     for (; cols < width; cols++) fputc(' ', f);
 }
 
