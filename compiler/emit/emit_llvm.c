@@ -513,31 +513,25 @@ static int write_bytes(const char *path, const char *data, size_t n, DiagEngine 
     return bad ? -1 : 0;
 }
 
-int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
-                   DiagEngine *dx) {
-    LLVMGen G;
-    memset(&G, 0, sizeof G);
-    G.ctx = LLVMContextCreate();
-    G.mod = LLVMModuleCreateWithNameInContext(o->module_name ? o->module_name : "collc", G.ctx);
-    int rc = 0;
-    if (target_setup(&G, o->triple, o->opt_level, dx)) {
-        rc = -1;
-        goto out;
-    }
-    G.b = LLVMCreateBuilderInContext(G.ctx);
-    G.i1 = LLVMInt1TypeInContext(G.ctx);
-    G.i8 = LLVMInt8TypeInContext(G.ctx);
-    G.i32 = LLVMInt32TypeInContext(G.ctx);
-    G.i64 = LLVMInt64TypeInContext(G.ctx);
-    G.isize = LLVMIntPtrTypeInContext(G.ctx, G.td);
-    G.ptr = LLVMPointerType(G.i8, 0);
-    G.ptrptr = LLVMPointerType(G.ptr, 0);
-    G.voidt = LLVMVoidTypeInContext(G.ctx);
-    declare_runtime(&G);
-    for (int i = 0; i < nprogs; i++) emit_function(&G, progs[i], o->prefix ? o->prefix : "");
+/* Builds, verifies and optimises the module of `progs` in G->ctx. */
+static int build_module(LLVMGen *G, const RankProgram *const *progs, int nprogs,
+                        const EmitLLVMOptions *o, DiagEngine *dx) {
+    G->mod = LLVMModuleCreateWithNameInContext(o->module_name ? o->module_name : "collc", G->ctx);
+    if (target_setup(G, o->triple, o->opt_level, dx)) return -1;
+    G->b = LLVMCreateBuilderInContext(G->ctx);
+    G->i1 = LLVMInt1TypeInContext(G->ctx);
+    G->i8 = LLVMInt8TypeInContext(G->ctx);
+    G->i32 = LLVMInt32TypeInContext(G->ctx);
+    G->i64 = LLVMInt64TypeInContext(G->ctx);
+    G->isize = LLVMIntPtrTypeInContext(G->ctx, G->td);
+    G->ptr = LLVMPointerType(G->i8, 0);
+    G->ptrptr = LLVMPointerType(G->ptr, 0);
+    G->voidt = LLVMVoidTypeInContext(G->ctx);
+    declare_runtime(G);
+    for (int i = 0; i < nprogs; i++) emit_function(G, progs[i], o->prefix ? o->prefix : "");
 
     char *msg = NULL;
-    if (LLVMVerifyModule(G.mod, LLVMReturnStatusAction, &msg)) {
+    if (LLVMVerifyModule(G->mod, LLVMReturnStatusAction, &msg)) {
         fprintf(stderr, "%s\n", msg ? msg : "");
         COLLC_UNREACHABLE("the LLVM emitter built an invalid module");
     }
@@ -546,7 +540,7 @@ int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOp
         char passes[32];
         snprintf(passes, sizeof passes, "default<O%d>", o->opt_level > 3 ? 3 : o->opt_level);
         LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-        LLVMErrorRef err = LLVMRunPasses(G.mod, passes, G.tm, pbo);
+        LLVMErrorRef err = LLVMRunPasses(G->mod, passes, G->tm, pbo);
         LLVMDisposePassBuilderOptions(pbo);
         if (err) {
             char *m = LLVMGetErrorMessage(err);
@@ -554,12 +548,42 @@ int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOp
             LLVMDisposeErrorMessage(m);
             COLLC_UNREACHABLE("LLVMRunPasses failed");
         }
-        if (LLVMVerifyModule(G.mod, LLVMReturnStatusAction, &msg)) {
+        if (LLVMVerifyModule(G->mod, LLVMReturnStatusAction, &msg)) {
             fprintf(stderr, "%s\n", msg ? msg : "");
             COLLC_UNREACHABLE("the module is invalid after optimisation");
         }
         LLVMDisposeMessage(msg);
     }
+    return 0;
+}
+
+static void release(LLVMGen *G) {
+    if (G->b) LLVMDisposeBuilder(G->b);
+    if (G->td) LLVMDisposeTargetData(G->td);
+    if (G->tm) LLVMDisposeTargetMachine(G->tm);
+}
+
+LLVMModuleRef emit_llvm_module(LLVMContextRef ctx, const RankProgram *const *progs, int nprogs,
+                               const EmitLLVMOptions *o, DiagEngine *dx) {
+    LLVMGen G;
+    memset(&G, 0, sizeof G);
+    G.ctx = ctx;
+    int rc = build_module(&G, progs, nprogs, o, dx);
+    release(&G);
+    if (rc) {
+        if (G.mod) LLVMDisposeModule(G.mod);
+        return NULL;
+    }
+    return G.mod;
+}
+
+int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
+                   DiagEngine *dx) {
+    LLVMGen G;
+    memset(&G, 0, sizeof G);
+    G.ctx = LLVMContextCreate();
+    int rc = build_module(&G, progs, nprogs, o, dx);
+    if (rc) goto out;
     switch (o->kind) {
     case LLVM_OUT_IR: {
         char *s = LLVMPrintModuleToString(G.mod);
@@ -591,10 +615,8 @@ int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOp
     }
     }
 out:
-    if (G.b) LLVMDisposeBuilder(G.b);
-    if (G.td) LLVMDisposeTargetData(G.td);
-    if (G.tm) LLVMDisposeTargetMachine(G.tm);
-    LLVMDisposeModule(G.mod);
+    release(&G);
+    if (G.mod) LLVMDisposeModule(G.mod);
     LLVMContextDispose(G.ctx);
     return rc;
 }

@@ -32,6 +32,13 @@ typedef struct EmitLLVMOptions {
 int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *opts,
                    DiagEngine *dx);
 
+/* Builds, verifies and optimises the module in `ctx` (owned by the caller,
+ * e.g. an ORC thread-safe context) without writing it; for the JIT of
+ * `collc run`. NULL after reporting an error. */
+#include <llvm-c/Types.h>
+LLVMModuleRef emit_llvm_module(LLVMContextRef ctx, const RankProgram *const *progs, int nprogs,
+                               const EmitLLVMOptions *opts, DiagEngine *dx);
+
 /* "14.0.6" - the LLVM library collc runs with. */
 const char *emit_llvm_version(void);
 
