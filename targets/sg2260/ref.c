@@ -67,8 +67,11 @@ static int gen(Sg2260Bundle *b, const Sg2260Machine *m, const int *ring, int n, 
     int rs_steps = reduce ? n - 1 : 0, steps = rs_steps + n - 1;
     for (int r = 0; r < n; r++) {
         int c = ring[r], nx = ring[(r + 1) % n], pv = ring[(r + n - 1) % n];
-        Sg2260Program *tx = sg2260_bundle_program(b, c, sg2260_machine_port_to(m, c, nx), SG2260_TX);
-        Sg2260Program *rx = sg2260_bundle_program(b, c, sg2260_machine_port_to(m, c, pv), SG2260_RX);
+        int ptx = sg2260_machine_port_to(m, c, nx), prx = sg2260_machine_port_to(m, c, pv);
+        /* creating a slot may move the others: take both pointers after */
+        sg2260_bundle_program(b, c, ptx, SG2260_TX);
+        Sg2260Program *rx = sg2260_bundle_program(b, c, prx, SG2260_RX);
+        Sg2260Program *tx = sg2260_bundle_program(b, c, ptx, SG2260_TX);
         for (int i = 0; i < steps; i++) {
             int rs = i < rs_steps, g = i - rs_steps;
             /* all-gather starts from the chunk reduce-scatter completed here

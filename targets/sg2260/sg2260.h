@@ -187,9 +187,10 @@ int sg2260_decode(const uint64_t *w, size_t avail, Sg2260Desc *d, Sg2260Error *e
 /* Elements and bytes of a view. */
 uint64_t sg2260_shape_elems(const Sg2260Shape *s);
 size_t sg2260_dtype_size(Sg2260Dtype t);
-/* A packed view of `count` elements: shape 1,1,ceil..., strides contiguous.
- * Uses W up to 65535 and spills into H/C/N; count must factor accordingly
- * (returns -1 if count is not representable as a packed 4-D view). */
+/* A contiguous view of `count` elements: W is the largest divisor of count
+ * that is <= 65535, then H, C, N likewise; strides contiguous. Returns -1 if
+ * count does not factor into four dimensions <= 65535 (e.g. a prime above
+ * 65535). */
 int sg2260_shape_packed(uint64_t count, Sg2260Shape *s);
 /* Contiguous strides for s's dims. */
 void sg2260_shape_contiguous(Sg2260Shape *s);
@@ -254,7 +255,8 @@ typedef struct Sg2260Bundle {
     int ninits, capinits;
 } Sg2260Bundle;
 
-/* Program of (chip, port, chan), created empty if absent. */
+/* Program of (chip, port, chan), created empty if absent. Creating a program
+ * may move the others: pointers from earlier calls become invalid. */
 Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, int port, Sg2260Chan chan);
 void sg2260_bundle_free(Sg2260Bundle *b);
 /* Parse the text form (see docs/sg2260.md): `.program chip=C port=P|peer=Q

@@ -223,6 +223,17 @@ int main(void) {
         sg2260_sim_free(s);
         sg2260_bundle_free(&b);
     }
+    /* The generator adds to a bundle that already has programs (slots move). */
+    {
+        Sg2260Bundle b = {0};
+        Sg2260Desc end;
+        CHECK(sg2260_asm_line("SYS END", &end, &e) == 0);
+        sg2260_program_push(sg2260_bundle_program(&b, 0, 2, SG2260_TX), &end);
+        CHECK(sg2260_ref_ring_allreduce(&b, &m, m.rings[0].chips, 8, 64, SG2260_FP32, SG2260_OP_ADD, BASE, &e) == 0);
+        CHECK(b.nslots == 17);
+        run_check(&m, &b, m.rings[0].chips, 8, 64, SG2260_FP32, SG2260_OP_ADD, 1);
+        sg2260_bundle_free(&b);
+    }
     /* Generator argument checks. */
     {
         Sg2260Bundle b = {0};
