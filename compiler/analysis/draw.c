@@ -357,15 +357,36 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
                             col, dash);
                     arrowhead(f, dxm - CW / 2.0 + 6, y, (dxm - CW / 2.0 + 6) - dxm, 9, col);
                 } else {
-                    /* rank to rank: from the source's right edge, bulging right */
-                    double x1 = sxm + (t->src.hi - t->src.lo) * CW / 2.0 - 2, y1 = sy + CH / 2.0;
-                    double x2 = dxm + (t->dst.hi - t->dst.lo) * CW / 2.0 - 2, y2 = dy + CH / 2.0;
-                    double bulge = 10 + 0.22 * fabs(y2 - y1);
-                    double c1x = x1 + bulge, c2x = x2 + bulge;
+                    double shalf = (t->src.hi - t->src.lo) * CW / 2.0;
+                    double dhalf = (t->dst.hi - t->dst.lo) * CW / 2.0;
+                    double y1 = sy + CH / 2.0, y2 = dy + CH / 2.0;
+                    double x1, x2, c1x, c2x;
+                    if (dxm - dhalf >= sxm + shalf) {
+                        /* destination to the right: S-curve between facing edges */
+                        x1 = sxm + shalf - 2;
+                        x2 = dxm - dhalf - 1;
+                        double k = (x2 - x1) / 2 > 12 ? (x2 - x1) / 2 : 12;
+                        c1x = x1 + k;
+                        c2x = x2 - k;
+                    } else if (dxm + dhalf <= sxm - shalf) {
+                        /* destination to the left */
+                        x1 = sxm - shalf;
+                        x2 = dxm + dhalf - 1;
+                        double k = (x1 - x2) / 2 > 12 ? (x1 - x2) / 2 : 12;
+                        c1x = x1 - k;
+                        c2x = x2 + k;
+                    } else {
+                        /* same column: from the right edge, bulging right */
+                        double bulge = 10 + 0.22 * fabs(y2 - y1);
+                        x1 = sxm + shalf - 2;
+                        x2 = dxm + dhalf - 1;
+                        c1x = x1 + bulge;
+                        c2x = x2 + bulge;
+                    }
                     fprintf(f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
                                "stroke=\"%s\" stroke-width=\"1.8\" stroke-opacity=\"0.9\"%s/>\n",
-                            x1, y1, c1x, y1, c2x, y2, x2 + 1, y2, col, dash);
-                    arrowhead(f, x2 + 1, y2, (x2 + 1) - c2x, 0, col);
+                            x1, y1, c1x, y1, c2x, y2, x2, y2, col, dash);
+                    arrowhead(f, x2, y2, x2 - c2x, 0, col);
                 }
             }
         }
