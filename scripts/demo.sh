@@ -18,7 +18,11 @@ echo "== configure + build ($BUILD)"
 # Optimised, and without -Werror: a new compiler warning must not stop a demo
 # (scripts/test.sh is where warnings fail the build).
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLC_WERROR=OFF >/dev/null || exit 1
-cmake --build "$BUILD" -j"$JOBS" >/dev/null || { cmake --build "$BUILD" -j1; exit 1; }
+if ! cmake --build "$BUILD" -j"$JOBS" >"$BUILD/demo-build.log" 2>&1; then
+  grep -E "error|Error" "$BUILD/demo-build.log" | head -40
+  echo "demo: build failed (full log: $BUILD/demo-build.log)"
+  exit 1
+fi
 COLLC="$BUILD/compiler/collc"
 OUT="$BUILD/demo"
 mkdir -p "$OUT"
@@ -53,9 +57,15 @@ EX=dsl-examples
 demo "check every example" check $EX/*.coll
 demo "expand ring AllGather for N = 4" expand $EX/ring_allgather.coll -N 4 --table out
 demo "verify ring AllGather for N = 2..16 and powers of two" verify $EX/ring_allgather.coll
-demo "cost of ring AllGather vs the lower bounds" cost $EX/ring_allgather.coll -N 8 -M 64MiB
-demo "compile ring AllGather to C for the CPU-thread target" compile $EX/ring_allgather.coll --target=cpu -o "$OUT/ring_allgather.o"
+demo "cost of ring AllGather vs the lower bounds (N = 8, 64 MiB)" cost $EX/ring_allgather.coll -N 8 --size 64MiB
+demo "which AllGather is fastest at which message size" compare $EX/ring_allgather.coll $EX/bruck_allgather.coll $EX/recursive_doubling_allgather.coll -N 8
+demo "draw the chunk flows (SVG)" draw $EX/ring_allgather.coll -N 4 -o "$OUT/ring_allgather.svg"
+demo "compile ring AllGather to C" compile $EX/ring_allgather.coll --emit=c -o "$OUT/ring_allgather.c"
+demo "compile ring AllGather to an object via LLVM" compile $EX/ring_allgather.coll -c -o "$OUT/ring_allgather.o"
 demo "run ring AllGather on 8 CPU threads and compare with a reference" run $EX/ring_allgather.coll --target=cpu -N 8
+echo
+echo "== files written to $OUT"
+ls -l "$OUT" | tail -n +2
 
 echo
 echo "demo: $ran steps ran, $failed failed, $skipped skipped"
