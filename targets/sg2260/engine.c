@@ -133,6 +133,7 @@ struct Sg2260Sim {
     double t;
     uint64_t commands;
     int trace_on;
+    int race_check; /* reject overlapping in-flight transfers (default on) */
     TraceEv *tr;
     int ntr, captr;
     double end_time;
@@ -161,6 +162,7 @@ Sg2260Sim *sg2260_sim_new(const Sg2260Machine *m) {
     }
     for (int c = 0; c < m->nchips; c++) s->res_bw[2 * m->nlinks + c] = m->ddr_l2_GBps * 1e3;
     s->nres = 2 * m->nlinks + m->nchips;
+    s->race_check = 1;
     return s;
 }
 
@@ -181,6 +183,8 @@ void sg2260_sim_free(Sg2260Sim *s) {
 }
 
 void sg2260_sim_enable_trace(Sg2260Sim *s, int on) { s->trace_on = on; }
+
+void sg2260_sim_set_race_check(Sg2260Sim *s, int on) { s->race_check = on; }
 
 static int range_ok(const Sg2260Sim *s, int chip, uint64_t addr, size_t n) {
     return chip >= 0 && chip < s->m.nchips && addr <= s->m.mem_bytes && n <= s->m.mem_bytes - addr;
@@ -449,6 +453,41 @@ static int check_view(Sg2260Sim *s, Sg2260Error *e, Channel *h, const char *what
     return 0;
 }
 
+/* Two in-flight transfers conflict when one writes bytes the other reads or
+ * writes on the same chip; the model moves data at completion, the hardware
+ * streams, so such a program has no defined result. The check compares the
+ * views' address ranges [base, base + extent), so interleaved strided views
+ * are reported conservatively. */
+static int overlaps(int ca, uint64_t a, const Sg2260Shape *va, int cb, uint64_t b, const Sg2260Shape *vb,
+                    size_t es) {
+    if (ca != cb) return 0;
+    uint64_t ea = a + view_extent(va, es), eb = b + view_extent(vb, es);
+    return a < eb && b < ea;
+}
+
+static int check_race(Sg2260Sim *s, Sg2260Error *e, Channel *h, const Xfer *x) {
+    if (!s->race_check) return 0;
+    size_t es = sg2260_dtype_size(x->dtype);
+    for (int i = 0; i < s->nxf; i++) {
+        const Xfer *y = &s->xf[i];
+        if (y == x) continue;
+        size_t ey = sg2260_dtype_size(y->dtype);
+        const char *what = NULL;
+        /* compare with the larger element size: extents are in bytes */
+        size_t eb = es > ey ? es : ey;
+        if (overlaps(x->dst_chip, x->dst, &x->dshape, y->dst_chip, y->dst, &y->dshape, eb)) what = "writes what it writes";
+        else if (overlaps(x->dst_chip, x->dst, &x->dshape, y->src_chip, y->src, &y->sshape, eb)) what = "writes what it reads";
+        else if (overlaps(x->src_chip, x->src, &x->sshape, y->dst_chip, y->dst, &y->dshape, eb)) what = "reads what it writes";
+        if (!what) continue;
+        char other[512];
+        const Channel *o = &s->ch[y->ch];
+        where(s, o, o->pc, other, sizeof other);
+        return run_err(s, e, h, "race", "transfer overlaps one in flight: this command %s\n  other: %s", what,
+                       other);
+    }
+    return 0;
+}
+
 static void start_xfer(Sg2260Sim *s, Channel *h, Xfer *x) {
     size_t es = sg2260_dtype_size(x->dtype);
     x->ch = (int)(h - s->ch);
@@ -505,6 +544,7 @@ static int step(Sg2260Sim *s, Channel *h, Sg2260Error *e) {
         x->sshape = d->shape, x->dshape = c.shape;
         x->dtype = d->dtype, x->op = c.op;
         x->credit_rx = c.rx;
+        if (check_race(s, e, h, x)) return -1;
         start_xfer(s, h, x);
         return 1;
     }
@@ -545,6 +585,7 @@ static int step(Sg2260Sim *s, Channel *h, Sg2260Error *e) {
         x->src = d->src, x->dst = d->dst;
         x->sshape = d->shape, x->dshape = d->dshape;
         x->dtype = d->dtype, x->op = d->op;
+        if (check_race(s, e, h, x)) return -1;
         start_xfer(s, h, x);
         return 1;
     }

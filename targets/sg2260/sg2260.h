@@ -319,6 +319,9 @@ int sg2260_mem_read(Sg2260Sim *s, int chip, uint64_t addr, void *dst, size_t n);
 int sg2260_sim_load(Sg2260Sim *s, const Sg2260Bundle *b, Sg2260Error *err);
 /* Record a trace of every command and wait (for the writers below). */
 void sg2260_sim_enable_trace(Sg2260Sim *s, int on);
+/* Reject a transfer whose address ranges overlap an in-flight transfer's on
+ * the same chip (write/write, write/read), code "race". Default on. */
+void sg2260_sim_set_race_check(Sg2260Sim *s, int on);
 /* Run to completion, a rule violation or deadlock. Returns 0 if ok. */
 int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r);
 /* Human-readable summary: time, per-link busy/utilisation. */

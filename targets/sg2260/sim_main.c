@@ -3,7 +3,7 @@
  *
  *   sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]
  *              [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]
- *              [--print-machine] [--no-run] [--quiet]
+ *              [--print-machine] [--no-run] [--no-race-check] [--quiet]
  * Exit status: 0 ok, 1 input error / rule violation / deadlock, 2 usage. */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 static void usage(FILE *out) {
     fputs("usage: sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]\n"
           "                  [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]\n"
-          "                  [--print-machine] [--no-run] [--quiet]\n",
+          "                  [--print-machine] [--no-run] [--no-race-check] [--quiet]\n",
           out);
 }
 
@@ -38,7 +38,7 @@ static void print_err(const char *file, Sg2260Error *e) {
 int main(int argc, char **argv) {
     const char *prog = NULL, *machine = NULL, *trace = NULL, *svg = NULL, *encode = NULL;
     const char *dumps[64];
-    int ndumps = 0, disasm = 0, quiet = 0, print_machine = 0, no_run = 0;
+    int ndumps = 0, disasm = 0, quiet = 0, print_machine = 0, no_run = 0, races = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--disasm")) disasm = 1;
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--no-run")) no_run = 1;
+        else if (!strcmp(a, "--no-race-check")) races = 0;
         else if (!strcmp(a, "--print-machine")) print_machine = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -131,6 +132,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     sg2260_sim_enable_trace(s, trace || svg);
+    sg2260_sim_set_race_check(s, races);
     Sg2260Result r;
     rc = sg2260_sim_run(s, &r);
     if (!quiet) sg2260_result_print(stdout, s, &r);

@@ -98,7 +98,7 @@ int main(void) {
     CHECK(near(g_res.time_us, 1.75) && near(g_res.linkstats[0].busy_us, 1.5));
     /* Full duplex: opposite directions do not share. */
     CHECK(run("", ".program chip=0 peer=2 tx\nSEND dtype=int8 src=0 elems=64000\nSYS END\n"
-                  ".program chip=2 peer=0 rx\nRECV dtype=int8 dst=0 elems=64000\nSYS END\n"
+                  ".program chip=2 peer=0 rx\nRECV dtype=int8 dst=0x200000 elems=64000\nSYS END\n"
                   ".program chip=2 peer=0 tx\nSEND dtype=int8 src=0 elems=64000\nSYS END\n"
                   ".program chip=0 peer=2 rx\nRECV dtype=int8 dst=0x100000 elems=64000\nSYS END\n") == 0);
     CHECK(near(g_res.time_us, 1.25));
@@ -140,6 +140,13 @@ int main(void) {
     CHECK(strstr(g_res.err.msg, "chip 0 port 0 (->2) TX #0 (line 2): SYS TX_WAIT_MSG id=1 count=1") != NULL);
     CHECK(strstr(g_res.err.msg, "chip 2 port 0 (->0) RX #1 (line 6): SYS END") != NULL);
 
+    /* Race check: chip 2 sends from the buffer chip 0 is writing into. */
+    const char *racy = ".program chip=0 peer=2 tx\nSEND dtype=int8 src=0 elems=64000\nSYS END\n"
+                       ".program chip=2 peer=0 rx\nRECV dtype=int8 dst=0x1000 elems=64000\nSYS END\n"
+                       ".program chip=2 peer=0 tx\nSEND dtype=int8 src=0 elems=64000\nSYS END\n"
+                       ".program chip=0 peer=2 rx\nRECV dtype=int8 dst=0x100000 elems=64000\nSYS END\n";
+    CHECK(run("", racy) == -1 && !strcmp(g_res.err.code, "race"));
+    CHECK(strstr(g_res.err.msg, "this command writes what it reads") != NULL);
     /* Trace writers produce something for every channel. */
     CHECK(run("", send1) == 0);
     char buf[1 << 14];
