@@ -1,0 +1,63 @@
+/* values-harness.c - the value parsers and common_option() of driver.c,
+ * linked with stubs for the front end (they are not called here).
+ * usage: values-harness int|ranks|size|time|bw VALUE...
+ *        values-harness opts ARG...   (prints the CommonOptions) */
+#include "driver/driver.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int parse_source(Arena *a, DiagEngine *d, uint32_t f, Program *p) { (void)a; (void)d; (void)f; (void)p; return 0; }
+int sema_check(Arena *a, DiagEngine *d, Program *p) { (void)a; (void)d; (void)p; return 0; }
+Algorithm *program_find_algorithm(const Program *p, const char *n) { (void)p; (void)n; return NULL; }
+int front_edit_distance(const char *a, const char *b) { (void)a; (void)b; return 99; }
+
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    const char *kind = argv[1];
+    if (strcmp(kind, "opts") == 0) {
+        CommonOptions o;
+        /* Walk the options as a command would. */
+        common_options_init(&o);
+        argv[1] = "test";
+        char **av = argv + 1; /* av[0] = "test" */
+        int ac = argc - 1;
+        for (int i = 1; i < ac; i++) {
+            int r = common_option(&o, ac, av, &i);
+            if (r < 0) { printf("usage error\n"); return 0; }
+            if (r == 0) printf("not common: %s\n", av[i]);
+        }
+        printf("format=%d color=%d limit=%u max=%zu alg=%s\n", (int)o.diag_format, o.color,
+               o.error_limit, o.max_transfers, o.algorithm ? o.algorithm : "-");
+        for (int k = 0; k < o.ndefines; k++)
+            printf("define %s=%lld\n", o.defines[k].name, (long long)o.defines[k].value);
+        for (int k = 0; k < o.nwerror; k++) printf("werror %s\n", o.werror[k] ? o.werror[k] : "(all)");
+        for (int k = 0; k < o.nwno; k++) printf("wno %s\n", o.wno[k]);
+        return 0;
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *v = argv[i];
+        if (strcmp(kind, "int") == 0) {
+            int64_t x;
+            if (parse_int64(v, &x)) printf("%s: bad\n", v);
+            else printf("%s: %lld\n", v, (long long)x);
+        } else if (strcmp(kind, "ranks") == 0) {
+            int64_t *xs;
+            size_t n;
+            if (parse_rank_list(v, &xs, &n)) { printf("%s: bad\n", v); continue; }
+            printf("%s: %zu:", v, n);
+            for (size_t k = 0; k < n && k < 12; k++) printf(" %lld", (long long)xs[k]);
+            if (n > 12) printf(" ... %lld", (long long)xs[n - 1]);
+            printf("\n");
+            free(xs);
+        } else {
+            double d;
+            int r = strcmp(kind, "size") == 0 ? parse_size(v, &d)
+                    : strcmp(kind, "time") == 0 ? parse_time(v, &d)
+                                                : parse_bandwidth(v, &d);
+            if (r) printf("%s: bad\n", v);
+            else printf("%s: %.9g\n", v, d);
+        }
+    }
+    return 0;
+}
