@@ -191,6 +191,57 @@ int main(void) {
         sg2260_bundle_free(&b2);
     }
 
+    /* Decoder fuzz: random words either fail to decode or re-encode to
+     * exactly the same bits (every non-reserved bit is a field). */
+    {
+        static const int lens[] = {2, 4, 4, 4, 2, 0, 0, 1};
+        int decoded = 0;
+        for (int i = 0; i < 200000; i++) {
+            uint64_t r[8];
+            for (int k = 0; k < 8; k++) r[k] = rnd();
+            if (i % 2) { /* valid header, few reserved bits set */
+                int cmd = (int)(rnd() % 8);
+                r[0] = (r[0] & ~0xffull) | (uint64_t)cmd | ((uint64_t)lens[cmd] << 4);
+                if (i % 4 == 1)
+                    for (int k = 0; k < 8; k++) r[k] &= rnd() & rnd() & rnd();
+                r[0] = (r[0] & ~0xffull) | (uint64_t)cmd | ((uint64_t)lens[cmd] << 4);
+            }
+            Sg2260Desc fd;
+            int k = sg2260_decode(r, 4, &fd, &err);
+            if (k < 0) continue;
+            decoded++;
+            CHECK(sg2260_encode(&fd, w, &err) == k && same_words(w, r, k));
+        }
+        CHECK(decoded > 1000);
+        /* program and bundle decoders on random bytes: no crash */
+        uint8_t junk[1024];
+        for (int i = 0; i < 2000; i++) {
+            for (size_t k = 0; k < sizeof junk; k++) junk[k] = (uint8_t)rnd();
+            if (i % 2) memcpy(junk, "SG2260CDMA\0\0\1\0\3\0", 16);
+            Sg2260Program fp;
+            if (sg2260_program_decode(junk, sizeof junk, &fp, &err) == 0) sg2260_program_free(&fp);
+            Sg2260Bundle fb;
+            if (sg2260_bundle_decode(junk, sizeof junk, &fb, &err) == 0) sg2260_bundle_free(&fb);
+        }
+        /* assembler on shuffled tokens: no crash */
+        static const char *toks[] = {"SEND", "RECV", "WRITE", "SYS", "END", "NOP", "dtype=fp32", "op=add", "psum=wr",
+                                     "src=0x80", "dst=1:0x100", "shape=1,1,1,", "stride=1,1,1,1", "elems=99999999",
+                                     "id=3", "count=", "=", ",", "0x", "dshape=0,0,0,0", ";", "TRWR", "imm=-1"};
+        for (int i = 0; i < 20000; i++) {
+            char line[256] = "";
+            int nt = 1 + (int)(rnd() % 6);
+            for (int k = 0; k < nt; k++) {
+                strcat(line, toks[rnd() % (sizeof toks / sizeof *toks)]);
+                strcat(line, " ");
+            }
+            Sg2260Desc fd;
+            if (sg2260_asm_line(line, &fd, &err) == 0) {
+                char back[512];
+                sg2260_disasm(&fd, back, sizeof back);
+            }
+        }
+    }
+
     /* Packed shapes. */
     Sg2260Shape s;
     CHECK(sg2260_shape_packed(1u << 20, &s) == 0 && sg2260_shape_elems(&s) == (1u << 20) && s.sw == 1);
