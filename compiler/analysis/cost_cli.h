@@ -16,6 +16,7 @@ enum {
     CCLI_JSON = 1 << 4,    /* --format=text|json */
     CCLI_DRAW = 1 << 5,    /* -o FILE, --format=svg|dot */
     CCLI_RANGE = 1 << 6,   /* --range LO..HI */
+    CCLI_STEPS = 1 << 7,   /* --per-step */
 };
 
 typedef struct CostCli {
@@ -33,6 +34,7 @@ typedef struct CostCli {
     int64_t ports;         /* --ports, 0 = the topology's own */
     int cut_through;       /* --routing=cut-through */
     int json;              /* --format=json */
+    int per_step;          /* --per-step: the terms of every step */
     int dot;               /* draw: --format=dot */
     const char *output;    /* draw: -o FILE ("-" or NULL = stdout) */
     double range_lo, range_hi; /* compare: --range, default 1 B .. 1 GiB */

@@ -117,6 +117,10 @@ int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
                 continue;
             }
         }
+        if ((allowed & CCLI_STEPS) && strcmp(a, "--per-step") == 0) {
+            c->per_step = 1;
+            continue;
+        }
         if ((allowed & (CCLI_JSON | CCLI_DRAW)) &&
             ((v = optval("--format", argc, argv, &i, &missing)) || missing)) {
             if (missing) MISSING("--format");
@@ -281,7 +285,7 @@ static void json_ratio(FILE *f, const char *key, Rat v, Rat lb) {
 /* ---- one N ---- */
 
 static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *t,
-                        const CostResult *r, const CostBounds *b) {
+                        const CostResult *r, const CostBounds *b, SourceManager *sm) {
     const CostMachine *m = &c->machine;
     const Algorithm *a = sch->alg;
     char sz[32], al[32], be[32], ga[32], topo[96];
@@ -347,10 +351,47 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
     printf("\nbounds: latency: %s\n", b->latency_why);
     printf("        bandwidth: %s\n", b->bandwidth_why);
     if (reducing) printf("        compute: %s\n", b->compute_why);
+    if (r->steps) {
+        printf("\n");
+        cell(stdout, "step", 7);
+        cell(stdout, "line", 7);
+        cell(stdout, "latency", 10);
+        cell(stdout, "bandwidth", 15);
+        if (reducing) cell(stdout, "compute", 15);
+        cell(stdout, "time", 11);
+        printf("variables\n");
+        Arena tmp;
+        arena_init(&tmp);
+        for (size_t k = 0; k < r->nsteps; k++) {
+            char n[32], ln[32], s1[64], s2[64], s3[64], tm[32];
+            unsigned line = 0, col = 0;
+            if (span_valid(sch->steps[k].span))
+                source_line_col(sm, sch->steps[k].span.file, sch->steps[k].span.lo, &line, &col);
+            snprintf(n, sizeof n, "%zu", k + 1);
+            snprintf(ln, sizeof ln, "%u", line);
+            cost_fmt_term(r->steps[k].a, "α", s1, sizeof s1);
+            cost_fmt_term(r->steps[k].b, "M/β", s2, sizeof s2);
+            cost_fmt_term(r->steps[k].c, "M/γ", s3, sizeof s3);
+            cost_fmt_time(cost_time(r->steps[k], m), tm, sizeof tm);
+            cell(stdout, n, 7);
+            cell(stdout, ln, 7);
+            cell(stdout, s1, 10);
+            cell(stdout, s2, 15);
+            if (reducing) cell(stdout, s3, 15);
+            const char *vars = schedule_describe_step(sch, k, &tmp);
+            if (vars && *vars) {
+                cell(stdout, tm, 11);
+                printf("%s\n", vars);
+            } else {
+                printf("%s\n", tm);
+            }
+        }
+        arena_free(&tmp);
+    }
 }
 
 static void report_json(const CostCli *c, const Schedule *sch, const TopoModel *t,
-                        const CostResult *r, const CostBounds *b) {
+                        const CostResult *r, const CostBounds *b, SourceManager *sm) {
     const CostMachine *m = &c->machine;
     const Algorithm *a = sch->alg;
     FILE *f = stdout;
@@ -388,8 +429,24 @@ static void report_json(const CostCli *c, const Schedule *sch, const TopoModel *
     fputc(',', f);
     json_ratio(f, "compute", r->total.c, b->lb.c);
     double T = cost_time(r->total, m), L = cost_time(b->lb, m);
-    if (L > 0) fprintf(f, ",\"total\":%.17g}}\n", T / L);
-    else fprintf(f, ",\"total\":null}}\n");
+    if (L > 0) fprintf(f, ",\"total\":%.17g}", T / L);
+    else fprintf(f, ",\"total\":null}");
+    if (r->steps) {
+        fputs(",\"per_step\":[", f);
+        for (size_t k = 0; k < r->nsteps; k++) {
+            char s1[48], s2[48], s3[48];
+            unsigned line = 0, col = 0;
+            if (span_valid(sch->steps[k].span))
+                source_line_col(sm, sch->steps[k].span.file, sch->steps[k].span.lo, &line, &col);
+            fprintf(f, "%s{\"step\":%zu,\"line\":%u,\"alpha\":\"%s\",\"beta\":\"%s\",\"gamma\":\"%s\","
+                       "\"time_s\":%.17g}",
+                    k ? "," : "", k + 1, line, rat_format(r->steps[k].a, s1, sizeof s1),
+                    rat_format(r->steps[k].b, s2, sizeof s2), rat_format(r->steps[k].c, s3, sizeof s3),
+                    cost_time(r->steps[k], m));
+        }
+        fputc(']', f);
+    }
+    fputs("}\n", f);
 }
 
 static void not_applicable(Session *s, const Algorithm *a, int64_t N, const char *why) {
@@ -418,14 +475,14 @@ static int cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N)
     CostResult r;
     CostBounds b;
     int status = EXIT_OK;
-    if (cost_schedule(&sch, t, s->dx, 0, &r) == 0) {
+    if (cost_schedule(&sch, t, s->dx, c->per_step, &r) == 0) {
         if (cost_bounds(a->coll, N, sch.root, t, &b) != 0) {
             diag_error(s->dx, a->span, "cost-overflow", "lower bounds overflow 64-bit fractions");
             status = EXIT_INPUT;
         } else if (c->json) {
-            report_json(c, &sch, t, &r, &b);
+            report_json(c, &sch, t, &r, &b, &s->sm);
         } else {
-            report_text(c, &sch, t, &r, &b);
+            report_text(c, &sch, t, &r, &b, &s->sm);
         }
         cost_result_free(&r);
     } else {
@@ -674,7 +731,7 @@ static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
 static void cost_help(void) {
     puts("usage: collc cost FILE... [-N n|list] [--n LIST] [--size M] [--alpha T] [--beta BW]\n"
          "                  [--gamma BW] [--topo T] [--ports d] [--routing store-forward|cut-through]\n"
-         "                  [--root r] [-D P=v] [--algorithm A] [--format text|json]\n"
+         "                  [--root r] [-D P=v] [--algorithm A] [--format text|json] [--per-step]\n"
          "\n"
          "Prices each algorithm as T = a·α + b·M/β + c·M/γ (exact fractions), beside its\n"
          "lower bounds, for N ranks (-N, default 8) or as a closed form over --n 2..64.\n"
@@ -692,7 +749,7 @@ int cmd_cost(int argc, char **argv) {
         }
     CostCli c;
     int rc = cost_cli_parse(&c, argc, argv,
-                            CCLI_N | CCLI_CLOSED | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON);
+                            CCLI_N | CCLI_CLOSED | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON | CCLI_STEPS);
     if (rc) {
         cost_cli_free(&c);
         return rc;
