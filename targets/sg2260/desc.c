@@ -479,3 +479,19 @@ int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260
     }
     return 0;
 }
+
+int sg2260_bundle_write_c(FILE *out, const Sg2260Bundle *b, const char *name, Sg2260Error *err) {
+    int ok = name && (name[0] == '_' || ((name[0] | 32) >= 'a' && (name[0] | 32) <= 'z'));
+    for (const char *p = name; ok && *p; p++)
+        ok = *p == '_' || ((*p | 32) >= 'a' && (*p | 32) <= 'z') || (*p >= '0' && *p <= '9');
+    if (!ok) return sg_err(err, "bad-name", NULL, 0, "'%s' is not a C identifier", name ? name : "");
+    uint8_t *img;
+    long n = sg2260_bundle_encode(b, &img, err);
+    if (n < 0) return -1;
+    fprintf(out, "/* SG2260 CDMA bundle image: %d program(s), %ld bytes (docs/sg2260.md). */\n", b->nslots, n);
+    fprintf(out, "const unsigned char %s[%ld] __attribute__((aligned(128))) = {", name, n);
+    for (long i = 0; i < n; i++) fprintf(out, "%s0x%02x,", i % 16 ? " " : "\n    ", img[i]);
+    fprintf(out, "\n};\nconst unsigned long %s_size = %ldul;\n", name, n);
+    free(img);
+    return ferror(out) ? -1 : 0;
+}

@@ -271,6 +271,10 @@ void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b);
  * encoded image at a 128-byte aligned offset. Data directives are not kept.
  * *out is malloc'd; returns the size or -1. */
 long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err);
+/* The bundle image as C source: `const unsigned char NAME[]` (aligned to
+ * 128 bytes) and `const unsigned long NAME_size`, for a C array object that
+ * links into a program. `name` must be a C identifier. 0 ok, -1 with *err. */
+int sg2260_bundle_write_c(FILE *out, const Sg2260Bundle *b, const char *name, Sg2260Error *err);
 /* 1 if the bytes start with the bundle magic. */
 int sg2260_bundle_is_binary(const uint8_t *bytes, size_t n);
 int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260Error *err);

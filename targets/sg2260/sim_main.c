@@ -3,6 +3,7 @@
  *
  *   sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]
  *              [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]
+ *              [--emit-c OUT.c [--c-name NAME]]
  *              [--print-machine] [--no-run] [--no-race-check] [--quiet]
  * Exit status: 0 ok, 1 input error / rule violation / deadlock, 2 usage. */
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 static void usage(FILE *out) {
     fputs("usage: sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]\n"
           "                  [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]\n"
+          "                  [--emit-c OUT.c [--c-name NAME]]\n"
           "                  [--print-machine] [--no-run] [--no-race-check] [--quiet]\n",
           out);
 }
@@ -37,6 +39,7 @@ static void print_err(const char *file, Sg2260Error *e) {
 
 int main(int argc, char **argv) {
     const char *prog = NULL, *machine = NULL, *trace = NULL, *svg = NULL, *encode = NULL;
+    const char *emit_c = NULL, *c_name = "sg2260_bundle";
     const char *dumps[64];
     int ndumps = 0, disasm = 0, quiet = 0, print_machine = 0, no_run = 0, races = 1;
     for (int i = 1; i < argc; i++) {
@@ -46,6 +49,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--trace") && more) trace = argv[++i];
         else if (!strcmp(a, "--svg") && more) svg = argv[++i];
         else if (!strcmp(a, "--encode") && more) encode = argv[++i];
+        else if (!strcmp(a, "--emit-c") && more) emit_c = argv[++i];
+        else if (!strcmp(a, "--c-name") && more) c_name = argv[++i];
         else if (!strcmp(a, "--dump") && more && ndumps < 64) dumps[ndumps++] = argv[++i];
         else if (!strcmp(a, "--disasm")) disasm = 1;
         else if (!strcmp(a, "--quiet")) quiet = 1;
@@ -118,6 +123,17 @@ int main(int argc, char **argv) {
         fwrite(bytes, 1, (size_t)n, f);
         free(bytes);
         fclose(f);
+    }
+    if (emit_c) {
+        FILE *f = fopen(emit_c, "w");
+        int bad = !f || sg2260_bundle_write_c(f, &b, c_name, &err);
+        if (f) fclose(f);
+        if (bad) {
+            if (f) print_err(prog, &err);
+            else fprintf(stderr, "sg2260-sim: cannot write '%s'\n", emit_c);
+            sg2260_bundle_free(&b);
+            return 1;
+        }
     }
     Sg2260Sim *s = sg2260_sim_new(&m);
     if (sg2260_sim_load(s, &b, &err)) {

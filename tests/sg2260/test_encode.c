@@ -182,6 +182,13 @@ int main(void) {
         fclose(f2);
         CHECK(!strcmp(t1, t2));
         sg2260_bundle_free(&b2);
+        char csrc[8192];
+        FILE *fc = fmemopen(csrc, sizeof csrc, "w");
+        CHECK(sg2260_bundle_write_c(fc, &b1, "ring_prog", &err) == 0);
+        fclose(fc);
+        CHECK(strstr(csrc, "const unsigned char ring_prog[384] __attribute__((aligned(128))) = {\n    0x53, 0x47,") != NULL);
+        CHECK(strstr(csrc, "const unsigned long ring_prog_size = 384ul;") != NULL);
+        CHECK(sg2260_bundle_write_c(stdout, &b1, "1bad", &err) == -1 && !strcmp(err.code, "bad-name"));
         bimg[16 + 8] = 3; /* misaligned program offset */
         CHECK(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == -1 && !strcmp(err.code, "bad-image"));
         bimg[0] = 'X';
