@@ -544,6 +544,22 @@ static const char *over_n(const uint8_t *opt, size_t n, char *buf, size_t size,
     for (size_t i = 0; i < n; i++) yes += opt[i];
     if (yes == n) return "optimal for every N";
     if (yes == 0) return "not optimal for any N";
+    /* "odd N" reads better than 2, 3, 5, 7, 9, ... */
+    int odd_only = 1, odd_all = 1, has2 = 0, nodd = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (Ns[i] % 2) {
+            nodd++;
+            if (!opt[i]) odd_all = 0;
+        } else if (Ns[i] == 2) {
+            has2 = opt[i];
+        } else if (opt[i]) {
+            odd_only = 0;
+        }
+    }
+    if (odd_only && odd_all && nodd >= 3) {
+        snprintf(buf, size, "optimal only for odd N%s", has2 ? " and N = 2" : "");
+        return buf;
+    }
     int64_t *v = xmalloc(n * sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
