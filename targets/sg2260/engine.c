@@ -784,6 +784,10 @@ int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r) {
             }
         }
     }
+    /* Close the wait spans of channels still blocked (deadlock) for the trace. */
+    for (int i = 0; i < NCH; i++)
+        if (s->ch[i].state == CH_READY && s->ch[i].block_since >= 0 && s->t > s->ch[i].block_since)
+            trace(s, i, s->ch[i].block_since, s->t, 1, s->ch[i].pc, "wait (blocked at end)");
     s->end_time = s->t;
     r->ok = !failed;
     r->time_us = s->t;

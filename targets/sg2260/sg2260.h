@@ -326,7 +326,9 @@ void sg2260_sim_enable_trace(Sg2260Sim *s, int on);
 /* Reject a transfer whose address ranges overlap an in-flight transfer's on
  * the same chip (write/write, write/read), code "race". Default on. */
 void sg2260_sim_set_race_check(Sg2260Sim *s, int on);
-/* Run to completion, a rule violation or deadlock. Returns 0 if ok. */
+/* Run to completion, a rule violation or deadlock (once per simulator).
+ * Returns 0 if ok; r->err holds the error otherwise. Memory keeps the final
+ * contents either way. */
 int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r);
 /* Human-readable summary: time, per-link busy/utilisation. */
 void sg2260_result_print(FILE *out, const Sg2260Sim *s, const Sg2260Result *r);
