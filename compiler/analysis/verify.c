@@ -107,6 +107,7 @@ typedef struct VState {
     struct { const char *code; Span span; } seen[64]; /* reported (code, statement) */
     unsigned nseen;
     int stop;              /* error limit reached */
+    size_t describe_budget; /* transfers notes may still replay (describe) */
 } VState;
 
 /* A read-only view of a value (leaves get their interval in `one`). */
@@ -343,6 +344,13 @@ static void sb_tree(VState *v, SBuf *b, uint32_t id, int *budget) {
 /* "(N = 6, s = 2, r = 5)" from instantiate; with strip_n the leading
  * "N = 6" is left out (the error already names N). "" when nothing remains. */
 static const char *describe(VState *v, size_t xfer, int strip_n) {
+    /* Describing re-runs the instantiation up to the transfer, so notes
+     * (strip_n) share a budget of replayed transfers: past it they lose
+     * their variable values rather than take minutes at N = 4096. */
+    if (strip_n) {
+        if (xfer + 1 > v->describe_budget) return "";
+        v->describe_budget -= xfer + 1;
+    }
     const char *d = schedule_describe_transfer(v->s, xfer, v->arena);
     if (!d) d = "";
     if (strip_n && strncmp(d, "N = ", 4) == 0) {
@@ -411,6 +419,9 @@ static void report_race(VState *v, size_t step, size_t x, int buf, int64_t rank,
     if (other == x) {
         diag_error(v->dx, t->span, "race", "step %zu: this %s reads and writes %s%s", step,
                    op_name(t->op), slot, describe(v, x, 0));
+        diag_note(v->dx, span_none(), "its source and destination ranges overlap, and no "
+                  "transport promises memmove: go through a separate scratch buffer");
+        return;
     } else {
         diag_error(v->dx, t->span, "race",
                    "step %zu writes %s, which another transfer of the step reads%s", step, slot,
@@ -550,26 +561,30 @@ static size_t last_writer_before(const Schedule *s, size_t bound, int buf, int64
 
 #define MAX_WALK_NOTES 8
 
+/* One write on a value's path back in time. */
+typedef struct Hop { size_t x, step; int buf; int64_t rank, c; uint32_t id; } Hop;
+
 /* Notes "written here in step k (...)" walking back from the slot's last
  * write along the value's path: through copies to their source, through
- * reduces into the operand with more contributions (the accumulated part). */
+ * reduces into the operand with more contributions (the accumulated part;
+ * the destination on a tie). Consecutive writes by the same statement (a
+ * ring passing a partial sum on) become one note, so that the few notes
+ * shown reach back to the statement where the path changes. */
 static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
     const Schedule *s = v->s;
     uint64_t sl = slot_of(v, buf, rank, c);
     size_t x = v->sl[sl].lastw ? v->sl[sl].lastw - 1 : SIZE_MAX;
     uint32_t id = v->sl[sl].val;
-    int shown = 0;
-    size_t hidden = 0;
+    Hop *hops = NULL;
+    size_t nhops = 0, cap = 0;
     while (x != SIZE_MAX) {
         const Transfer *t = &s->xfers[x];
         size_t k = step_of(s, x);
-        if (shown < MAX_WALK_NOTES) {
-            diag_note(v->dx, t->span, "written here in step %zu%s: %s = %s", k, describe(v, x, 1),
-                      fmt_slot(v, buf, rank, c), fmt_value(v, id));
-            shown++;
-        } else {
-            hidden++;
+        if (nhops == cap) {
+            cap = cap ? 2 * cap : 64;
+            hops = xrealloc(hops, cap * sizeof *hops);
         }
+        hops[nhops++] = (Hop){x, k, buf, rank, c, id};
         int64_t off = c - t->dst.lo;
         if (t->op == XFER_COPY) {
             buf = t->src.buffer; rank = t->src.rank; c = t->src.lo + off;
@@ -587,9 +602,28 @@ static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
         }
         x = last_writer_before(s, s->steps[k].first, buf, rank, c);
     }
+    size_t shown = 0, hidden = 0;
+    for (size_t i = 0; i < nhops;) {
+        Span sp = s->xfers[hops[i].x].span;
+        size_t j = i + 1;
+        while (j < nhops && s->xfers[hops[j].x].span.lo == sp.lo &&
+               s->xfers[hops[j].x].span.file == sp.file)
+            j++;
+        if (shown == MAX_WALK_NOTES) { hidden += j - i; i = j; continue; }
+        const Hop *h = &hops[i];
+        const char *more = "";
+        if (j - i > 1)
+            more = arena_printf(v->arena, " and %zu earlier step%s back to step %zu", j - i - 1,
+                                j - i - 1 == 1 ? "" : "s", hops[j - 1].step);
+        diag_note(v->dx, sp, "written here in step %zu%s%s: %s = %s", h->step, describe(v, h->x, 1),
+                  more, fmt_slot(v, h->buf, h->rank, h->c), fmt_value(v, h->id));
+        shown++;
+        i = j;
+    }
     if (hidden)
         diag_note(v->dx, span_none(), "%zu earlier write%s on this path not shown", hidden,
                   hidden == 1 ? "" : "s");
+    free(hops);
 }
 
 /* ---------------------------------------------------------- postcondition */
@@ -767,6 +801,7 @@ unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, 
     v.N = s->N;
     v.root = collective_info[s->alg->coll].rooted ? s->root : -1;
     v.max_errors = max_errors ? max_errors : VERIFY_DEFAULT_MAX_ERRORS;
+    v.describe_budget = (size_t)8 << 20;
     VerifyStats dummy;
     if (!st) st = &dummy;
     memset(st, 0, sizeof *st);
