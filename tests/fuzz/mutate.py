@@ -101,7 +101,7 @@ def mutate(rng, data, others):
     return out
 
 
-def run_one(collc, fmt, data, timeout, leaks):
+def run_one(collc, fmt, data, timeout, leaks, deeper):
     cmd = [collc, "check", "-ferror-limit=0"]
     env = None
     if not leaks:
@@ -141,6 +141,22 @@ def run_one(collc, fmt, data, timeout, leaks):
             return "invalid SARIF: %s" % e
     if p.returncode == 1 and fmt == "text" and "error" not in err:
         return "exit status 1 without an error message"
+    if p.returncode == 0 and fmt == "text" and deeper:
+        # A mutant that checks cleanly goes on through instantiate and verify
+        # at small N (bounded schedules), where the later phases can crash.
+        for sub in deeper:
+            argv = [collc] + sub + ["--max-transfers=20000", "-"]
+            try:
+                q = subprocess.run(argv, input=data, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, timeout=timeout, env=env)
+            except subprocess.TimeoutExpired:
+                return "%s: timeout after %ss" % (" ".join(sub), timeout)
+            qerr = q.stderr.decode("utf-8", "replace")
+            if q.returncode not in (0, 1):
+                return "%s: exit status %d\n%s" % (" ".join(sub), q.returncode, qerr[-3000:])
+            for m in MARKERS:
+                if m in qerr:
+                    return "%s: stderr contains %r\n%s" % (" ".join(sub), m, qerr[-3000:])
     return None
 
 
@@ -160,6 +176,9 @@ def main():
     ap.add_argument("--leak-every", type=int, default=10,
                     help="run LeakSanitizer on every K-th mutant (ASan builds)")
     ap.add_argument("--save", help="directory for failing mutants")
+    ap.add_argument("--deeper", default="expand,verify",
+                    help="subcommands run (with -N 1..7) on mutants that check cleanly; "
+                         "those this collc does not have are left out")
     args = ap.parse_args()
 
     files = sorted(glob.glob(os.path.join(args.examples, "*.coll")))
@@ -170,6 +189,10 @@ def main():
         # Nothing written yet: still exercise the lexer on a tiny seed.
         inputs = [b"algorithm a : allgather {\n  step { for r in ranks { copy in[r][0] -> "
                   b"out[r][r]; } }\n}\n"]
+    wanted = [c for c in args.deeper.split(",") if c]
+    args.deeper = [c for c in wanted
+                   if subprocess.run([args.collc, "help", c], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL).returncode == 0]
     rng = random.Random(args.seed)
     jobs = []
     for k in range(args.count):
@@ -191,8 +214,9 @@ def main():
                 if time.monotonic() - start > args.budget:
                     return False
                 leaks = job[0] % args.leak_every == 0
+                deeper = [[sub, "-N", str(job[0] % 7 + 1)] for sub in args.deeper]
                 pending[pool.submit(run_one, args.collc, job[1], job[2], args.timeout,
-                                    leaks)] = job
+                                    leaks, deeper)] = job
                 return True
             return False
         for _ in range(args.jobs * 2):
@@ -220,6 +244,8 @@ def main():
         print("FAIL mutant %d (%s) %s: %s" % (k, fmt, where, why))
     print("mutation test: %d inputs, %d mutants run, %d not run (budget %.0fs), %d failures"
           % (len(inputs), done, skipped, args.budget, len(failures)))
+    print("(check on every mutant; %s on those that check cleanly)"
+          % (", ".join(args.deeper) or "nothing more"))
     if done == 0:
         print("error: no mutant ran")
         return 1
