@@ -10,6 +10,7 @@
  *   --emit=rankir     Rank IR dump       stdout
  * where NAME is the input file's base name; -o FILE overrides, -o - is stdout. */
 #include "driver.h"
+#include "analysis/verify.h"
 #include "emit/emit_c.h"
 #include "emit/emit_llvm.h"
 #include "lower/rankir.h"
@@ -36,6 +37,9 @@ static void compile_help(void) {
           "                                is the same, so this only selects defaults\n"
           "  --target=TRIPLE, --triple=T   LLVM target triple (default: the host)\n"
           "  --prefix=STR                  prepend STR to every generated function name\n"
+          "  --no-verify                   emit even if `collc verify` fails (default: refuse)\n"
+          "  -N LIST                       rank counts verified before emitting (default:\n"
+          "                                2..16 and the powers of two up to 256)\n"
           "  -D NAME=VALUE                 fix `param NAME` at compile time\n"
           "  --algorithm NAME              compile only NAME (default: every algorithm)\n"
           "  --diagnostics-format=FMT      text (default), json or sarif\n"
@@ -73,7 +77,9 @@ int cmd_compile(int argc, char **argv) {
     common_options_init(&opts);
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0, only_files = 0;
-    int flag_c = 0, flag_S = 0, flag_emit_llvm = 0, opt_level = 2;
+    int flag_c = 0, flag_S = 0, flag_emit_llvm = 0, opt_level = 2, no_verify = 0;
+    int64_t *ns = NULL;
+    size_t nns = 0;
     const char *emit = NULL, *output = NULL, *triple = NULL, *prefix = "";
     int status = EXIT_OK;
     for (int i = 1; i < argc; i++) {
@@ -89,6 +95,20 @@ int cmd_compile(int argc, char **argv) {
             return EXIT_OK;
         }
         if (strcmp(a, "-c") == 0) { flag_c = 1; continue; }
+        if (strcmp(a, "--no-verify") == 0) { no_verify = 1; continue; }
+        if (strncmp(a, "-N", 2) == 0) {
+            const char *v = a[2] ? a + 2 + (a[2] == '=') : NULL;
+            if (!v) {
+                if (i + 1 >= argc) { status = usage_error("compile", "missing value after '-N'"); goto out; }
+                v = argv[++i];
+            }
+            free(ns);
+            if (parse_rank_list(v, &ns, &nns)) {
+                status = usage_error("compile", "bad rank list '%s' (examples: 8, 2..16, 4,8,16)", v);
+                goto out;
+            }
+            continue;
+        }
         if (strcmp(a, "-S") == 0) { flag_S = 1; continue; }
         if (strcmp(a, "-emit-llvm") == 0 || strcmp(a, "--emit-llvm") == 0) { flag_emit_llvm = 1; continue; }
         if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) { opt_level = a[2] - '0'; continue; }
@@ -147,6 +167,19 @@ int cmd_compile(int argc, char **argv) {
     const RankProgram **progs = ARENA_ARRAY(&s.arena, const RankProgram *, nalgs > 0 ? nalgs : 1);
     int nprogs = 0;
     for (int k = 0; k < nalgs; k++) {
+        if (!no_verify) {
+            /* A schedule that does not verify is not compiled: the object
+             * would compute something other than its collective. */
+            VerifyOptions vo = {.ns = ns, .nns = nns, .root = -1, .defines = opts.defines,
+                                .ndefines = opts.ndefines, .max_transfers = opts.max_transfers};
+            if (verify_algorithm(algs[k], &vo, s.dx, &s.arena, NULL)) {
+                diag_note(s.dx, algs[k]->name_span,
+                          "not compiling '%s' because it does not verify; --no-verify compiles it anyway",
+                          algs[k]->name);
+                failed = 1;
+                continue;
+            }
+        }
         RankProgram *rp = ARENA_NEW(&s.arena, RankProgram);
         if (lower_algorithm(algs[k], opts.defines, opts.ndefines, &s.arena, s.dx, rp)) {
             failed = 1;
@@ -192,6 +225,7 @@ int cmd_compile(int argc, char **argv) {
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 out:
+    free(ns);
     free(files);
     return status;
 }

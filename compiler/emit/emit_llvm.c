@@ -417,8 +417,8 @@ static void stmts(LLVMGen *G, const RStmt *s) {
 static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname) {
     size_t len = strlen(alg->name);
     LLVMValueRef str = LLVMConstStringInContext(G->ctx, alg->name, (unsigned)len, 0);
-    char gname[512];
-    snprintf(gname, sizeof gname, "%s.name", fname);
+    char gname[600];
+    snprintf(gname, sizeof gname, "%.512s.name", fname);
     LLVMValueRef sg = LLVMAddGlobal(G->mod, LLVMTypeOf(str), gname);
     LLVMSetInitializer(sg, str);
     LLVMSetGlobalConstant(sg, 1);
@@ -429,7 +429,7 @@ static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname
     LLVMValueRef vals[] = {LLVMConstInt(G->i32, 1 /* COLL_ABI_VERSION */, 0),
                            LLVMConstBitCast(sg, G->ptr), LLVMConstInt(G->i32, (unsigned)alg->coll, 0),
                            LLVMConstInt(G->i32, 0, 0)};
-    snprintf(gname, sizeof gname, "%s.info", fname);
+    snprintf(gname, sizeof gname, "%.512s.info", fname);
     LLVMValueRef info = LLVMAddGlobal(G->mod, ity, gname);
     LLVMSetInitializer(info, LLVMConstStructInContext(G->ctx, vals, 4, 0));
     LLVMSetGlobalConstant(info, 1);

@@ -130,7 +130,7 @@ void collref_expected(coll_collective c, coll_dtype dt, coll_op op, int N, int r
     size_t b = count ? e / count : 0, i = count ? e % count : 0;
     if (shape_of(c).reducing) {
         size_t src = (c == COLL_REDUCE_SCATTER ? (size_t)r * count : 0) + i;
-        double stackv[64], *vals = N <= 64 ? stackv : malloc(sizeof(double) * (size_t)N);
+        double stackv[64] = {0}, *vals = N <= 64 ? stackv : malloc(sizeof(double) * (size_t)N);
         for (int j = 0; j < N; j++) vals[j] = collref_value(dt, op, j, src);
         reduce_values(dt, op, vals, N, out);
         if (vals != stackv) free(vals);
