@@ -30,7 +30,9 @@ typedef struct CostCli {
     size_t nclosed;
     int64_t root;          /* --root, default 0 */
     CostMachine machine;   /* defaults: 64 MiB, 2 us, 64 GB/s, 512 GB/s */
-    const char *topo;      /* --topo, default "full" */
+    const char *topo;      /* --topo, default "full" (or the machine's) */
+    const char *machine_file; /* --machine FILE: alpha, beta, gamma, topology */
+    int machine_file_topology; /* the topology comes from machine_file */
     int64_t ports;         /* --ports, 0 = the topology's own */
     int cut_through;       /* --routing=cut-through */
     int json;              /* --format=json */

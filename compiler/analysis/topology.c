@@ -570,3 +570,136 @@ void topo_describe(const TopoModel *t, char *buf, size_t size) {
         snprintf(buf, size, "%s (%lld nodes, %zu links)", t->name, (long long)t->nnodes,
                  t->nlinks);
 }
+
+/* ---- machine files ---- */
+
+TopoStatus topo_from_machine_file(const char *path, int64_t N, int64_t ports, TopoModel **out,
+                                  double *alpha_s, double *beta_Bps, double *gamma_Bps,
+                                  char *err, size_t errsz) {
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        seterr(err, errsz, "cannot open machine file '%s'", path);
+        return TOPO_USAGE;
+    }
+    enum { MAXL = 4096 };
+    int64_t la[MAXL], lb[MAXL];
+    size_t nl = 0;
+    int64_t ring[TOPO_MAX_GRAPH_NODES];
+    int64_t chips = -1;
+    int have_ring = 0, lineno = 0;
+    double startup = -1, sync = 0, link_bw = -1, sum_bw = -1;
+    char name[64] = "machine";
+    char line[1024];
+    TopoStatus st = TOPO_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char *p = line;
+        while (isspace((unsigned char)*p)) p++;
+        if (!*p) continue;
+        char *end = p + strlen(p);
+        while (end > p && isspace((unsigned char)end[-1])) *--end = 0;
+        if (strncmp(p, "link", 4) == 0 && isspace((unsigned char)p[4])) {
+            long long a, b;
+            if (sscanf(p + 4, "%lld %lld", &a, &b) != 2 || nl == MAXL) goto bad;
+            la[nl] = a;
+            lb[nl] = b;
+            nl++;
+            continue;
+        }
+        if (strncmp(p, "ring", 4) == 0 && isspace((unsigned char)p[4])) {
+            int64_t tmp[TOPO_MAX_GRAPH_NODES];
+            int64_t k = 0;
+            char *q = p + 4;
+            for (;;) {
+                char *e;
+                long long v = strtoll(q, &e, 10);
+                if (e == q) break;
+                if (k == TOPO_MAX_GRAPH_NODES) goto bad;
+                tmp[k++] = v;
+                q = e;
+            }
+            while (isspace((unsigned char)*q)) q++;
+            if (*q) goto bad;
+            if (k == N && !have_ring) {
+                memcpy(ring, tmp, (size_t)k * sizeof *tmp);
+                have_ring = 1;
+            }
+            continue;
+        }
+        char *eq = strchr(p, '=');
+        if (!eq) goto bad;
+        char *key = p, *val = eq + 1;
+        char *ke = eq;
+        while (ke > key && isspace((unsigned char)ke[-1])) ke--;
+        *ke = 0;
+        while (isspace((unsigned char)*val)) val++;
+        char *ve;
+        double d = strtod(val, &ve);
+        int numeric = ve != val && *ve == 0;
+        if (strcmp(key, "name") == 0) snprintf(name, sizeof name, "%s", val);
+        else if (strcmp(key, "chips") == 0 && numeric) chips = (int64_t)d;
+        else if (strcmp(key, "link_bandwidth") == 0 && numeric) link_bw = d;
+        else if (strcmp(key, "sum_bandwidth") == 0 && numeric) sum_bw = d;
+        else if (strcmp(key, "startup_latency") == 0 && numeric) startup = d;
+        else if (strcmp(key, "sync_latency") == 0 && numeric) sync = d;
+        /* other keys (memory, credit_depth, ...) belong to the engine model */
+        continue;
+    bad:
+        seterr(err, errsz, "%s:%d: cannot read this line of the machine file", path, lineno);
+        st = TOPO_USAGE;
+        break;
+    }
+    fclose(f);
+    if (st != TOPO_OK) return st;
+    /* the machine's parameters do not depend on N: hand them out first */
+    if (startup >= 0) *alpha_s = (startup + sync) * 1e-6;
+    if (link_bw > 0) *beta_Bps = link_bw * 1e9;
+    if (sum_bw > 0) *gamma_Bps = sum_bw * 1e9;
+    if (chips < 1 || chips > TOPO_MAX_GRAPH_NODES) {
+        seterr(err, errsz, "machine file '%s' gives no valid 'chips = K'", path);
+        return TOPO_USAGE;
+    }
+    for (size_t k = 0; k < nl; k++)
+        if (la[k] < 0 || la[k] >= chips || lb[k] < 0 || lb[k] >= chips || la[k] == lb[k]) {
+            seterr(err, errsz, "machine file '%s': link %lld %lld is not between two of its %lld chips",
+                   path, (long long)la[k], (long long)lb[k], (long long)chips);
+            return TOPO_USAGE;
+        }
+    if (!have_ring) {
+        if (N != chips) {
+            seterr(err, errsz, "machine '%s' has %lld chips and no ring of %lld; N = %lld", name,
+                   (long long)chips, (long long)N, (long long)N);
+            return TOPO_NOT_APPLICABLE;
+        }
+        for (int64_t r = 0; r < N; r++) ring[r] = r;
+    }
+    /* rank space: rank r is chip ring[r]; chips not on the ring are routers */
+    int64_t *rank_of = xmalloc((size_t)chips * sizeof *rank_of);
+    for (int64_t c = 0; c < chips; c++) rank_of[c] = -1;
+    for (int64_t r = 0; r < N; r++) {
+        if (ring[r] < 0 || ring[r] >= chips || rank_of[ring[r]] >= 0) {
+            free(rank_of);
+            seterr(err, errsz, "machine file '%s': ring of %lld chips is not a list of distinct chips",
+                   path, (long long)N);
+            return TOPO_USAGE;
+        }
+        rank_of[ring[r]] = r;
+    }
+    int64_t next = N;
+    for (int64_t c = 0; c < chips; c++)
+        if (rank_of[c] < 0) rank_of[c] = next++;
+    LinkList l = {0};
+    for (size_t k = 0; k < nl; k++) {
+        add_unit(&l, rank_of[la[k]], rank_of[lb[k]]);
+        add_unit(&l, rank_of[lb[k]], rank_of[la[k]]);
+    }
+    TopoModel *t = finish(name, TOPO_GRAPH, N, chips, &l, ports);
+    for (int64_t r = 0; r < N && r < (int64_t)ARRAY_LEN(t->chip_of_rank); r++)
+        t->chip_of_rank[r] = ring[r];
+    free(rank_of);
+    *out = t;
+    return TOPO_OK;
+}

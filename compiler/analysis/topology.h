@@ -86,6 +86,16 @@ TopoStatus topo_build(const char *spec, int64_t N, int64_t ports, const Program 
                       char *err, size_t errsz);
 void topo_free(TopoModel *t);
 
+/* A target machine file (targets/sg2260/machines/ *.machine: `key = value`
+ * lines, `link A B` full-duplex chip links, `ring C0 C1 ...` rank orders).
+ * The topology is the chips and links; rank i runs on chip ring[i] of the
+ * first ring with N chips. *alpha_s = startup_latency + sync_latency,
+ * *beta_Bps = link_bandwidth, *gamma_Bps = sum_bandwidth (GB/s, us), each
+ * left unchanged when the file does not give it. */
+TopoStatus topo_from_machine_file(const char *path, int64_t N, int64_t ports, TopoModel **out,
+                                  double *alpha_s, double *beta_Bps, double *gamma_Bps,
+                                  char *err, size_t errsz);
+
 /* The links of the route src -> dst (src != dst, both ranks) into buf (room
  * for nnodes entries). Returns the number of links, or -1 if unreachable. */
 int topo_route(TopoModel *t, int64_t src, int64_t dst, int32_t *buf);

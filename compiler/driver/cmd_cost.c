@@ -42,6 +42,10 @@ int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
     c->range_hi = 1024.0 * 1024 * 1024;
     c->files = xcalloc((size_t)argc + 1, sizeof *c->files);
     const char *cmd = c->cmd;
+    /* explicit --alpha/--beta/--gamma win over a --machine file */
+    double explicit_v[3] = {0, 0, 0};
+    int explicit_set[3] = {0, 0, 0};
+    int explicit_topo = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v;
@@ -81,18 +85,24 @@ int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
                 if (missing) MISSING("--alpha");
                 if (parse_time(v, &c->machine.alpha))
                     return usage_error(cmd, "--alpha expects a time like 2us, got '%s'", v);
+                explicit_v[0] = c->machine.alpha;
+                explicit_set[0] = 1;
                 continue;
             }
             if ((v = optval("--beta", argc, argv, &i, &missing)) || missing) {
                 if (missing) MISSING("--beta");
                 if (parse_bandwidth(v, &c->machine.beta) || c->machine.beta <= 0)
                     return usage_error(cmd, "--beta expects a bandwidth like 64GB/s, got '%s'", v);
+                explicit_v[1] = c->machine.beta;
+                explicit_set[1] = 1;
                 continue;
             }
             if ((v = optval("--gamma", argc, argv, &i, &missing)) || missing) {
                 if (missing) MISSING("--gamma");
                 if (parse_bandwidth(v, &c->machine.gamma) || c->machine.gamma <= 0)
                     return usage_error(cmd, "--gamma expects a bandwidth like 512GB/s, got '%s'", v);
+                explicit_v[2] = c->machine.gamma;
+                explicit_set[2] = 1;
                 continue;
             }
         }
@@ -100,6 +110,12 @@ int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
             if ((v = optval("--topo", argc, argv, &i, &missing)) || missing) {
                 if (missing) MISSING("--topo");
                 c->topo = v;
+                explicit_topo = 1;
+                continue;
+            }
+            if ((v = optval("--machine", argc, argv, &i, &missing)) || missing) {
+                if (missing) MISSING("--machine");
+                c->machine_file = v;
                 continue;
             }
             if ((v = optval("--ports", argc, argv, &i, &missing)) || missing) {
@@ -157,6 +173,18 @@ int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
         c->files[c->nfiles++] = argv[i];
     }
     if (c->nfiles == 0) return usage_error(cmd, "no input files");
+    if (c->machine_file) {
+        TopoModel *t = NULL;
+        char err[256];
+        TopoStatus st = topo_from_machine_file(c->machine_file, 1, 0, &t, &c->machine.alpha,
+                                               &c->machine.beta, &c->machine.gamma, err, sizeof err);
+        topo_free(t);
+        if (st == TOPO_USAGE) return usage_error(cmd, "%s", err);
+        for (int k = 0; k < 3; k++)
+            if (explicit_set[k]) *(k == 0 ? &c->machine.alpha : k == 1 ? &c->machine.beta : &c->machine.gamma) = explicit_v[k];
+        if (explicit_topo) c->machine_file_topology = 0;
+        else c->machine_file_topology = 1;
+    }
     if (c->nN && c->nclosed) return usage_error(cmd, "-N and --n cannot be combined");
     if (!c->nN && !c->nclosed) {
         c->Ns = xmalloc(sizeof *c->Ns);
@@ -175,8 +203,14 @@ void cost_cli_free(CostCli *c) {
 
 int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, char *err,
                       size_t errsz) {
-    TopoStatus st = topo_build(c->topo, N, c->ports, &s->prog, c->machine.alpha, c->machine.beta,
-                               s->dx, out, err, errsz);
+    TopoStatus st;
+    if (c->machine_file_topology) {
+        double a = 0, b = 0, g = 0; /* already applied by cost_cli_parse */
+        st = topo_from_machine_file(c->machine_file, N, c->ports, out, &a, &b, &g, err, errsz);
+    } else {
+        st = topo_build(c->topo, N, c->ports, &s->prog, c->machine.alpha, c->machine.beta, s->dx,
+                        out, err, errsz);
+    }
     switch (st) {
     case TOPO_OK:
         (*out)->cut_through = c->cut_through;
@@ -747,13 +781,16 @@ static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
 static void cost_help(void) {
     puts("usage: collc cost FILE... [-N n|list] [--n LIST] [--size M] [--alpha T] [--beta BW]\n"
          "                  [--gamma BW] [--topo T] [--ports d] [--routing store-forward|cut-through]\n"
-         "                  [--root r] [-D P=v] [--algorithm A] [--format text|json] [--per-step]\n"
+         "                  [--machine FILE] [--root r] [-D P=v] [--algorithm A]\n"
+         "                  [--format text|json] [--per-step]\n"
          "\n"
          "Prices each algorithm as T = a·α + b·M/β + c·M/γ (exact fractions), beside its\n"
          "lower bounds, for N ranks (-N, default 8) or as a closed form over --n 2..64.\n"
          "M (--size, default 64MiB) is the larger per-rank buffer. Defaults: --alpha 2us,\n"
          "--beta 64GB/s, --gamma 512GB/s, --topo full. Topologies: full, full(d), switch,\n"
          "ring, biring, hypercube, torus(A,B), sg2260, or a topology block of the input.\n"
+         "--machine FILE (e.g. targets/sg2260/machines/sg2260-board.machine) takes α, β, γ\n"
+         "and the topology from a target's machine file; explicit options win.\n"
          "See docs/cost.md.");
 }
 
