@@ -20,7 +20,8 @@
 #endif
 
 /* Caret lines wider than this are cut to a window around the caret. */
-enum { DIAG_MAX_SHOWN_COLUMNS = 160, DIAG_WINDOW_BEFORE = 60, DIAG_TAB_STOP = 8 };
+enum { DIAG_MAX_SHOWN_COLUMNS = 160, DIAG_WINDOW_BEFORE = 60, DIAG_TAB_STOP = 8,
+       DIAG_HUGE_LINE = 4096 };
 
 typedef struct DiagNote {
     Span span;
@@ -220,6 +221,21 @@ static void print_snippet(DiagEngine *d, Span span) {
     size_t end_byte = start_byte + (span.hi - span.lo);
     if (end_byte > len) end_byte = len;          /* multi-line: first line only */
 
+    /* On a huge line (minified or hostile input) look only at the bytes
+     * around the span, so that many errors on one line stay linear. */
+    int cut_left = 0, cut_right = 0;
+    if (len > DIAG_HUGE_LINE) {
+        size_t lo = start_byte > DIAG_HUGE_LINE / 4 ? start_byte - DIAG_HUGE_LINE / 4 : 0;
+        while (lo > 0 && lo < start_byte && ((unsigned char)text[lo] & 0xC0) == 0x80) lo++;
+        size_t hi = len - start_byte > DIAG_HUGE_LINE / 4 ? start_byte + DIAG_HUGE_LINE / 4 : len;
+        cut_left = lo > 0;
+        cut_right = hi < len;
+        text += lo;
+        len = hi - lo;
+        start_byte -= lo;
+        end_byte = end_byte - lo > len ? len : end_byte - lo;
+    }
+
     /* Build display columns: shown[i] text, and the display column at which
      * each byte starts (colmap[len] = width of the whole line). */
     StrBuf shown = {0};
@@ -284,8 +300,8 @@ static void print_snippet(DiagEngine *d, Span span) {
         }
         if (blo == SIZE_MAX) blo = shown.len;
     }
-    const char *prefix = wlo > 0 ? "..." : "";
-    const char *suffix = whi < w ? "..." : "";
+    const char *prefix = wlo > 0 || cut_left ? "..." : "";
+    const char *suffix = whi < w || cut_right ? "..." : "";
     fprintf(d->out, "%s%.*s%s\n", prefix, (int)(bhi - blo), shown.p + blo, suffix);
 
     StrBuf caret = {0};

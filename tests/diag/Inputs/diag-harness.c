@@ -58,6 +58,21 @@ static void scenario_caret(void) {
     int b = source_add(&sm, "long.coll", long_line, sizeof long_line);
     diag_error(dx, find(b, "BAD", 0), "syntax", "long line");
 
+    /* a huge line: only the bytes around the span are looked at */
+    {
+        size_t n = 100000;
+        char *huge = malloc(n + 1);
+        for (size_t i = 0; i < n; i++) huge[i] = (char)('a' + i % 26);
+        memcpy(huge + 50000, "HUGE", 4);
+        memcpy(huge + 10, "\xc3\xa9", 2);
+        huge[n] = '\n';
+        int h = source_add(&sm, "huge.coll", huge, n + 1);
+        free(huge);
+        diag_error(dx, find(h, "HUGE", 0), "syntax", "huge line");
+        Span early = {(uint32_t)h, 11, 12}; /* inside the UTF-8 sequence */
+        diag_error(dx, early, "syntax", "early");
+    }
+
     /* bytes that are not printable, then valid UTF-8, then the error */
     static const char odd[] = "// \x01\xff caf\xc3\xa9 \"\x7f\" ERR here\n";
     int c = source_add(&sm, "odd.coll", odd, sizeof odd - 1);
