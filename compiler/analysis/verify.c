@@ -441,6 +441,21 @@ static size_t find_reader(const Schedule *s, size_t step, int buf, int64_t rank,
     COLLC_UNREACHABLE("race: no reader found");
 }
 
+/* After an undefined read in step k: where the slot is first written
+ * (a later step: the steps are in the wrong order), if anywhere. */
+static void note_first_write(VState *v, size_t k, int buf, int64_t rank, int64_t c) {
+    const Schedule *s = v->s;
+    for (size_t x = s->steps[k].first + s->steps[k].count; x < s->nxfers; x++) {
+        const SlotRange *d = &s->xfers[x].dst;
+        if (d->rank == rank && d->buffer == buf && d->lo <= c && c < d->hi) {
+            diag_note(v->dx, s->xfers[x].span, "%s is first written later, here in step %zu%s",
+                      fmt_slot(v, buf, rank, c), step_of(s, x), describe(v, x, 1));
+            return;
+        }
+    }
+    diag_note(v->dx, span_none(), "no other step writes %s", fmt_slot(v, buf, rank, c));
+}
+
 /* ------------------------------------------------------------- execution */
 
 static void run_step(VState *v, size_t k) {
@@ -485,9 +500,11 @@ static void run_step(VState *v, size_t k) {
             if (t->op == XFER_COPY) {
                 if (vs == V_UNDEF) {
                     nv = V_POISON;
-                    if (!undef++ && count_error(v, "undefined-read", t->span))
+                    if (!undef++ && count_error(v, "undefined-read", t->span)) {
                         diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
                                    k, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
+                        note_first_write(v, k, t->src.buffer, t->src.rank, sc);
+                    }
                 } else {
                     nv = vs;
                 }
@@ -496,13 +513,16 @@ static void run_step(VState *v, size_t k) {
                 if (vs == V_UNDEF || vd == V_UNDEF) {
                     nv = V_POISON;
                     if (!undef++ && count_error(v, "undefined-read", t->span)) {
-                        if (vs == V_UNDEF)
+                        if (vs == V_UNDEF) {
                             diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
                                        k, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
-                        else
+                            note_first_write(v, k, t->src.buffer, t->src.rank, sc);
+                        } else {
                             diag_error(v->dx, t->span, "undefined-read",
                                        "step %zu reduces into undefined %s%s", k,
                                        fmt_slot(v, t->dst.buffer, t->dst.rank, dc), describe(v, x, 0));
+                            note_first_write(v, k, t->dst.buffer, t->dst.rank, dc);
+                        }
                     }
                 } else if (vs == V_POISON || vd == V_POISON) {
                     nv = V_POISON;
