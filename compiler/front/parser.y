@@ -715,7 +715,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     if (nexp < 0) nexp = 0;
     int has_semi = 0, has_expr = 0, has_stmt = 0, has_item = 0, has_rbrace = 0, has_ranks = 0;
     yysymbol_kind_t rest[MAXEXP];
-    int nrest = 0, nother = 0;  /* not expression continuations / starts */
+    int nrest = 0;  /* expected tokens that do not continue an expression */
     for (int i = 0; i < nexp; i++) {
         yysymbol_kind_t k = exp[i];
         if (tok_is(k, "';'")) has_semi = 1;
@@ -725,9 +725,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         if (tok_is(k, "'}'")) has_rbrace = 1;
         if (k == YYSYMBOL_RANKS) has_ranks = 1;
         if (!tok_continues_expr(k)) rest[nrest++] = k;
-        if (!(k == YYSYMBOL_INT || k == YYSYMBOL_IDENT || k == YYSYMBOL_RANKS ||
-              tok_is(k, "'~'") || tok_is(k, "'!'") || tok_is(k, "'-'") || tok_is(k, "'('")))
-            nother++;
     }
     char tb[48];
     Span after = {at.file, ps->prev_end, ps->prev_end};
@@ -767,7 +764,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         parse_error_at(ps, at, "syntax", "unmatched %s", tok_text(la));
     } else if (has_semi) {
         parse_error_at(ps, after, "syntax", "expected ';' after statement");
-    } else if (has_expr && nother == 0) {
+    } else if (has_expr) {  /* also "f(" + ')' and similar: clang's wording */
         parse_error_at(ps, at, "syntax", has_ranks ? "expected 'ranks' or expression"
                                                    : "expected expression");
     } else if (nrest == 1 && rest[0] == YYSYMBOL_IDENT) {
