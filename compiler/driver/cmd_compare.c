@@ -29,6 +29,137 @@ static double crossover(const Line *i, const Line *j) {
     return M > 0 ? M : -1;
 }
 
+/* The comparison of the algorithms of one collective. */
+static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective coll, Line *lines,
+                   int nl, int first) {
+    /* lower envelope over [lo, hi] */
+    double lo = c->range_lo, hi = c->range_hi;
+    int cur = 0;
+    for (int k = 1; k < nl; k++) {
+        double tk = at(&lines[k], lo), tc = at(&lines[cur], lo);
+        if (tk < tc || (tk == tc && lines[k].B < lines[cur].B)) cur = k;
+    }
+    int seg_alg[64];
+    double seg_lo[64];
+    int nseg = 0;
+    double M = lo;
+    for (;;) {
+        seg_alg[nseg] = cur;
+        seg_lo[nseg] = M;
+        nseg++;
+        int next = -1;
+        double best = INFINITY;
+        for (int k = 0; k < nl; k++) {
+            if (k == cur) continue;
+            double x = crossover(&lines[cur], &lines[k]);
+            if (x <= M) continue;
+            if (x < best || (x == best && next >= 0 && lines[k].B < lines[next].B)) {
+                best = x;
+                next = k;
+            }
+        }
+        if (next < 0 || best >= hi || nseg == 64) break;
+        cur = next;
+        M = best;
+    }
+
+    char topo[96], al[32], be[32], ga[32];
+    topo_describe(t, topo, sizeof topo);
+    cost_fmt_time(c->machine.alpha, al, sizeof al);
+    cost_fmt_bw(c->machine.beta, be, sizeof be);
+    cost_fmt_bw(c->machine.gamma, ga, sizeof ga);
+    if (c->json) {
+        FILE *f = stdout;
+        fprintf(f, "{\"collective\":\"%s\",\"N\":%lld,\"topology\":", collective_info[coll].keyword,
+                (long long)N);
+        cost_json_str(f, t->name);
+        fprintf(f, ",\"routing\":\"%s\",\"alpha_s\":%.17g,\"beta_Bps\":%.17g,\"gamma_Bps\":%.17g,"
+                   "\"range\":[%.17g,%.17g],\"algorithms\":[",
+                t->cut_through ? "cut-through" : "store-forward", c->machine.alpha,
+                c->machine.beta, c->machine.gamma, lo, hi);
+        for (int k = 0; k < nl; k++) {
+            char ra[48], rb[48], rcc[48];
+            fprintf(f, "%s{\"algorithm\":", k ? "," : "");
+            cost_json_str(f, lines[k].alg->name);
+            fprintf(f, ",\"alpha\":\"%s\",\"beta\":\"%s\",\"gamma\":\"%s\",\"latency_s\":%.17g,"
+                       "\"seconds_per_byte\":%.17g}",
+                    rat_format(lines[k].t.a, ra, sizeof ra), rat_format(lines[k].t.b, rb, sizeof rb),
+                    rat_format(lines[k].t.c, rcc, sizeof rcc), lines[k].A, lines[k].B);
+        }
+        fputs("],\"fastest\":[", f);
+        for (int k = 0; k < nseg; k++) {
+            fprintf(f, "%s{\"from_bytes\":%.17g,\"to_bytes\":%.17g,\"algorithm\":", k ? "," : "",
+                    seg_lo[k], k + 1 < nseg ? seg_lo[k + 1] : hi);
+            cost_json_str(f, lines[seg_alg[k]].alg->name);
+            fputc('}', f);
+        }
+        fputs("],\"crossovers\":[", f);
+        int first = 1;
+        for (int i = 0; i < nl; i++)
+            for (int j = 0; j < nl; j++) {
+                double x = i == j ? -1 : crossover(&lines[i], &lines[j]);
+                if (x <= 0) continue;
+                fprintf(f, "%s{\"faster_above\":", first ? "" : ",");
+                cost_json_str(f, lines[j].alg->name);
+                fputs(",\"faster_below\":", f);
+                cost_json_str(f, lines[i].alg->name);
+                fprintf(f, ",\"bytes\":%.17g}", x);
+                first = 0;
+            }
+        fputs("]}\n", f);
+    } else {
+        if (!first) printf("\n");
+        printf("compare %s at N = %lld, topology %s%s\n", collective_info[coll].keyword,
+               (long long)N, topo, t->cut_through ? ", cut-through" : "");
+        printf("α = %s, β = %s, γ = %s\n\n", al, be, ga);
+        size_t w = 9;
+        for (int k = 0; k < nl; k++)
+            if (strlen(lines[k].alg->name) > w) w = strlen(lines[k].alg->name);
+        printf("%-*s  cost\n", (int)w, "algorithm");
+        for (int k = 0; k < nl; k++) {
+            char ta[64], tb[64], tc[64];
+            cost_fmt_term(lines[k].t.a, "α", ta, sizeof ta);
+            cost_fmt_term(lines[k].t.b, "M/β", tb, sizeof tb);
+            cost_fmt_term(lines[k].t.c, "M/γ", tc, sizeof tc);
+            printf("%-*s  %s + %s", (int)w, lines[k].alg->name, ta, tb);
+            if (!rat_is_zero(lines[k].t.c)) printf(" + %s", tc);
+            printf("\n");
+        }
+        printf("\nmessage size          fastest\n");
+        for (int k = 0; k < nseg; k++) {
+            char a1[32], a2[32], rng[80];
+            cost_fmt_bytes(seg_lo[k], a1, sizeof a1);
+            cost_fmt_bytes(k + 1 < nseg ? seg_lo[k + 1] : hi, a2, sizeof a2);
+            snprintf(rng, sizeof rng, "%s .. %s", a1, a2);
+            printf("%-22s%s\n", rng, lines[seg_alg[k]].alg->name);
+        }
+        printf("\ncrossovers:\n");
+        int any = 0;
+        for (int i = 0; i < nl; i++)
+            for (int j = 0; j < nl; j++) {
+                double x = i == j ? -1 : crossover(&lines[i], &lines[j]);
+                if (x <= 0) continue;
+                char xs[32];
+                cost_fmt_bytes(x, xs, sizeof xs);
+                printf("  %s overtakes %s at M = %s (%.0f bytes)\n", lines[j].alg->name,
+                       lines[i].alg->name, xs, x);
+                any = 1;
+            }
+        for (int i = 0; i < nl; i++)
+            for (int j = 0; j < nl; j++) {
+                if (i == j) continue;
+                /* j is never faster than i: at least as slow at every size */
+                if (lines[j].A >= lines[i].A && lines[j].B >= lines[i].B &&
+                    (lines[j].A > lines[i].A || lines[j].B > lines[i].B)) {
+                    printf("  %s is slower than %s at every size\n", lines[j].alg->name,
+                           lines[i].alg->name);
+                    any = 1;
+                }
+            }
+        if (!any) printf("  none\n");
+    }
+}
+
 static void compare_help(void) {
     puts("usage: collc compare FILE... [-N n] [--topo T] [--ports d] [--routing R] [--alpha T]\n"
          "                     [--beta BW] [--gamma BW] [--root r] [-D P=v] [--range LO..HI]\n"
@@ -77,12 +208,6 @@ int cmd_compare(int argc, char **argv) {
 
     for (int k = 0; k < nalgs && status == EXIT_OK; k++) {
         const Algorithm *a = algs[k];
-        if (a->coll != algs[0]->coll) {
-            diag_warning(s.dx, a->name_span, "compare-collective",
-                         "'%s' computes %s, '%s' computes %s; M means each one's larger buffer",
-                         a->name, collective_info[a->coll].keyword, algs[0]->name,
-                         collective_info[algs[0]->coll].keyword);
-        }
         Schedule sch;
         const char *why = NULL;
         int ir = cost_cli_instantiate(&s, &c, a, N, &sch, &why);
@@ -117,130 +242,18 @@ int cmd_compare(int argc, char **argv) {
     }
 
     if (status == EXIT_OK) {
-        /* lower envelope over [lo, hi] */
-        double lo = c.range_lo, hi = c.range_hi;
-        int cur = 0;
-        for (int k = 1; k < nl; k++) {
-            double tk = at(&lines[k], lo), tc = at(&lines[cur], lo);
-            if (tk < tc || (tk == tc && lines[k].B < lines[cur].B)) cur = k;
-        }
-        int seg_alg[64];
-        double seg_lo[64];
-        int nseg = 0;
-        double M = lo;
-        for (;;) {
-            seg_alg[nseg] = cur;
-            seg_lo[nseg] = M;
-            nseg++;
-            int next = -1;
-            double best = INFINITY;
-            for (int k = 0; k < nl; k++) {
-                if (k == cur) continue;
-                double x = crossover(&lines[cur], &lines[k]);
-                if (x <= M) continue;
-                if (x < best || (x == best && next >= 0 && lines[k].B < lines[next].B)) {
-                    best = x;
-                    next = k;
-                }
-            }
-            if (next < 0 || best >= hi || nseg == 64) break;
-            cur = next;
-            M = best;
-        }
-
-        char topo[96], al[32], be[32], ga[32];
-        topo_describe(t, topo, sizeof topo);
-        cost_fmt_time(c.machine.alpha, al, sizeof al);
-        cost_fmt_bw(c.machine.beta, be, sizeof be);
-        cost_fmt_bw(c.machine.gamma, ga, sizeof ga);
-        if (c.json) {
-            FILE *f = stdout;
-            fprintf(f, "{\"N\":%lld,\"topology\":", (long long)N);
-            cost_json_str(f, t->name);
-            fprintf(f, ",\"routing\":\"%s\",\"alpha_s\":%.17g,\"beta_Bps\":%.17g,\"gamma_Bps\":%.17g,"
-                       "\"range\":[%.17g,%.17g],\"algorithms\":[",
-                    t->cut_through ? "cut-through" : "store-forward", c.machine.alpha,
-                    c.machine.beta, c.machine.gamma, lo, hi);
-            for (int k = 0; k < nl; k++) {
-                char ra[48], rb[48], rcc[48];
-                fprintf(f, "%s{\"algorithm\":", k ? "," : "");
-                cost_json_str(f, lines[k].alg->name);
-                fprintf(f, ",\"alpha\":\"%s\",\"beta\":\"%s\",\"gamma\":\"%s\",\"latency_s\":%.17g,"
-                           "\"seconds_per_byte\":%.17g}",
-                        rat_format(lines[k].t.a, ra, sizeof ra), rat_format(lines[k].t.b, rb, sizeof rb),
-                        rat_format(lines[k].t.c, rcc, sizeof rcc), lines[k].A, lines[k].B);
-            }
-            fputs("],\"fastest\":[", f);
-            for (int k = 0; k < nseg; k++) {
-                fprintf(f, "%s{\"from_bytes\":%.17g,\"to_bytes\":%.17g,\"algorithm\":", k ? "," : "",
-                        seg_lo[k], k + 1 < nseg ? seg_lo[k + 1] : hi);
-                cost_json_str(f, lines[seg_alg[k]].alg->name);
-                fputc('}', f);
-            }
-            fputs("],\"crossovers\":[", f);
-            int first = 1;
-            for (int i = 0; i < nl; i++)
-                for (int j = 0; j < nl; j++) {
-                    double x = i == j ? -1 : crossover(&lines[i], &lines[j]);
-                    if (x <= 0) continue;
-                    fprintf(f, "%s{\"faster_above\":", first ? "" : ",");
-                    cost_json_str(f, lines[j].alg->name);
-                    fputs(",\"faster_below\":", f);
-                    cost_json_str(f, lines[i].alg->name);
-                    fprintf(f, ",\"bytes\":%.17g}", x);
-                    first = 0;
-                }
-            fputs("]}\n", f);
-        } else {
-            printf("compare at N = %lld, topology %s%s\n", (long long)N, topo,
-                   t->cut_through ? ", cut-through" : "");
-            printf("α = %s, β = %s, γ = %s\n\n", al, be, ga);
-            size_t w = 9;
+        /* one comparison per collective, in the order of collectives.def */
+        Line *sub = xcalloc((size_t)nl, sizeof *sub);
+        int first = 1;
+        for (int coll = 0; coll < COLL__COUNT; coll++) {
+            int n = 0;
             for (int k = 0; k < nl; k++)
-                if (strlen(lines[k].alg->name) > w) w = strlen(lines[k].alg->name);
-            printf("%-*s  cost\n", (int)w, "algorithm");
-            for (int k = 0; k < nl; k++) {
-                char ta[64], tb[64], tc[64];
-                cost_fmt_term(lines[k].t.a, "α", ta, sizeof ta);
-                cost_fmt_term(lines[k].t.b, "M/β", tb, sizeof tb);
-                cost_fmt_term(lines[k].t.c, "M/γ", tc, sizeof tc);
-                printf("%-*s  %s + %s", (int)w, lines[k].alg->name, ta, tb);
-                if (!rat_is_zero(lines[k].t.c)) printf(" + %s", tc);
-                printf("\n");
-            }
-            printf("\nmessage size          fastest\n");
-            for (int k = 0; k < nseg; k++) {
-                char a1[32], a2[32], rng[80];
-                cost_fmt_bytes(seg_lo[k], a1, sizeof a1);
-                cost_fmt_bytes(k + 1 < nseg ? seg_lo[k + 1] : hi, a2, sizeof a2);
-                snprintf(rng, sizeof rng, "%s .. %s", a1, a2);
-                printf("%-22s%s\n", rng, lines[seg_alg[k]].alg->name);
-            }
-            printf("\ncrossovers:\n");
-            int any = 0;
-            for (int i = 0; i < nl; i++)
-                for (int j = 0; j < nl; j++) {
-                    double x = i == j ? -1 : crossover(&lines[i], &lines[j]);
-                    if (x <= 0) continue;
-                    char xs[32];
-                    cost_fmt_bytes(x, xs, sizeof xs);
-                    printf("  %s overtakes %s at M = %s (%.0f bytes)\n", lines[j].alg->name,
-                           lines[i].alg->name, xs, x);
-                    any = 1;
-                }
-            for (int i = 0; i < nl; i++)
-                for (int j = 0; j < nl; j++) {
-                    if (i == j) continue;
-                    /* j is never faster than i: at least as slow at every size */
-                    if (lines[j].A >= lines[i].A && lines[j].B >= lines[i].B &&
-                        (lines[j].A > lines[i].A || lines[j].B > lines[i].B)) {
-                        printf("  %s is slower than %s at every size\n", lines[j].alg->name,
-                               lines[i].alg->name);
-                        any = 1;
-                    }
-                }
-            if (!any) printf("  none\n");
+                if (lines[k].alg->coll == (Collective)coll) sub[n++] = lines[k];
+            if (!n) continue;
+            report(&c, t, N, (Collective)coll, sub, n, first);
+            first = 0;
         }
+        free(sub);
     }
     free(lines);
     topo_free(t);

@@ -332,7 +332,7 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
     if (sch->root >= 0) printf(", root = %lld", (long long)sch->root);
     printf(", M = %s, topology %s%s\n", sz, topo, t->cut_through ? ", cut-through" : "");
     printf("α = %s, β = %s, γ = %s\n", al, be, ga);
-    printf("%zu steps (%zu communicating)", r->nsteps, r->comm_steps);
+    printf("%zu step%s (%zu communicating)", r->nsteps, r->nsteps == 1 ? "" : "s", r->comm_steps);
     if (t->kind == TOPO_GRAPH) printf(", longest route %d link%s", r->max_hops, r->max_hops == 1 ? "" : "s");
     printf("\n\n");
 
