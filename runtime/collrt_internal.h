@@ -20,7 +20,16 @@ typedef struct collrt_kernels {
     collrt_kernel k3, kacc, kgen;
 } collrt_kernels;
 
-/* Kernels of (dtype, op); NULL when coll_op_supported() fails. */
+/* Instruction sets with their own kernel table. */
+enum { COLLRT_ISA_GENERIC = 0, COLLRT_ISA_AVX2 = 1, COLLRT_ISA_COUNT };
+int collrt_isa_available(int isa);      /* built in and supported by this CPU */
+int collrt_isa_selected(void);          /* the one collectives use */
+const char *collrt_isa_name(int isa);
+/* Kernels of (dtype, op) for one ISA; NULL when the pair is undefined or the
+ * ISA unavailable. */
+const collrt_kernels *collrt_kernels_isa(coll_dtype dtype, coll_op op, int isa);
+/* Kernels of (dtype, op) for the selected ISA; NULL when
+ * coll_op_supported() fails. */
 const collrt_kernels *collrt_kernels_for(coll_dtype dtype, coll_op op);
 /* dst = a (+) b choosing the right kernel for the aliasing at hand. */
 void collrt_reduce(const collrt_kernels *k, size_t esz, void *dst, const void *a,

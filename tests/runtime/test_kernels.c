@@ -55,7 +55,7 @@ static void expect_same(const char *what, coll_dtype dt, coll_op op, size_t n,
     }
 }
 
-static void test_kernels(void) {
+static void test_kernels(int isa) {
     static const size_t sizes[] = {0, 1, 2, 3, 7, 15, 16, 17, 31, 64, 100, 1000, 4099};
     size_t maxn = 4099 + 8;
     unsigned char *a = malloc(maxn * 8 + 8), *b = malloc(maxn * 8 + 8);
@@ -68,10 +68,12 @@ static void test_kernels(void) {
         size_t esz = coll_dtype_size(dt);
         for (int o = 0; o < COLL_OP_COUNT; o++) {
             coll_op op = (coll_op)o;
-            const collrt_kernels *k = collrt_kernels_for(dt, op);
+            const collrt_kernels *k = collrt_kernels_isa(dt, op, isa);
             int bitwise = op >= COLL_BAND;
             CHECK_EQ(k == NULL, is_float(dt) && bitwise);
             CHECK_EQ(coll_op_supported(dt, op), k ? COLL_OK : COLL_ERR_OP_DTYPE);
+            if (k) CHECK(collrt_kernels_for(dt, op) ==
+                         collrt_kernels_isa(dt, op, collrt_isa_selected()));
             if (!k) continue;
             pairs++;
             for (int mode = 0; mode < 2; mode++)
@@ -87,13 +89,14 @@ static void test_kernels(void) {
                             ref_elem(dt, op, want + i * esz, pa + i * esz, pb + i * esz);
                         memset(pd, 0xa5, n * esz);
                         k->k3(pd, pa, pb, n);
-                        expect_same("k3", dt, op, n, pd, want, pa, pb);
+                        const char *what = isa ? "avx2 k3" : "k3";
+                        expect_same(what, dt, op, n, pd, want, pa, pb);
                         memset(pd, 0xa5, n * esz);
                         k->kgen(pd, pa, pb, n);
-                        expect_same("kgen", dt, op, n, pd, want, pa, pb);
+                        expect_same(isa ? "avx2 kgen" : "kgen", dt, op, n, pd, want, pa, pb);
                         memcpy(a0, pa, n * esz);
                         k->kacc(pa, pa, pb, n);
-                        expect_same("kacc", dt, op, n, pa, want, a0, pb);
+                        expect_same(isa ? "avx2 kacc" : "kacc", dt, op, n, pa, want, a0, pb);
                         /* public entry points, including dst == b */
                         memcpy(pa, a0, n * esz);
                         CHECK_EQ(coll_reduce_local(pa, pb, n, dt, op), COLL_OK);
@@ -226,7 +229,14 @@ static void test_names(void) {
 int main(void) {
     test_names();
     test_conversions();
-    test_kernels();
+    for (int isa = 0; isa < COLLRT_ISA_COUNT; isa++) {
+        if (!collrt_isa_available(isa)) {
+            printf("kernels: %s not available on this CPU/build, skipped\n", collrt_isa_name(isa));
+            continue;
+        }
+        test_kernels(isa);
+        printf("kernels: %s checked\n", collrt_isa_name(isa));
+    }
     if (failures) {
         fprintf(stderr, "%ld failures\n", failures);
         return 1;
