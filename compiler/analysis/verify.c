@@ -458,20 +458,34 @@ static void note_first_write(VState *v, size_t k, int buf, int64_t rank, int64_t
 
 /* ------------------------------------------------------------- execution */
 
+#define PREFETCH_AHEAD 8
+
 static void run_step(VState *v, size_t k) {
     const Schedule *s = v->s;
     const Step *st = &s->steps[k];
     uint32_t stamp = (uint32_t)k + 1;
     size_t end = st->first + st->count;
 
+    /* Slots of one step lie a rank's worth of chunks apart, so nearly
+     * every access misses the cache; transfers are independent, so the
+     * slots PREFETCH_AHEAD transfers ahead are fetched while this one runs. */
     for (size_t x = st->first; x < end; x++) {
         const Transfer *t = &s->xfers[x];
+        if (x + PREFETCH_AHEAD < end) {
+            const Transfer *u = &s->xfers[x + PREFETCH_AHEAD];
+            __builtin_prefetch(&v->sl[slot_of(v, u->src.buffer, u->src.rank, u->src.lo)], 1);
+        }
         for (int32_t c = t->src.lo; c < t->src.hi; c++)
             v->sl[slot_of(v, t->src.buffer, t->src.rank, c)].rstamp = stamp;
     }
 
     for (size_t x = st->first; x < end && !v->stop; x++) {
         const Transfer *t = &s->xfers[x];
+        if (x + PREFETCH_AHEAD < end) {
+            const Transfer *u = &s->xfers[x + PREFETCH_AHEAD];
+            __builtin_prefetch(&v->sl[slot_of(v, u->dst.buffer, u->dst.rank, u->dst.lo)], 1);
+            __builtin_prefetch(&v->sl[slot_of(v, u->src.buffer, u->src.rank, u->src.lo)], 0);
+        }
         if (t->dst.buffer == BUF_IN) {
             if (count_error(v, "write-to-in", t->span))
                 diag_error(v->dx, t->span, "write-to-in", "step %zu writes to read-only %s%s",
