@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support/util.h"
@@ -74,10 +75,8 @@ static Rat bf_eval(BasisFn f, int64_t N, int *ovf) {
 
 /* Solves sum_j w_j f_j(N_i) = v_i over all points. Returns 1 with w on an
  * exact, unique fit. */
-static int solve(const CostPoint *pts, size_t n, const BasisFn *fs, int k, Rat *w) {
-    enum { MAXROWS = 256 };
-    if (n > MAXROWS) n = MAXROWS; /* callers pass at most a few hundred N */
-    static Rat m[MAXROWS][4];
+static int solve_in(Rat (*m)[4], const CostPoint *pts, size_t n, const BasisFn *fs, int k,
+                    Rat *w) {
     int ovf = 0;
     for (size_t i = 0; i < n; i++) {
         for (int j = 0; j < k; j++) m[i][j] = bf_eval(fs[j], pts[i].N, &ovf);
@@ -110,6 +109,13 @@ static int solve(const CostPoint *pts, size_t n, const BasisFn *fs, int k, Rat *
         if (rat_is_zero(w[j])) return 0; /* a smaller subset fits too */
     }
     return !ovf;
+}
+
+static int solve(const CostPoint *pts, size_t n, const BasisFn *fs, int k, Rat *w) {
+    Rat(*m)[4] = xmalloc(n * sizeof *m);
+    int ok = solve_in(m, pts, n, fs, k, w);
+    free(m);
+    return ok;
 }
 
 /* ---- printing ---- */
