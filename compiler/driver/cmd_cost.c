@@ -628,6 +628,9 @@ static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
         if (tr < 0) { status = EXIT_INPUT; break; }
         if (tr == 1) {
             skipped[nskipped++] = N;
+            /* the message names this N; the list already says which */
+            char *tail = strstr(err, " (N = ");
+            if (tail && tail[strlen(tail) - 1] == ')') *tail = 0;
             snprintf(skipped_why, sizeof skipped_why, "%s", err);
             continue;
         }
