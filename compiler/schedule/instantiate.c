@@ -51,6 +51,8 @@ typedef struct Inst {
     int describe;               /* 1: do not store transfers, stop at target */
     size_t target_xfer, target_step;  /* SIZE_MAX = none */
     char *desc;                 /* malloc'ed result */
+    char **step_descs;          /* record mode: one description per step */
+    size_t nstep_descs;
 } Inst;
 
 /* ---------- variable description ("N = 6, r = 5, s = 2") ---------- */
@@ -330,6 +332,8 @@ static Flow exec_stmt(Inst *I, const Stmt *st) {
             I->desc = describe_vars(I);
             return FLOW_STOP;
         }
+        if (I->step_descs && I->nsteps < I->nstep_descs)
+            I->step_descs[I->nsteps] = describe_vars(I);
         if (I->nsteps >= I->max_xfers) {
             if (I->dx)
                 diag_error(I->dx, st->span, "schedule-too-large",
@@ -619,8 +623,37 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
     return INST_OK;
 }
 
+/* Step descriptions of the last schedule described in this thread: callers
+ * (cost's per-step table) ask for every step in turn, and one replay that
+ * records them all keeps that linear instead of quadratic. Keyed by the
+ * schedule's identity; schedule_free() drops it. Thread-local because verify
+ * and cost may instantiate in several threads. */
+typedef struct StepDescCache {
+    const Step *steps;
+    const Transfer *xfers;
+    const Algorithm *alg;
+    size_t nsteps, nxfers;
+    int64_t N, root;
+    char **desc;
+} StepDescCache;
+
+static _Thread_local StepDescCache step_cache;
+
+static void step_cache_clear(void) {
+    for (size_t i = 0; i < step_cache.nsteps && step_cache.desc; i++) free(step_cache.desc[i]);
+    free(step_cache.desc);
+    memset(&step_cache, 0, sizeof step_cache);
+}
+
+static int step_cache_matches(const Schedule *s) {
+    return step_cache.desc && step_cache.steps == s->steps && step_cache.xfers == s->xfers &&
+           step_cache.alg == s->alg && step_cache.nsteps == s->nsteps &&
+           step_cache.nxfers == s->nxfers && step_cache.N == s->N && step_cache.root == s->root;
+}
+
 void schedule_free(Schedule *s) {
     if (!s) return;
+    if (step_cache_matches(s)) step_cache_clear();
     free(s->param_values);
     free(s->chunks_at_root);
     free(s->chunks_other);
@@ -629,9 +662,12 @@ void schedule_free(Schedule *s) {
     memset(s, 0, sizeof *s);
 }
 
-static const char *describe(const Schedule *s, size_t xfer, size_t step, Arena *arena) {
+static const char *describe(const Schedule *s, size_t xfer, size_t step, Arena *arena,
+                            char **record) {
     Inst I;
     inst_init(&I, s->alg, NULL, s->N, s->root);
+    I.step_descs = record;
+    I.nstep_descs = record ? s->nsteps : 0;
     I.describe = 1;
     I.target_xfer = xfer;
     I.target_step = step;
@@ -656,9 +692,24 @@ static const char *describe(const Schedule *s, size_t xfer, size_t step, Arena *
 }
 
 const char *schedule_describe_transfer(const Schedule *s, size_t xfer_index, Arena *arena) {
-    return describe(s, xfer_index, SIZE_MAX, arena);
+    return describe(s, xfer_index, SIZE_MAX, arena, NULL);
 }
 
 const char *schedule_describe_step(const Schedule *s, size_t step_index, Arena *arena) {
-    return describe(s, SIZE_MAX, step_index, arena);
+    if (step_index >= s->nsteps) return describe(s, SIZE_MAX, step_index, arena, NULL);
+    if (!step_cache_matches(s)) {
+        step_cache_clear();
+        char **rec = xcalloc(s->nsteps, sizeof(char *));
+        describe(s, SIZE_MAX, SIZE_MAX, arena, rec);
+        step_cache.steps = s->steps;
+        step_cache.xfers = s->xfers;
+        step_cache.alg = s->alg;
+        step_cache.nsteps = s->nsteps;
+        step_cache.nxfers = s->nxfers;
+        step_cache.N = s->N;
+        step_cache.root = s->root;
+        step_cache.desc = rec;
+    }
+    const char *d = step_cache.desc[step_index];
+    return arena_strdup(arena, d ? d : "");
 }
