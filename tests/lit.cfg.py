@@ -38,6 +38,7 @@ src_root = getattr(config, "collc_src_root", None) or os.path.dirname(config.tes
 if not getattr(config, "collc_bin", None):
     # Run on the source tree without a site config.
     obj_root = os.environ.get("COLLC_BUILD", os.path.join(src_root, "build"))
+    config.collc_src_root = src_root
     config.collc_obj_root = obj_root
     config.collc_bin = lit_config.params.get(
         "collc", os.environ.get("COLLC", os.path.join(obj_root, "compiler", "collc")))
