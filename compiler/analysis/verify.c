@@ -364,7 +364,8 @@ static const char *describe(VState *v, size_t xfer, int strip_n) {
     return arena_printf(v->arena, " (%s)", d);
 }
 
-/* Index of the step holding transfer x (steps are in transfer order). */
+/* Index of the step holding transfer x (steps are in transfer order).
+ * Messages number steps from 1, as `collc expand` does. */
 static size_t step_of(const Schedule *s, size_t x) {
     size_t lo = 0, hi = s->nsteps;
     while (hi - lo > 1) {
@@ -410,21 +411,21 @@ static void report_race(VState *v, size_t step, size_t x, int buf, int64_t rank,
     if (!count_error(v, "race", t->span)) return;
     const char *slot = fmt_slot(v, buf, rank, c);
     if (write_write) {
-        diag_error(v->dx, t->span, "race", "step %zu writes %s twice%s", step, slot,
+        diag_error(v->dx, t->span, "race", "step %zu writes %s twice%s", step + 1, slot,
                    describe(v, x, 0));
         diag_note(v->dx, v->s->xfers[other].span, "other write here%s", describe(v, other, 1));
         diag_note(v->dx, v->s->steps[step].span, "%s", write_write_hint);
         return;
     }
     if (other == x) {
-        diag_error(v->dx, t->span, "race", "step %zu: this %s reads and writes %s%s", step,
+        diag_error(v->dx, t->span, "race", "step %zu: this %s reads and writes %s%s", step + 1,
                    op_name(t->op), slot, describe(v, x, 0));
         diag_note(v->dx, span_none(), "its source and destination ranges overlap, and no "
                   "transport promises memmove: go through a separate scratch buffer");
         return;
     } else {
         diag_error(v->dx, t->span, "race",
-                   "step %zu writes %s, which another transfer of the step reads%s", step, slot,
+                   "step %zu writes %s, which another transfer of the step reads%s", step + 1, slot,
                    describe(v, x, 0));
         diag_note(v->dx, v->s->xfers[other].span, "read here%s", describe(v, other, 1));
     }
@@ -449,7 +450,7 @@ static void note_first_write(VState *v, size_t k, int buf, int64_t rank, int64_t
         const SlotRange *d = &s->xfers[x].dst;
         if (d->rank == rank && d->buffer == buf && d->lo <= c && c < d->hi) {
             diag_note(v->dx, s->xfers[x].span, "%s is first written later, here in step %zu%s",
-                      fmt_slot(v, buf, rank, c), step_of(s, x), describe(v, x, 1));
+                      fmt_slot(v, buf, rank, c), step_of(s, x) + 1, describe(v, x, 1));
             return;
         }
     }
@@ -489,7 +490,7 @@ static void run_step(VState *v, size_t k) {
         if (t->dst.buffer == BUF_IN) {
             if (count_error(v, "write-to-in", t->span))
                 diag_error(v->dx, t->span, "write-to-in", "step %zu writes to read-only %s%s",
-                           k, fmt_slot(v, BUF_IN, t->dst.rank, t->dst.lo), describe(v, x, 0));
+                           k + 1, fmt_slot(v, BUF_IN, t->dst.rank, t->dst.lo), describe(v, x, 0));
             continue;
         }
         int raced = 0, undef = 0, merged = 0;
@@ -516,7 +517,7 @@ static void run_step(VState *v, size_t k) {
                     nv = V_POISON;
                     if (!undef++ && count_error(v, "undefined-read", t->span)) {
                         diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
-                                   k, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
+                                   k + 1, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
                         note_first_write(v, k, t->src.buffer, t->src.rank, sc);
                     }
                 } else {
@@ -529,11 +530,11 @@ static void run_step(VState *v, size_t k) {
                     if (!undef++ && count_error(v, "undefined-read", t->span)) {
                         if (vs == V_UNDEF) {
                             diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
-                                       k, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
+                                       k + 1, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
                             note_first_write(v, k, t->src.buffer, t->src.rank, sc);
                         } else {
                             diag_error(v->dx, t->span, "undefined-read",
-                                       "step %zu reduces into undefined %s%s", k,
+                                       "step %zu reduces into undefined %s%s", k + 1,
                                        fmt_slot(v, t->dst.buffer, t->dst.rank, dc), describe(v, x, 0));
                             note_first_write(v, k, t->dst.buffer, t->dst.rank, dc);
                         }
@@ -553,7 +554,7 @@ static void run_step(VState *v, size_t k) {
                         nv = V_POISON;
                         if (!merged++ && count_error(v, "mixed-chunks", t->span))
                             diag_error(v->dx, t->span, "mixed-chunks",
-                                       "step %zu mixes chunks: reduces %s into %s = %s%s", k,
+                                       "step %zu mixes chunks: reduces %s into %s = %s%s", k + 1,
                                        fmt_value(v, vs), fmt_slot(v, t->dst.buffer, t->dst.rank, dc),
                                        fmt_value(v, vd), describe(v, x, 0));
                     } else if ((n = ivl_merge(v, a.iv, a.n, b.iv, b.n, &nover)) == 0) {
@@ -563,7 +564,7 @@ static void run_step(VState *v, size_t k) {
                             sb_ranks(&sb, v->tmp, nover);
                             const char *twice = sb_done(&sb, v->arena);
                             diag_error(v->dx, t->span, "double-count",
-                                       "step %zu counts %s twice: reduces %s into %s = %s%s", k,
+                                       "step %zu counts %s twice: reduces %s into %s = %s%s", k + 1,
                                        twice, fmt_value(v, vs),
                                        fmt_slot(v, t->dst.buffer, t->dst.rank, dc),
                                        fmt_value(v, vd), describe(v, x, 0));
@@ -648,8 +649,8 @@ static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
         const char *more = "";
         if (j - i > 1)
             more = arena_printf(v->arena, " and %zu earlier step%s back to step %zu", j - i - 1,
-                                j - i - 1 == 1 ? "" : "s", hops[j - 1].step);
-        diag_note(v->dx, sp, "written here in step %zu%s%s: %s = %s", h->step, describe(v, h->x, 1),
+                                j - i - 1 == 1 ? "" : "s", hops[j - 1].step + 1);
+        diag_note(v->dx, sp, "written here in step %zu%s%s: %s = %s", h->step + 1, describe(v, h->x, 1),
                   more, fmt_slot(v, h->buf, h->rank, h->c), fmt_value(v, h->id));
         shown++;
         i = j;

@@ -80,7 +80,7 @@ int main(void) {
     t->dst.buffer = BUF_IN;
     text = run(&sm, &arena, &s, &errors, &st);
     EXPECT(errors >= 1);
-    EXPECT(strstr(text, "error: step 6 writes to read-only in[r0][c1] (N = 4, s = 2, r = 3, c = 1)") != NULL);
+    EXPECT(strstr(text, "error: step 7 writes to read-only in[r0][c1] (N = 4, s = 2, r = 3, c = 1)") != NULL);
     if (failures) fputs(text, stderr);
     EXPECT(strstr(text, "[write-to-in]") != NULL);
     free(text);
