@@ -62,6 +62,7 @@ typedef struct ParseState {
     void *scanner;            /* yyscan_t */
     const char *text;         /* the source text (NUL-terminated) */
     uint32_t len;
+    uint32_t eof_pos;         /* where "end of input" diagnostics point */
     uint32_t pos;             /* scanner: byte offset of the next token */
     uint32_t comment_lo;      /* scanner: start of the open block comment */
     uint32_t prev_end;        /* end of the token before the lookahead */
@@ -803,7 +804,7 @@ int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
     if (ps->fatal || ps->at_eof) {
         tok = 0;
         lloc->file = ps->file;
-        lloc->lo = lloc->hi = ps->len;
+        lloc->lo = lloc->hi = ps->eof_pos;
     } else if (ps->nsynthetic_left > 0) {
         /* A closer the scanner inserted (zero width, at the keyword). */
         tok = ps->synthetic[--ps->nsynthetic_left];
@@ -862,7 +863,7 @@ int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
                            "brackets nested too deeply (more than %d levels)",
                            PARSE_MAX_BRACKETS);
             ps->fatal = 1;
-            lloc->lo = lloc->hi = ps->len;
+            lloc->lo = lloc->hi = ps->eof_pos;
             return 0;
         }
         ps->brackets[ps->nbrackets].ch = (char)tok;
