@@ -18,6 +18,7 @@ from the example, so editing its header comment only needs a re-run).
 """
 import os
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(HERE)), "dsl-examples")
@@ -198,14 +199,31 @@ def gen(name):
 
 
 def main():
+    """Writes the tests; with --check, only compares them with what is in the
+    tree and exits 1 when one is missing or stale (used by headers.test)."""
+    check = "--check" in sys.argv[1:]
     names = sorted(f[:-5] for f in os.listdir(EXAMPLES) if f.endswith(".coll"))
     missing = [n for n in names if n not in ALGS]
     if missing:
         raise SystemExit("no formula for: " + ", ".join(missing))
+    stale = []
     for name in names:
         path = os.path.join(HERE, "expand-%s.test" % name.replace("_", "-"))
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(gen(name))
+        text = gen(name)
+        if check:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    if f.read() == text:
+                        continue
+            except OSError:
+                pass
+            stale.append(os.path.basename(path))
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+    if stale:
+        print("stale or missing (re-run tests/examples/gen_expand_tests.py): " + ", ".join(stale))
+        sys.exit(1)
 
 
 if __name__ == "__main__":
