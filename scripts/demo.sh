@@ -62,7 +62,8 @@ demo "which AllGather is fastest at which message size" compare $EX/ring_allgath
 demo "draw the chunk flows (SVG)" draw $EX/ring_allgather.coll -N 4 -o "$OUT/ring_allgather.svg"
 demo "compile ring AllGather to C" compile $EX/ring_allgather.coll --emit=c -o "$OUT/ring_allgather.c"
 demo "compile ring AllGather to an object via LLVM" compile $EX/ring_allgather.coll -c -o "$OUT/ring_allgather.o"
-demo "run ring AllGather on 8 CPU threads and compare with a reference" run $EX/ring_allgather.coll --target=cpu -N 8
+demo "run ring AllGather on 8 CPU threads, check against a reference, time it" run $EX/ring_allgather.coll -N 8 --size 1MiB
+demo "run ring AllReduce on 8 CPU threads (f32 sum)" run $EX/ring_allreduce.coll -N 8 --size 4MiB
 echo
 echo "== files written to $OUT"
 ls -l "$OUT" | tail -n +2
