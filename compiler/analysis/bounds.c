@@ -31,41 +31,41 @@
 static void cut_need(Collective coll, int64_t N, int64_t k, int root_in, Rat *in, Rat *out,
                      int *ovf) {
     *in = *out = rat_zero();
-    if (k == 0 && coll != COLL_BROADCAST && coll != COLL_SCATTER && coll != COLL_GATHER &&
-        coll != COLL_REDUCE)
+    if (k == 0 && coll != COLLECTIVE_BROADCAST && coll != COLLECTIVE_SCATTER && coll != COLLECTIVE_GATHER &&
+        coll != COLLECTIVE_REDUCE)
         return;
     int64_t rest = N - k;
     switch (coll) {
-    case COLL_ALLGATHER:
+    case COLLECTIVE_ALLGATHER:
         /* every rank in S needs the blocks of the ranks outside, and v.v. */
         if (k > 0) *in = rat_make(rest, N, ovf);
         if (rest > 0) *out = rat_make(k, N, ovf);
         break;
-    case COLL_REDUCE_SCATTER:
+    case COLLECTIVE_REDUCE_SCATTER:
         /* each rank's result block needs every other rank's input for it */
         if (rest > 0) *in = rat_make(k, N, ovf);
         if (k > 0) *out = rat_make(rest, N, ovf);
         break;
-    case COLL_ALLREDUCE:
+    case COLLECTIVE_ALLREDUCE:
         if (k > 0 && rest > 0) *in = *out = rat_int(1);
         break;
-    case COLL_ALLTOALL:
+    case COLLECTIVE_ALLTOALL:
         /* each of the k ranks gets one block (M/N) from each of the rest */
         if (k > 0 && rest > 0) *in = *out = rat_make(k * rest, N, ovf);
         break;
-    case COLL_BROADCAST:
+    case COLLECTIVE_BROADCAST:
         if (!root_in && k > 0) *in = rat_int(1);
         if (root_in && rest > 0) *out = rat_int(1);
         break;
-    case COLL_SCATTER:
+    case COLLECTIVE_SCATTER:
         if (!root_in) *in = rat_make(k, N, ovf);
         else *out = rat_make(rest, N, ovf);
         break;
-    case COLL_GATHER:
+    case COLLECTIVE_GATHER:
         if (root_in) *in = rat_make(rest, N, ovf);
         else *out = rat_make(k, N, ovf);
         break;
-    case COLL_REDUCE:
+    case COLLECTIVE_REDUCE:
         if (root_in && rest > 0) *in = rat_int(1);
         if (!root_in && k > 0) *out = rat_int(1);
         break;
@@ -270,8 +270,8 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
             for (int64_t v = 0; v < N; v++) {
                 if (u == v) continue;
                 int need;
-                if (coll == COLL_BROADCAST || coll == COLL_SCATTER) need = u == root;
-                else if (coll == COLL_GATHER || coll == COLL_REDUCE) need = v == root;
+                if (coll == COLLECTIVE_BROADCAST || coll == COLLECTIVE_SCATTER) need = u == root;
+                else if (coll == COLLECTIVE_GATHER || coll == COLLECTIVE_REDUCE) need = v == root;
                 else need = 1;
                 if (!need) continue;
                 int h = topo_hops(t, u, v);
@@ -305,7 +305,7 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
     free(c.in_s);
     ovf |= c.ovf;
     out->lb.b = c.best;
-    if (coll == COLL_ALLREDUCE) {
+    if (coll == COLLECTIVE_ALLREDUCE) {
         /* Patarasuk & Yuan 2009: 2(N-1)*M bytes leave ranks in total */
         Rat cap = rat_zero();
         Rat *rc = xcalloc((size_t)N, sizeof *rc);

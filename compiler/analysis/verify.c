@@ -672,14 +672,14 @@ static Expect expected_out(const Schedule *s, int64_t r, int64_t c) {
     Expect e;
     (void)ci;
     switch (s->alg->coll) {
-    case COLL_BROADCAST: e = (Expect){c, (int32_t)root, (int32_t)root + 1}; break;
-    case COLL_SCATTER: e = (Expect){r * P + c, (int32_t)root, (int32_t)root + 1}; break;
-    case COLL_GATHER:
-    case COLL_ALLGATHER: e = (Expect){c % P, (int32_t)(c / P), (int32_t)(c / P) + 1}; break;
-    case COLL_REDUCE:
-    case COLL_ALLREDUCE: e = (Expect){c, 0, (int32_t)N}; break;
-    case COLL_REDUCE_SCATTER: e = (Expect){r * P + c, 0, (int32_t)N}; break;
-    case COLL_ALLTOALL: e = (Expect){r * P + c % P, (int32_t)(c / P), (int32_t)(c / P) + 1}; break;
+    case COLLECTIVE_BROADCAST: e = (Expect){c, (int32_t)root, (int32_t)root + 1}; break;
+    case COLLECTIVE_SCATTER: e = (Expect){r * P + c, (int32_t)root, (int32_t)root + 1}; break;
+    case COLLECTIVE_GATHER:
+    case COLLECTIVE_ALLGATHER: e = (Expect){c % P, (int32_t)(c / P), (int32_t)(c / P) + 1}; break;
+    case COLLECTIVE_REDUCE:
+    case COLLECTIVE_ALLREDUCE: e = (Expect){c, 0, (int32_t)N}; break;
+    case COLLECTIVE_REDUCE_SCATTER: e = (Expect){r * P + c, 0, (int32_t)N}; break;
+    case COLLECTIVE_ALLTOALL: e = (Expect){r * P + c % P, (int32_t)(c / P), (int32_t)(c / P) + 1}; break;
     default: COLLC_UNREACHABLE("collective");
     }
     return e;

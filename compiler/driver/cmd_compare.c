@@ -245,7 +245,7 @@ int cmd_compare(int argc, char **argv) {
         /* one comparison per collective, in the order of collectives.def */
         Line *sub = xcalloc((size_t)nl, sizeof *sub);
         int first = 1;
-        for (int coll = 0; coll < COLL__COUNT; coll++) {
+        for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
             int n = 0;
             for (int k = 0; k < nl; k++)
                 if (lines[k].alg->coll == (Collective)coll) sub[n++] = lines[k];

@@ -1,5 +1,6 @@
 /* emit_c.c - Rank IR -> readable C against the transport ABI (coll.h). */
 #include "emit_c.h"
+#include "emit_mpi.h"
 #include "../support/util.h"
 
 #include <ctype.h>
@@ -353,10 +354,10 @@ static void stmts(EmitC *E, const RStmt *s) {
 
 static const char *coll_enum(Collective c) {
     switch (c) {
-#define X(id, kw, rooted, ib, iw, ob, ow, red) case COLL_##id: return "COLL_" #id;
+#define X(id, kw, rooted, ib, iw, ob, ow, red) case COLLECTIVE_##id: return "COLL_" #id;
 #include "../front/collectives.def"
 #undef X
-    case COLL__COUNT: break;
+    case COLLECTIVE__COUNT: break;
     }
     COLLC_UNREACHABLE("bad collective");
 }
@@ -449,4 +450,43 @@ void emit_c_file(FILE *out, const RankProgram *const *progs, int nprogs, const E
     fputs("#include <stddef.h>\n#include <stdint.h>\n#include <coll.h>\n\n", out);
     fputs(c_helpers, out);
     for (int i = 0; i < nprogs; i++) emit_program(out, progs[i], o);
+}
+
+/* ---------- --target=mpi: MPI-signature wrappers (emit_mpi.h) ---------- */
+
+static const char *mpi_c_type(char t) {
+    switch (t) {
+    case 'P': return "const void *";
+    case 'p': return "void *";
+    case 'i':
+    case 'I': return "int ";
+    case 'd': return "MPI_Datatype ";
+    case 'o': return "MPI_Op ";
+    case 'c': return "MPI_Comm ";
+    }
+    COLLC_UNREACHABLE("bad MPI parameter letter");
+}
+
+void emit_c_mpi_wrappers(FILE *out, const RankProgram *const *progs, int nprogs,
+                         const char *wrapper_prefix) {
+    const char *wp = wrapper_prefix ? wrapper_prefix : "";
+    fputs("\n/* --target=mpi: the algorithms with the signatures of the MPI collectives they\n"
+          " * implement (compile this file with the MPI library's mpicc; link with\n"
+          " * libcollrt-mpi or load libcollmpi). See docs/mpi.md. */\n"
+          "#include <collmpi.h>\n",
+          out);
+    for (int i = 0; i < nprogs; i++) {
+        const Algorithm *alg = progs[i]->alg;
+        const struct EmitMpiSig *sg = &emit_mpi_sigs[alg->coll];
+        fprintf(out, "\nconst coll_alg_info *const %s%s%s_alg = &%s%s%s_info;\n",
+                EMIT_MPI_CORE_PREFIX, wp, alg->name, EMIT_MPI_CORE_PREFIX, wp, alg->name);
+        fprintf(out, "\n/* %s : %s, as %s */\nint %s%s(", alg->name,
+                collective_info[alg->coll].keyword, sg->entry, wp, alg->name);
+        size_t n = strlen(sg->types);
+        for (size_t k = 0; k < n; k++)
+            fprintf(out, "%s%s%s", k ? ", " : "", mpi_c_type(sg->types[k]), sg->names[k]);
+        fprintf(out, ") {\n    return %s(", sg->entry);
+        for (size_t k = 0; k < n; k++) fprintf(out, "%s, ", sg->names[k]);
+        fprintf(out, "%s%s%s);\n}\n", EMIT_MPI_CORE_PREFIX, wp, alg->name);
+    }
 }

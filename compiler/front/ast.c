@@ -6,7 +6,7 @@
 #include "../support/arena.h"
 #include "../support/util.h"
 
-const CollectiveInfo collective_info[COLL__COUNT] = {
+const CollectiveInfo collective_info[COLLECTIVE__COUNT] = {
 #define X(id, kw, rooted, ib, iw, ob, ow, red) {kw, rooted, ib, iw, ob, ow, red},
 #include "collectives.def"
 #undef X
@@ -19,10 +19,10 @@ const BuiltinInfo builtin_info[BUILTIN__COUNT] = {
 };
 
 Collective collective_lookup(const char *name) {
-    if (!name) return COLL__COUNT;
-    for (int i = 0; i < COLL__COUNT; i++)
+    if (!name) return COLLECTIVE__COUNT;
+    for (int i = 0; i < COLLECTIVE__COUNT; i++)
         if (strcmp(collective_info[i].keyword, name) == 0) return (Collective)i;
-    return COLL__COUNT;
+    return COLLECTIVE__COUNT;
 }
 
 Expr *ast_int(Arena *a, Span sp, int64_t v) {
@@ -141,8 +141,15 @@ static void print_prec(FILE *out, const Expr *e, int min) {
         break;
     case EXPR_UNARY:
         fputs(ast_unary_op_text(e->u.unary.op), out);
-        /* "- -x" must not print as "--x" (not a token, but confusing). */
-        print_prec(out, e->u.unary.operand, PREC_UNARY);
+        /* "-(-x)", not "--x": readable, and safe should "--" ever become a
+         * token. */
+        if (expr_prec(e->u.unary.operand) == PREC_UNARY) {
+            fputc('(', out);
+            print_prec(out, e->u.unary.operand, 0);
+            fputc(')', out);
+        } else {
+            print_prec(out, e->u.unary.operand, PREC_UNARY);
+        }
         break;
     case EXPR_BINARY:
         print_prec(out, e->u.binary.lhs, p);

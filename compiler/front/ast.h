@@ -34,10 +34,10 @@ typedef enum BlockCount { BLOCKS_ONE, BLOCKS_N } BlockCount;
 typedef enum HeldBy { HELD_ALL, HELD_ROOT } HeldBy;
 
 typedef enum Collective {
-#define X(id, kw, rooted, ib, iw, ob, ow, red) COLL_##id,
+#define X(id, kw, rooted, ib, iw, ob, ow, red) COLLECTIVE_##id,
 #include "collectives.def"
 #undef X
-    COLL__COUNT
+    COLLECTIVE__COUNT
 } Collective;
 
 typedef struct CollectiveInfo {
@@ -50,8 +50,8 @@ typedef struct CollectiveInfo {
     int reducing;
 } CollectiveInfo;
 
-extern const CollectiveInfo collective_info[COLL__COUNT];
-/* Returns COLL__COUNT when `name` is not a collective keyword. */
+extern const CollectiveInfo collective_info[COLLECTIVE__COUNT];
+/* Returns COLLECTIVE__COUNT when `name` is not a collective keyword. */
 Collective collective_lookup(const char *name);
 
 typedef enum Builtin {

@@ -679,16 +679,16 @@ static char *span_text(Sema *S, Span sp) {
 static void resolve_collective(Sema *S, Algorithm *alg) {
     char *name = span_text(S, alg->coll_span);
     if (!name) {
-        if ((unsigned)alg->coll >= COLL__COUNT)
+        if ((unsigned)alg->coll >= COLLECTIVE__COUNT)
             diag_error(S->dx, alg->coll_span, "unknown-collective", "unknown collective");
         return;
     }
     alg->coll = collective_lookup(name);
-    if (alg->coll != COLL__COUNT) return;
+    if (alg->coll != COLLECTIVE__COUNT) return;
     diag_error(S->dx, alg->coll_span, "unknown-collective", "unknown collective '%s'", name);
     Suggest sg;
     suggest_init(&sg, name);
-    for (int i = 0; i < COLL__COUNT; i++) suggest_offer(&sg, collective_info[i].keyword);
+    for (int i = 0; i < COLLECTIVE__COUNT; i++) suggest_offer(&sg, collective_info[i].keyword);
     if (sg.best) {
         suggest_note(S->dx, &sg);
     } else {
@@ -747,7 +747,7 @@ static void check_algorithm(Sema *S, Algorithm *alg) {
     S->sym_N = new_symbol(S, SYM_N, "N", span_none(), NULL);
     S->sym_N->used = 1;
     S->sym_root = NULL;
-    if ((unsigned)alg->coll < COLL__COUNT && collective_info[alg->coll].rooted) {
+    if ((unsigned)alg->coll < COLLECTIVE__COUNT && collective_info[alg->coll].rooted) {
         S->sym_root = new_symbol(S, SYM_ROOT, "root", span_none(), NULL);
         S->sym_root->used = 1;
     }

@@ -56,12 +56,22 @@ static Expr *mk_bin(Lower *L, BinaryOp op, Expr *a, Expr *b) {
         }
     }
     if ((op == BOP_ADD || op == BOP_SUB) && b->kind == EXPR_INT && b->u.ival == 0) return a;
+    if ((op == BOP_ADD || op == BOP_SUB) && b->kind == EXPR_UNARY && b->u.unary.op == UOP_NEG)
+        return mk_bin(L, op == BOP_ADD ? BOP_SUB : BOP_ADD, a, b->u.unary.operand);
+    if ((op == BOP_ADD || op == BOP_SUB) && b->kind == EXPR_INT && b->u.ival < 0 && b->u.ival != INT64_MIN)
+        return mk_bin(L, op == BOP_ADD ? BOP_SUB : BOP_ADD, a, mk_int(L, -b->u.ival));
     if (op == BOP_ADD && a->kind == EXPR_INT && a->u.ival == 0) return b;
     if (op == BOP_MUL && b->kind == EXPR_INT && b->u.ival == 1) return a;
     if (op == BOP_MUL && a->kind == EXPR_INT && a->u.ival == 1) return b;
     if (op == BOP_LAND && a->kind == EXPR_INT && a->u.ival != 0) return b;
     if (op == BOP_LAND && b->kind == EXPR_INT && b->u.ival != 0) return a;
     return ast_binary(L->arena, span_join(a->span, b->span), op, a, b);
+}
+
+static Expr *mk_neg(Lower *L, Expr *e) {
+    if (e->kind == EXPR_INT && e->u.ival != INT64_MIN) return mk_int(L, -e->u.ival);
+    if (e->kind == EXPR_UNARY && e->u.unary.op == UOP_NEG) return e->u.unary.operand;
+    return ast_unary(L->arena, e->span, UOP_NEG, e);
 }
 
 static Expr *mk_not(Lower *L, Expr *e) { return ast_unary(L->arena, e->span, UOP_LNOT, e); }
@@ -167,7 +177,7 @@ static Linear decompose(Lower *L, const Expr *e, const Symbol *v) {
         Linear d = decompose(L, e->u.unary.operand, v);
         if (!d.ok) return none;
         d.sign = -d.sign;
-        if (d.off) d.off = ast_unary(L->arena, e->span, UOP_NEG, d.off);
+        if (d.off) d.off = mk_neg(L, d.off);
         return d;
     }
     if (e->kind != EXPR_BINARY) return none;
@@ -179,7 +189,7 @@ static Linear decompose(Lower *L, const Expr *e, const Symbol *v) {
     if (in_a) {
         Linear d = decompose(L, a, v);
         if (!d.ok) return none;
-        d.off = d.off ? mk_bin(L, op, d.off, b) : (op == BOP_ADD ? b : ast_unary(L->arena, b->span, UOP_NEG, b));
+        d.off = d.off ? mk_bin(L, op, d.off, b) : (op == BOP_ADD ? b : mk_neg(L, b));
         return d;
     }
     Linear d = decompose(L, b, v);
