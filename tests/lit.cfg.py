@@ -10,8 +10,9 @@
 # Substitutions: %collc %FileCheck %examples %srcroot %builddir %python %cc
 # (plus lit's %s %t %S %T %p); `FileCheck`, `not`, `count` and `split-file`
 # from LLVM 14 are on PATH. Features: asan (ASan+UBSan build), tsan.
-# Test files: *.coll *.test, and *.c *.sh that contain a RUN: line (other .c
-# files are ctest unit-test sources). Inputs/ folders are never searched.
+# Test files: *.test, and *.coll *.c *.sh that contain a RUN: line (other
+# such files are ctest unit-test sources or inputs). Inputs/ folders are
+# never searched; put the files your tests read there.
 import os
 import shlex
 import sys
