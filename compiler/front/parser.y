@@ -698,6 +698,14 @@ static void note_keyword(ParseState *ps, Span at, yysymbol_kind_t la,
     if (best) diag_note(ps->dx, at, "did you mean %s?", best);
 }
 
+/* `x = ...` at the start of a statement (the text after the identifier). */
+static int looks_like_assignment(const ParseState *ps, Span at) {
+    if (at.hi - at.lo > 64) return 0;
+    uint32_t i = at.hi;
+    while (i < ps->len && (ps->text[i] == ' ' || ps->text[i] == '\t')) i++;
+    return i + 1 < ps->len && ps->text[i] == '=' && ps->text[i + 1] != '=';
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     if (ps->fatal) return 0;
     yysymbol_kind_t la = yypcontext_token(ctx);
@@ -742,7 +750,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
             return 0;  /* the 'if' it belongs to had a syntax error */
         if (la == YYSYMBOL_ELSE)
             parse_error_at(ps, at, "syntax", "'else' without a preceding 'if'");
-        else if (la == YYSYMBOL_IDENT)
+        else if (la == YYSYMBOL_IDENT && looks_like_assignment(ps, at)) {
+            parse_error_at(ps, at, "syntax", "unknown statement %s", la_text(ps, at, tb, sizeof tb));
+            diag_note(ps->dx, at, "there is no assignment statement; names are bound once, with 'let'");
+            return 0;
+        } else if (la == YYSYMBOL_IDENT)
             parse_error_at(ps, at, "syntax", "unknown statement %s", la_text(ps, at, tb, sizeof tb));
         else
             parse_error_at(ps, at, "syntax", "expected statement, found %s",
