@@ -64,6 +64,9 @@ struct coll_world {
     _Atomic int active;                     /* ranks joined and not destroyed */
     _Atomic int broken;                     /* a call was abandoned mid-way */
     _Atomic int64_t failed_call;            /* highest call number a rank failed */
+    _Atomic int64_t *cur_call;              /* [N] call a rank is in (or was) */
+    _Atomic int64_t *done_call;             /* [N] last call in which a rank will
+                                               read no more peer memory */
 };
 
 enum { OP_RECV, OP_RECV_REDUCE, OP_COPY, OP_REDUCE };
@@ -171,16 +174,22 @@ int coll_comm_create_cpu(int nranks, coll_world **out) {
     w->chans = calloc((size_t)nranks * (size_t)nranks, sizeof *w->chans);
     w->bells = aligned_alloc(64, sizeof(bell) * (size_t)nranks);
     w->joined = calloc((size_t)nranks, sizeof *w->joined);
-    if (!w->chans || !w->bells || !w->joined) {
+    w->cur_call = calloc((size_t)nranks, sizeof *w->cur_call);
+    w->done_call = calloc((size_t)nranks, sizeof *w->done_call);
+    if (!w->chans || !w->bells || !w->joined || !w->cur_call || !w->done_call) {
         free(w->chans);
         free(w->bells);
         free(w->joined);
+        free(w->cur_call);
+        free(w->done_call);
         free(w);
         return COLL_ERR_NOMEM;
     }
     for (int r = 0; r < nranks; r++) {
         atomic_init(&w->bells[r].seq, 0);
         atomic_init(&w->bells[r].sleeping, 0);
+        atomic_init(&w->cur_call[r], 0);
+        atomic_init(&w->done_call[r], 0);
     }
     atomic_init(&w->active, 0);
     atomic_init(&w->broken, 0);
@@ -261,6 +270,8 @@ int coll_world_destroy(coll_world *w) {
     free(w->chans);
     free(w->bells);
     free(w->joined);
+    free(w->cur_call);
+    free(w->done_call);
     free(w);
     return COLL_OK;
 }
@@ -280,13 +291,23 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     if (call) *call = NULL;
     if (!comm) return COLL_ERR_NULL_COMM;
     if (!call || comm->call.active) return COLL_ERR_INTERNAL;
+    coll_world *w = comm->w;
     int64_t seq = ++comm->call_seq;
-    if (atomic_load(&comm->w->broken)) return COLL_ERR_PEER;
+    /* Announce the call before looking at `broken` (both seq_cst): a rank
+     * that breaks the world either sees us inside this call and waits until
+     * we stop reading its memory (drain in coll_finish), or we see `broken`
+     * here and never read it. */
+    atomic_store(&w->cur_call[comm->rank], seq);
+    if (atomic_load(&w->broken)) {
+        atomic_store(&w->done_call[comm->rank], seq);
+        return COLL_ERR_PEER;
+    }
     struct coll_call *cl = &comm->call;
     int rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf,
                                count, dtype, op, root);
     if (rc != COLL_OK) {
-        mark_failed(comm->w, seq);
+        atomic_store(&w->done_call[comm->rank], seq);
+        mark_failed(w, seq);
         return rc;
     }
     cl->tag = (uint64_t)seq << 32;
@@ -543,14 +564,45 @@ int coll_step_end(coll_call *cl) {
     return b->status;
 }
 
+/* Abandoning a call: messages this rank published may still be read by a
+ * peer that is inside the same call. Wait until each is acknowledged or its
+ * reader has stopped reading (done_call), so that the caller may free or
+ * reuse its buffers once we return. A peer that is not in this call cannot
+ * read them: it sees `broken` at its next coll_begin, and in an earlier call
+ * the tag does not match. */
+static void drain(coll_comm *c) {
+    coll_world *w = c->w;
+    for (int p = 0; p < c->nranks; p++) {
+        chan *ch = c->out[p];
+        if (!ch) continue;
+        for (;;) {
+            uint32_t seen = atomic_load(&w->bells[c->rank].seq);
+            if (atomic_load(&ch->acked) >= atomic_load_explicit(&ch->posted, memory_order_relaxed) ||
+                atomic_load(&w->cur_call[p]) != c->call_seq ||
+                atomic_load(&w->done_call[p]) >= c->call_seq)
+                break;
+            wait_bell(w, c->rank, seen);
+        }
+    }
+}
+
 int coll_finish(coll_call *cl, int status) {
     if (!cl || !cl->active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
     if (status == COLL_OK && (c->nsends || c->nops)) status = coll_step_end(cl);
     if (status == COLL_OK) status = cl->b.status;
+    coll_world *w = c->w;
     if (status != COLL_OK) {
-        if (cl->communicated) atomic_store(&c->w->broken, 1);
-        mark_failed(c->w, c->call_seq);
+        if (cl->communicated) atomic_store(&w->broken, 1);
+        /* From here on this rank reads no peer memory in this call. */
+        atomic_store(&w->done_call[c->rank], c->call_seq);
+        mark_failed(w, c->call_seq);
+        if (cl->communicated) drain(c);
+    } else {
+        /* seq_cst store then load, against drain()'s store of `broken` then
+         * load of done_call: one of the two sees the other. */
+        atomic_store(&w->done_call[c->rank], c->call_seq);
+        if (atomic_load(&w->broken)) ring_all(w);
     }
     cl->active = 0;
     return status;

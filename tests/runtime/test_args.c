@@ -2,6 +2,7 @@
  * communicator lifecycle, and error propagation between ranks (a rank that
  * fails makes its peers fail with COLL_ERR_PEER instead of hanging). */
 #include <pthread.h>
+#include <time.h>
 #include "ring_algos.h"
 #include "rt_ref.h"
 
@@ -148,7 +149,8 @@ static void test_single_rank_checks(void) {
 typedef struct scen {
     int bad_rank;          /* this rank passes bad arguments */
     int mode;              /* 0: NULL recvbuf on bad_rank; 1: every rank bad
-                              dtype; 2: mismatched schedule (length) */
+                              dtype; 2: mismatched schedule (length);
+                              3: a late reader of a failed rank's buffer */
     int rc1[16], rc2[16];  /* per rank: first and second call */
 } scen;
 
@@ -165,6 +167,44 @@ static int mismatched(coll_comm *comm, const float *in, float *out) {
     return coll_finish(c, COLL_OK);
 }
 
+/* Rank 0 publishes a send from a heap buffer, then fails the call and frees
+ * the buffer; rank 1 reads it late. finish() must wait for that read (ASan
+ * would report a use after free otherwise). */
+static pthread_barrier_t late_bar;
+
+static int late_reader(coll_comm *comm) {
+    coll_call *c;
+    int me = coll_comm_rank(comm);
+    float *in = calloc(64, sizeof *in), *out = calloc(64, sizeof *out);
+    CHECK(in && out);
+    int rc = coll_begin(comm, &ring_allreduce_info, in, out, 64, COLL_F32, COLL_SUM, 0, &c);
+    if (rc != COLL_OK) goto done;
+    rc = coll_setup(c, 2, 0, NULL);
+    pthread_barrier_wait(&late_bar);         /* everybody is inside the call */
+    if (rc != COLL_OK) goto fin;
+    if (me == 0) {
+        coll_send(c, 1, COLL_BUF_IN, 0, 2);
+        coll_copy(c, COLL_BUF_IN, 0, COLL_BUF_OUT, 1, 5); /* out of range */
+        rc = coll_step_end(c);
+    } else if (me == 1) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        coll_recv(c, 0, COLL_BUF_OUT, 0, 2);
+        rc = coll_step_end(c);
+        if (rc == COLL_OK) {
+            coll_recv(c, 0, COLL_BUF_OUT, 0, 2);
+            rc = coll_step_end(c);
+        }
+    }
+fin:
+    rc = coll_finish(c, rc);
+done:
+    memset(in, 0xff, 64 * sizeof *in);
+    free(in);
+    free(out);
+    return rc;
+}
+
 static int scen_rank(coll_comm *comm, void *arg) {
     scen *s = arg;
     int me = coll_comm_rank(comm);
@@ -174,8 +214,10 @@ static int scen_rank(coll_comm *comm, void *arg) {
         s->rc1[me] = ring_allreduce(comm, in, me == s->bad_rank ? NULL : out, 64, COLL_F32, COLL_SUM);
     else if (s->mode == 1)
         s->rc1[me] = ring_allreduce(comm, in, out, 64, (coll_dtype)77, COLL_SUM);
-    else
+    else if (s->mode == 2)
         s->rc1[me] = mismatched(comm, in, out);
+    else
+        s->rc1[me] = late_reader(comm);
     s->rc2[me] = ring_allreduce(comm, in, out, 64, COLL_F32, COLL_SUM);
     if (s->rc2[me] == COLL_OK) {
         float want = 0;
@@ -202,6 +244,13 @@ static void test_propagation(void) {
             CHECK_EQ(t.rc1[r], COLL_ERR_BAD_DTYPE);
             CHECK_EQ(t.rc2[r], COLL_OK);
         }
+        scen v = {.mode = 3};
+        pthread_barrier_init(&late_bar, NULL, (unsigned)N);
+        CHECK_EQ(coll_cpu_run(N, scen_rank, &v), 0);
+        pthread_barrier_destroy(&late_bar);
+        CHECK_EQ(v.rc1[0], COLL_ERR_INTERNAL);
+        CHECK_EQ(v.rc1[1], COLL_ERR_PEER);
+        for (int r = 0; r < N; r++) CHECK_EQ(v.rc2[r], COLL_ERR_PEER);
         scen u = {.mode = 2};
         CHECK_EQ(coll_cpu_run(N, scen_rank, &u), 0);
         CHECK_EQ(u.rc1[1], COLL_ERR_INTERNAL);
