@@ -388,7 +388,8 @@ static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o
     const char *prefix = o && o->prefix ? o->prefix : "";
 
     fprintf(out, "\nstatic const coll_alg_info %s%s_info = {\n", prefix, alg->name);
-    fprintf(out, "    COLL_ABI_VERSION, \"%s\", %s, 0u\n};\n\n", alg->name, coll_enum(alg->coll));
+    fprintf(out, "    COLL_ABI_VERSION, \"%s\", %s, %s\n};\n\n", alg->name, coll_enum(alg->coll),
+            rp->inplace_safe ? "COLL_ALG_INPLACE_SAFE" : "0u");
     fprintf(out, "/* %s : %s */\n", alg->name, collective_info[alg->coll].keyword);
     fprintf(out, "int %s%s(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
                  "%*scoll_dtype dtype, coll_op op%s) {\n",

@@ -8,6 +8,7 @@
  * of runtime/include/coll.h. mem2reg/SROA (in the default pipelines) turn
  * the slots into SSA values. */
 #include "emit_llvm.h"
+#include "emit_mpi.h"
 #include "../support/util.h"
 
 #include <llvm-c/Analysis.h>
@@ -414,7 +415,7 @@ static void stmts(LLVMGen *G, const RStmt *s) {
 
 /* ---------- one algorithm ---------- */
 
-static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname) {
+static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname, unsigned rp_flags) {
     size_t len = strlen(alg->name);
     LLVMValueRef str = LLVMConstStringInContext(G->ctx, alg->name, (unsigned)len, 0);
     char gname[600];
@@ -428,7 +429,7 @@ static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname
     LLVMTypeRef ity = LLVMStructTypeInContext(G->ctx, fields, 4, 0);
     LLVMValueRef vals[] = {LLVMConstInt(G->i32, 1 /* COLL_ABI_VERSION */, 0),
                            LLVMConstBitCast(sg, G->ptr), LLVMConstInt(G->i32, (unsigned)alg->coll, 0),
-                           LLVMConstInt(G->i32, 0, 0)};
+                           LLVMConstInt(G->i32, rp_flags, 0)};
     snprintf(gname, sizeof gname, "%.512s.info", fname);
     LLVMValueRef info = LLVMAddGlobal(G->mod, ity, gname);
     LLVMSetInitializer(info, LLVMConstStructInContext(G->ctx, vals, 4, 0));
@@ -445,7 +446,7 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     LLVMTypeRef params[] = {G->ptr, G->ptr, G->ptr, G->isize, G->i32, G->i32, G->i32};
     LLVMTypeRef fty = LLVMFunctionType(G->i32, params, rooted ? 7 : 6, 0);
     LLVMValueRef fn = LLVMAddFunction(G->mod, fname, fty);
-    LLVMValueRef info = alg_info(G, alg, fname);
+    LLVMValueRef info = alg_info(G, alg, fname, rp->inplace_safe ? 1u /* COLL_ALG_INPLACE_SAFE */ : 0u);
     G->fn = fn;
     G->rp = rp;
     const char *names[] = {"comm", "sendbuf", "recvbuf", "count", "dtype", "op", "root"};
@@ -513,9 +514,58 @@ static int write_bytes(const char *path, const char *data, size_t n, DiagEngine 
     return bad ? -1 : 0;
 }
 
-/* Builds, verifies and optimises the module of `progs` in G->ctx. */
+/* ---------- --target=mpi: MPI-signature wrappers (emit_mpi.h) ---------- */
+
+static void emit_mpi_wrapper(LLVMGen *G, const RankProgram *rp, const char *core_prefix,
+                             const char *wrapper_prefix) {
+    const Algorithm *alg = rp->alg;
+    const struct EmitMpiSig *sg = &emit_mpi_sigs[alg->coll];
+    char core[512], name[512];
+    snprintf(core, sizeof core, "%s%s", core_prefix, alg->name);
+    snprintf(name, sizeof name, "%s%s", wrapper_prefix, alg->name);
+    LLVMValueRef core_fn = LLVMGetNamedFunction(G->mod, core);
+    char gname[600];
+    snprintf(gname, sizeof gname, "%.512s.info", core);
+    LLVMValueRef info = LLVMGetNamedGlobal(G->mod, gname);
+    COLLC_ASSERT(core_fn && info);
+
+    /* const coll_alg_info *const collc_NAME_alg = &collc_NAME.info; */
+    snprintf(gname, sizeof gname, "%.512s_alg", core);
+    LLVMValueRef desc = LLVMAddGlobal(G->mod, G->ptr, gname);
+    LLVMSetInitializer(desc, LLVMConstBitCast(info, G->ptr));
+    LLVMSetGlobalConstant(desc, 1);
+
+    /* MPI handles are pointer-sized integers here: passed through, never
+     * interpreted (MPICH: int, Open MPI: pointers). */
+    LLVMTypeRef ps[9];
+    unsigned n = (unsigned)strlen(sg->types);
+    for (unsigned k = 0; k < n; k++) {
+        char t = sg->types[k];
+        ps[k] = (t == 'P' || t == 'p') ? G->ptr : (t == 'i' || t == 'I') ? G->i32 : G->isize;
+    }
+    ps[n] = G->ptr;
+    LLVMTypeRef wty = LLVMFunctionType(G->i32, ps, n, 0);
+    LLVMTypeRef ety = LLVMFunctionType(G->i32, ps, n + 1, 0);
+    LLVMValueRef entry = LLVMGetNamedFunction(G->mod, sg->entry);
+    if (!entry) entry = LLVMAddFunction(G->mod, sg->entry, ety);
+    LLVMValueRef fn = LLVMAddFunction(G->mod, name, wty);
+    LLVMValueRef args[9];
+    for (unsigned k = 0; k < n; k++) {
+        args[k] = LLVMGetParam(fn, k);
+        LLVMSetValueName2(args[k], sg->names[k], strlen(sg->names[k]));
+    }
+    args[n] = LLVMConstBitCast(core_fn, G->ptr);
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(G->ctx, fn, "entry");
+    LLVMPositionBuilderAtEnd(G->b, bb);
+    LLVMValueRef rc = LLVMBuildCall2(G->b, ety, entry, args, n + 1, "");
+    LLVMSetTailCall(rc, 1);
+    LLVMBuildRet(G->b, rc);
+}
+
+/* Builds, verifies and optimises the module of `progs` in G->ctx; with
+ * mpi_prefix, also the --target=mpi wrappers. */
 static int build_module(LLVMGen *G, const RankProgram *const *progs, int nprogs,
-                        const EmitLLVMOptions *o, DiagEngine *dx) {
+                        const EmitLLVMOptions *o, const char *mpi_prefix, DiagEngine *dx) {
     G->mod = LLVMModuleCreateWithNameInContext(o->module_name ? o->module_name : "collc", G->ctx);
     if (target_setup(G, o->triple, o->opt_level, dx)) return -1;
     G->b = LLVMCreateBuilderInContext(G->ctx);
@@ -529,6 +579,9 @@ static int build_module(LLVMGen *G, const RankProgram *const *progs, int nprogs,
     G->voidt = LLVMVoidTypeInContext(G->ctx);
     declare_runtime(G);
     for (int i = 0; i < nprogs; i++) emit_function(G, progs[i], o->prefix ? o->prefix : "");
+    if (mpi_prefix)
+        for (int i = 0; i < nprogs; i++)
+            emit_mpi_wrapper(G, progs[i], o->prefix ? o->prefix : "", mpi_prefix);
 
     char *msg = NULL;
     if (LLVMVerifyModule(G->mod, LLVMReturnStatusAction, &msg)) {
@@ -568,7 +621,7 @@ LLVMModuleRef emit_llvm_module(LLVMContextRef ctx, const RankProgram *const *pro
     LLVMGen G;
     memset(&G, 0, sizeof G);
     G.ctx = ctx;
-    int rc = build_module(&G, progs, nprogs, o, dx);
+    int rc = build_module(&G, progs, nprogs, o, NULL, dx);
     release(&G);
     if (rc) {
         if (G.mod) LLVMDisposeModule(G.mod);
@@ -577,12 +630,12 @@ LLVMModuleRef emit_llvm_module(LLVMContextRef ctx, const RankProgram *const *pro
     return G.mod;
 }
 
-int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
-                   DiagEngine *dx) {
+static int emit_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
+                     const char *mpi_prefix, DiagEngine *dx) {
     LLVMGen G;
     memset(&G, 0, sizeof G);
     G.ctx = LLVMContextCreate();
-    int rc = build_module(&G, progs, nprogs, o, dx);
+    int rc = build_module(&G, progs, nprogs, o, mpi_prefix, dx);
     if (rc) goto out;
     switch (o->kind) {
     case LLVM_OUT_IR: {
@@ -619,6 +672,16 @@ out:
     if (G.mod) LLVMDisposeModule(G.mod);
     LLVMContextDispose(G.ctx);
     return rc;
+}
+
+int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
+                   DiagEngine *dx) {
+    return emit_file(progs, nprogs, o, NULL, dx);
+}
+
+int emit_llvm_file_mpi(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
+                       const char *wrapper_prefix, DiagEngine *dx) {
+    return emit_file(progs, nprogs, o, wrapper_prefix ? wrapper_prefix : "", dx);
 }
 
 const char *emit_llvm_version(void) { return COLLC_LLVM_VERSION; }

@@ -452,6 +452,8 @@ static RStmt *build_nest(Lower *L, const Path *path, int i, const Stmt *x, Side 
 
 typedef struct StepOut { RStmt *sends, *recvs; } StepOut;
 
+static int inplace_safe(const Algorithm *alg);
+
 static void project_xfer(Lower *L, const Path *path, const Stmt *x, StepOut *out) {
     Solve ss = solve_side(L, path, x->u.xfer.src.rank);
     Solve rs = solve_side(L, path, x->u.xfer.dst.rank);
@@ -631,8 +633,110 @@ int lower_algorithm(const Algorithm *alg, const Define *defines, int ndefines, A
         }
     }
     out->body = lower_list(&L, alg->body, 1);
+    out->inplace_safe = inplace_safe(alg);
     if (!L.setup_done) out->body = rs_chain(out->body, emit_setup(&L, alg->span));
     return L.nerrors;
+}
+
+/* ---------- in-place safety ----------
+ *
+ * With MPI's in-place layout, `in` lives inside `out` (allreduce, reduce,
+ * broadcast, alltoall: the whole buffer; allgather, gather: block r). Then a
+ * copy `in[r] -> out[r]` onto the aliased chunks moves nothing, and any other
+ * write to `out` may clobber input that a later read of `in` expects. The
+ * program is declared in-place safe (the runtime then skips its private copy
+ * of the input) when every step that reads `in` other than through such an
+ * identity copy comes strictly before every step that writes `out` other
+ * than through one, in program order, and no loop contains both kinds. This
+ * holds for every N because it is a property of the program text. Reads and
+ * writes in the same step also fail the test: under aliasing they would be a
+ * race. */
+
+typedef struct InplaceScan {
+    const Algorithm *alg;
+    int pos;                /* program-order index of the current step */
+    int last_in_read;       /* position of the last step reading in (-1) */
+    int first_out_write;    /* position of the first step writing out (INT_MAX) */
+    int unsafe;
+} InplaceScan;
+
+static int is_int(const Expr *e, int64_t v) { return e && e->kind == EXPR_INT && e->u.ival == v; }
+
+/* copy in[R] -> out[R] (whole buffers of equal size), or for allgather /
+ * gather copy in[R][0] -> out[R][R] with one chunk per block. */
+static int identity_copy(const InplaceScan *S, const Stmt *x) {
+    const BufRef *src = &x->u.xfer.src, *dst = &x->u.xfer.dst;
+    if (x->u.xfer.op != XFER_COPY || src->buffer != BUF_IN || dst->buffer != BUF_OUT) return 0;
+    if (!expr_equal(src->rank, dst->rank)) return 0;
+    const CollectiveInfo *ci = &collective_info[S->alg->coll];
+    if (ci->in_blocks == ci->out_blocks)
+        return !src->lo && !dst->lo;
+    if (ci->in_blocks == BLOCKS_ONE && ci->out_blocks == BLOCKS_N) {
+        int one_chunk = !S->alg->split || is_int(S->alg->split->u.split.chunks, 1);
+        return one_chunk && (!src->lo || (is_int(src->lo, 0) && !src->hi)) && dst->lo &&
+               !dst->hi && expr_equal(dst->lo, dst->rank);
+    }
+    return 0;
+}
+
+static void inplace_xfers(InplaceScan *S, const Stmt *s, int *reads_in, int *writes_out) {
+    for (; s; s = s->next) {
+        switch (s->kind) {
+        case STMT_FOR: inplace_xfers(S, s->u.for_.body, reads_in, writes_out); break;
+        case STMT_IF:
+            inplace_xfers(S, s->u.if_.then_, reads_in, writes_out);
+            inplace_xfers(S, s->u.if_.else_, reads_in, writes_out);
+            break;
+        case STMT_XFER:
+            if (identity_copy(S, s)) break;
+            if (s->u.xfer.src.buffer == BUF_IN) *reads_in = 1;
+            if (s->u.xfer.dst.buffer == BUF_OUT) *writes_out = 1;
+            break;
+        default: break;
+        }
+    }
+}
+
+static void inplace_scan(InplaceScan *S, const Stmt *s, int in_loop_reads, int in_loop_writes);
+
+/* Visits the steps of a statement list in program order. */
+static void inplace_list(InplaceScan *S, const Stmt *s) {
+    for (; s; s = s->next) inplace_scan(S, s, 0, 0);
+}
+
+static void inplace_scan(InplaceScan *S, const Stmt *s, int unused_r, int unused_w) {
+    (void)unused_r;
+    (void)unused_w;
+    switch (s->kind) {
+    case STMT_STEP: {
+        int r = 0, w = 0;
+        inplace_xfers(S, s->u.step.body, &r, &w);
+        int pos = S->pos++;
+        if (r) S->last_in_read = pos;
+        if (w && pos < S->first_out_write) S->first_out_write = pos;
+        break;
+    }
+    case STMT_FOR: {
+        /* a loop repeats its steps: reads of in after writes of out in an
+         * earlier iteration */
+        int r = 0, w = 0;
+        inplace_xfers(S, s->u.for_.body, &r, &w);
+        if (r && w) S->unsafe = 1;
+        inplace_list(S, s->u.for_.body);
+        break;
+    }
+    case STMT_IF:
+        inplace_list(S, s->u.if_.then_);
+        inplace_list(S, s->u.if_.else_);
+        break;
+    default: break;
+    }
+}
+
+static int inplace_safe(const Algorithm *alg) {
+    InplaceScan S = {.alg = alg, .pos = 0, .last_in_read = -1, .first_out_write = 1 << 30};
+    inplace_list(&S, alg->body);
+    return !S.unsafe && S.last_in_read < S.first_out_write;
 }
 
 /* ---------- dump ---------- */
@@ -721,7 +825,8 @@ static void dump_list(FILE *f, const RankProgram *rp, const RStmt *s, int d) {
 }
 
 void rankir_dump(FILE *out, const RankProgram *rp) {
-    fprintf(out, "rank program %s : %s  (slots %d, solved %d, guarded %d)\n", rp->alg->name,
-            collective_info[rp->alg->coll].keyword, rp->nslots, rp->nsolved, rp->nguarded);
+    fprintf(out, "rank program %s : %s  (slots %d, solved %d, guarded %d%s)\n", rp->alg->name,
+            collective_info[rp->alg->coll].keyword, rp->nslots, rp->nsolved, rp->nguarded,
+            rp->inplace_safe ? ", in-place safe" : "");
     dump_list(out, rp, rp->body, 0);
 }

@@ -79,6 +79,8 @@ typedef struct RankProgram {
     int nscratch;             /* = alg->nbuffers - BUF_FIRST_SCRATCH */
     RStmt *body;
     /* statistics for tests and --stats */
+    int inplace_safe;         /* COLL_ALG_INPLACE_SAFE: correct when in and out
+                                 alias with MPI's in-place layout (see lower.c) */
     int nsolved;              /* transfer sides projected by solving for a loop variable */
     int nguarded;             /* transfer sides that fell back to a guarded loop */
 } RankProgram;
