@@ -1,6 +1,6 @@
 /* verify.c - symbolic execution of the Schedule IR (see verify.h).
  *
- * State: three uint32 arrays indexed by slot (rank, buffer, chunk):
+ * State: one VSlot (three uint32) per slot (rank, buffer, chunk):
  *   val    : the value id (V_UNDEF, V_POISON, V_LEAF|in-slot, or an index in
  *            the value table)
  *   lastw  : 1 + index of the last transfer that wrote the slot (0 = never);
@@ -19,8 +19,10 @@
  * before the step".
  *
  * A value that follows from an error (read of undefined data, double count,
- * mixed chunks) becomes V_POISON, which propagates silently: one mistake
- * gives one diagnostic, not a cascade. */
+ * mixed chunks, a race) becomes V_POISON, which propagates silently: one
+ * mistake gives one diagnostic, not a cascade.
+ *
+ * Messages number steps from 1, as `collc expand` does. */
 #include "verify.h"
 
 #include <inttypes.h>
@@ -667,10 +669,8 @@ static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
 typedef struct Expect { int64_t chunk; int32_t lo, hi; } Expect;
 
 static Expect expected_out(const Schedule *s, int64_t r, int64_t c) {
-    const CollectiveInfo *ci = &collective_info[s->alg->coll];
     int64_t P = s->split, N = s->N, root = s->root;
     Expect e;
-    (void)ci;
     switch (s->alg->coll) {
     case COLLECTIVE_BROADCAST: e = (Expect){c, (int32_t)root, (int32_t)root + 1}; break;
     case COLLECTIVE_SCATTER: e = (Expect){r * P + c, (int32_t)root, (int32_t)root + 1}; break;
