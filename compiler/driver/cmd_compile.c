@@ -72,7 +72,12 @@ static char *default_output(Arena *a, const char *input, const char *suffix) {
     return arena_printf(a, "%.*s%s", (int)n, base, suffix);
 }
 
+/* --target=sg2260: lowering to CDMA descriptor programs (cmd_sg2260.c). */
+int cmd_compile_sg2260(int argc, char **argv);
+
 int cmd_compile(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--target=sg2260") == 0) return cmd_compile_sg2260(argc, argv);
     CommonOptions opts;
     common_options_init(&opts);
     char **files = calloc((size_t)argc + 1, sizeof *files);

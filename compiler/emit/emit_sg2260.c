@@ -1,0 +1,512 @@
+/* emit_sg2260.c - Schedule IR -> SG2260 CDMA descriptor programs (see
+ * emit_sg2260.h for the scheme, docs/sg2260.md "Backend" for the user's
+ * view). */
+#include "emit_sg2260.h"
+#include "support/util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+
+/* One SEND/RECV pair on one link (a hop of a possibly routed transfer). */
+typedef struct LMsg {
+    int from, to;          /* chips */
+    int hop;               /* index on the route (0 = leaves the source) */
+    size_t order;          /* creation order, keeps transfer order per link */
+    uint64_t src, dst, elems;
+    Sg2260Op op;           /* at the destination (NONE for copies, staging) */
+    int in_port;           /* hop > 0: `from`'s port on which the data arrived */
+    int out_port;          /* not the last hop: `to`'s port it leaves by, else -1 */
+} LMsg;
+
+/* A rank-local copy or reduction. */
+typedef struct LGen {
+    int chip, port;
+    uint64_t src, dst, elems;
+    Sg2260Op op;
+} LGen;
+
+typedef struct StepWork {
+    LMsg *msgs;
+    size_t nmsgs, capmsgs;
+    LGen *gens;
+    size_t ngens, capgens;
+} StepWork;
+
+static void add_msg(StepWork *w, const LMsg *m) {
+    if (w->nmsgs == w->capmsgs) {
+        w->capmsgs = w->capmsgs ? 2 * w->capmsgs : 16;
+        w->msgs = xrealloc(w->msgs, w->capmsgs * sizeof *w->msgs);
+    }
+    w->msgs[w->nmsgs++] = *m;
+}
+
+static void add_gen(StepWork *w, const LGen *g) {
+    if (w->ngens == w->capgens) {
+        w->capgens = w->capgens ? 2 * w->capgens : 16;
+        w->gens = xrealloc(w->gens, w->capgens * sizeof *w->gens);
+    }
+    w->gens[w->ngens++] = *g;
+}
+
+static int cmp_msg(const void *pa, const void *pb) {
+    const LMsg *a = pa, *b = pb;
+    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    if (a->to != b->to) return a->to < b->to ? -1 : 1;
+    if (a->hop != b->hop) return a->hop < b->hop ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+uint64_t sg2260_chunk_elem_offset(const Schedule *s, uint64_t count, int64_t c) {
+    uint64_t P = (uint64_t)s->split, block = (uint64_t)c / P, pos = (uint64_t)c % P;
+    uint64_t rem = count % P;
+    return block * count + pos * (count / P) + (pos < rem ? pos : rem);
+}
+
+static uint64_t align_up(uint64_t x) {
+    return (x + SG2260_ALIGN - 1) / SG2260_ALIGN * SG2260_ALIGN;
+}
+
+/* Contiguous pieces of at most a few descriptors: one packed view when the
+ * element count factors into N,C,H,W <= 65535, else 2^28-element blocks, a
+ * multiple of 2^14 and a rest below 2^14 (each of which packs). Returns the
+ * number of pieces written to len[] (<= 64). */
+static int pieces(uint64_t n, uint64_t *len) {
+    Sg2260Shape sh;
+    if (n == 0) return 0;
+    if (sg2260_shape_packed(n, &sh) == 0) {
+        len[0] = n;
+        return 1;
+    }
+    int k = 0;
+    const uint64_t big = UINT64_C(1) << 28, mid = UINT64_C(1) << 14;
+    while (n >= big && k < 61) len[k++] = big, n -= big;
+    if (n / mid) len[k++] = n / mid * mid;
+    if (n % mid) len[k++] = n % mid;
+    return k;
+}
+
+/* Shortest route a -> b over the machine's links (BFS, ports in order, as
+ * the cost model's topology routes). Writes chips a..b into path; returns
+ * its length in chips, or 0 when b is unreachable. */
+static int route(const Sg2260Machine *m, int a, int b, int *path) {
+    int prev[SG2260_MAX_CHIPS], queue[SG2260_MAX_CHIPS], qh = 0, qt = 0;
+    for (int c = 0; c < m->nchips; c++) prev[c] = -2;
+    prev[a] = -1;
+    queue[qt++] = a;
+    while (qh < qt && prev[b] == -2) {
+        int v = queue[qh++];
+        for (int p = 0; p < m->nports[v]; p++) {
+            int w = m->port_peer[v][p];
+            if (prev[w] == -2) prev[w] = v, queue[qt++] = w;
+        }
+    }
+    if (prev[b] == -2) return 0;
+    int tmp[SG2260_MAX_CHIPS], n = 0;
+    for (int v = b; v != -1; v = prev[v]) tmp[n++] = v;
+    for (int i = 0; i < n; i++) path[i] = tmp[n - 1 - i];
+    return n;
+}
+
+static const char *buffer_name(const Schedule *s, int b) {
+    return s->alg->buffers[b].name;
+}
+
+/* Reports a transfer's error with the "with N = .." note. */
+static void xfer_note(const Schedule *s, size_t xi, DiagEngine *dx, Arena *arena) {
+    const char *d = schedule_describe_transfer(s, xi, arena);
+    if (d && *d) diag_note(dx, s->xfers[xi].span, "with %s", d);
+}
+
+static void push(Sg2260Bundle *b, int chip, int port, Sg2260Chan ch, const Sg2260Desc *d, size_t *ndescs) {
+    /* bundle_program may move other programs: never keep the pointer */
+    sg2260_program_push(sg2260_bundle_program(b, chip, port, ch), d);
+    (*ndescs)++;
+}
+
+static void push_sys(Sg2260Bundle *b, int chip, int port, Sg2260Chan ch, Sg2260Sys sys, uint32_t id,
+                     uint32_t count, size_t *ndescs) {
+    Sg2260Desc d;
+    memset(&d, 0, sizeof d);
+    d.cmd = SG2260_CMD_SYS;
+    d.sys = sys;
+    d.msg_id = id;
+    d.count = count;
+    push(b, chip, port, ch, &d, ndescs);
+}
+
+/* Channel key of a chip: 2*port + chan. */
+enum { CH_MAX = 2 * SG2260_MAX_PORTS };
+
+int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx, Arena *arena,
+                 Sg2260Bundle *b, Sg2260Layout *lay, Sg2260LowerStats *st) {
+    const Sg2260Machine *m = o->machine;
+    size_t es = sg2260_dtype_size(o->dtype);
+    memset(lay, 0, sizeof *lay);
+    memset(st, 0, sizeof *st);
+    COLLC_ASSERT(s->nbuffers <= 64);
+
+    /* ---- layout ---- */
+    uint64_t at = SG2260_LAYOUT_BASE;
+    lay->nbuffers = s->nbuffers;
+    for (int k = 0; k < s->nbuffers; k++) {
+        uint64_t mx = 0;
+        for (int64_t r = 0; r < s->N; r++) {
+            uint64_t e = sg2260_chunk_elem_offset(s, o->count, schedule_chunks(s, k, r)) * es;
+            if (e > mx) mx = e;
+        }
+        lay->base[k] = at;
+        lay->bytes[k] = mx;
+        at = align_up(at + mx);
+    }
+    lay->staging = at;
+
+    /* ---- pass 1: every step's link messages and local copies ---- */
+    StepWork *work = xmalloc((s->nsteps ? s->nsteps : 1) * sizeof *work);
+    memset(work, 0, (s->nsteps ? s->nsteps : 1) * sizeof *work);
+    int failed = 0;
+    size_t order = 0;
+    uint64_t staging_max = 0;
+    for (size_t si = 0; si < s->nsteps; si++) {
+        StepWork *w = &work[si];
+        uint64_t stage_off[SG2260_MAX_CHIPS] = {0};
+        size_t first_gen = w->ngens;
+        for (size_t xi = s->steps[si].first; xi < s->steps[si].first + s->steps[si].count; xi++) {
+            const Transfer *t = &s->xfers[xi];
+            int reduce = t->op == XFER_REDUCE;
+            int ca = o->chips[t->src.rank], cb = o->chips[t->dst.rank];
+            uint64_t so = sg2260_chunk_elem_offset(s, o->count, t->src.lo);
+            uint64_t doff = sg2260_chunk_elem_offset(s, o->count, t->dst.lo);
+            uint64_t n = sg2260_chunk_elem_offset(s, o->count, t->src.hi) - so;
+            COLLC_ASSERT(n == sg2260_chunk_elem_offset(s, o->count, t->dst.hi) - doff);
+            if (n == 0) continue; /* empty chunks (count < split): nothing moves */
+            uint64_t src = lay->base[t->src.buffer] + so * es, dst = lay->base[t->dst.buffer] + doff * es;
+            if ((reduce || o->dtype == SG2260_FP20) && (dst % SG2260_ALIGN || (o->dtype == SG2260_FP20 && src % SG2260_ALIGN))) {
+                diag_error(dx, t->span, "sg2260-align",
+                           "%s into rank %d's %s[%d] at 0x%" PRIx64 " needs a 128-byte aligned address "
+                           "(%s); choose a count whose chunks are multiples of %zu elements",
+                           reduce ? "reduction" : "fp20 transfer", (int)t->dst.rank,
+                           buffer_name(s, t->dst.buffer), (int)t->dst.lo, dst,
+                           reduce ? "reducing writes" : "fp20", (size_t)SG2260_ALIGN / es);
+                xfer_note(s, xi, dx, arena);
+                failed = 1;
+                continue;
+            }
+            uint64_t len[64];
+            int np = pieces(n, len);
+            if (ca == cb) {
+                uint64_t off = 0;
+                for (int k = 0; k < np; k++) {
+                    LGen g = {.chip = ca, .port = -1, .src = src + off * es, .dst = dst + off * es,
+                              .elems = len[k], .op = reduce ? o->op : SG2260_OP_NONE};
+                    add_gen(w, &g);
+                    off += len[k];
+                }
+                continue;
+            }
+            int path[SG2260_MAX_CHIPS], hops;
+            int linked = sg2260_machine_port_to(m, ca, cb) >= 0;
+            hops = route(m, ca, cb, path);
+            if (!linked && (!o->store_forward || hops == 0)) {
+                if (hops == 0)
+                    diag_error(dx, t->span, "sg2260-no-link",
+                               "transfer from rank %d (chip %d) to rank %d (chip %d): no route between the "
+                               "chips on machine '%s'",
+                               (int)t->src.rank, ca, (int)t->dst.rank, cb, m->name);
+                else {
+                    diag_error(dx, t->span, "sg2260-no-link",
+                               "transfer from rank %d (chip %d) to rank %d (chip %d): the chips share no link",
+                               (int)t->src.rank, ca, (int)t->dst.rank, cb);
+                    char via[128] = "";
+                    size_t vl = 0;
+                    for (int i = 0; i < hops; i++)
+                        vl += (size_t)snprintf(via + vl, sizeof via - vl, "%s%d", i ? " -> " : "", path[i]);
+                    xfer_note(s, xi, dx, arena);
+                    diag_note(dx, t->span, "--route=store-forward routes it through other chips (%s)", via);
+                    failed = 1;
+                    continue;
+                }
+                xfer_note(s, xi, dx, arena);
+                failed = 1;
+                continue;
+            }
+            if (hops > 2) st->routed++;
+            uint64_t off = 0;
+            for (int k = 0; k < np; k++) {
+                uint64_t bytes = len[k] * es, cur = src + off * es;
+                for (int h = 0; h + 1 < hops; h++) {
+                    int u = path[h], v = path[h + 1], last = h + 2 == hops;
+                    LMsg lm = {.from = u, .to = v, .hop = h, .order = order++, .src = cur, .elems = len[k],
+                               .op = last && reduce ? o->op : SG2260_OP_NONE,
+                               .in_port = h ? sg2260_machine_port_to(m, u, path[h - 1]) : -1,
+                               .out_port = last ? -1 : sg2260_machine_port_to(m, v, path[h + 2])};
+                    if (last) {
+                        lm.dst = dst + off * es;
+                    } else {
+                        lm.dst = lay->staging + stage_off[v];
+                        stage_off[v] = align_up(stage_off[v] + bytes);
+                        if (stage_off[v] > staging_max) staging_max = stage_off[v];
+                    }
+                    cur = lm.dst;
+                    add_msg(w, &lm);
+                    st->link_msgs++;
+                }
+                off += len[k];
+            }
+        }
+        /* local copies go to the chip's TX channel with the fewest bytes to
+         * send in this step, so that they overlap the link traffic */
+        for (size_t gi = first_gen; gi < w->ngens; gi++) {
+            LGen *g = &w->gens[gi];
+            if (m->nports[g->chip] == 0) {
+                diag_error(dx, s->steps[si].span, "sg2260-no-link",
+                           "chip %d has no CDMA engine (no link) to run a local copy on", g->chip);
+                failed = 1;
+                continue;
+            }
+            uint64_t best = UINT64_MAX;
+            for (int p = 0; p < m->nports[g->chip]; p++) {
+                uint64_t load = 0;
+                int peer = m->port_peer[g->chip][p];
+                for (size_t k = 0; k < w->nmsgs; k++)
+                    if (w->msgs[k].from == g->chip && w->msgs[k].to == peer) load += w->msgs[k].elems;
+                for (size_t k = first_gen; k < gi; k++)
+                    if (w->gens[k].chip == g->chip && w->gens[k].port == p) load += w->gens[k].elems;
+                if (load < best) best = load, g->port = p;
+            }
+            st->generals++;
+        }
+        qsort(w->msgs, w->nmsgs, sizeof *w->msgs, cmp_msg);
+    }
+    lay->staging_bytes = staging_max;
+    lay->end = align_up(lay->staging + staging_max);
+    if (failed) goto done;
+
+    /* ---- which channels each chip uses (they join its barriers) ---- */
+    uint8_t used[SG2260_MAX_CHIPS][CH_MAX];
+    memset(used, 0, sizeof used);
+    for (size_t si = 0; si < s->nsteps; si++) {
+        StepWork *w = &work[si];
+        for (size_t k = 0; k < w->nmsgs; k++) {
+            used[w->msgs[k].from][2 * sg2260_machine_port_to(m, w->msgs[k].from, w->msgs[k].to) + SG2260_TX] = 1;
+            used[w->msgs[k].to][2 * sg2260_machine_port_to(m, w->msgs[k].to, w->msgs[k].from) + SG2260_RX] = 1;
+        }
+        for (size_t k = 0; k < w->ngens; k++) used[w->gens[k].chip][2 * w->gens[k].port + SG2260_TX] = 1;
+    }
+    int nch[SG2260_MAX_CHIPS], chans[SG2260_MAX_CHIPS][CH_MAX];
+    for (int c = 0; c < m->nchips; c++) {
+        nch[c] = 0;
+        for (int k = 0; k < CH_MAX; k++)
+            if (used[c][k]) chans[c][nch[c]++] = k;
+    }
+
+    /* ---- pass 2: programs, step by step ---- */
+    int active_before[SG2260_MAX_CHIPS] = {0}, nbarrier[SG2260_MAX_CHIPS] = {0};
+    for (size_t si = 0; si < s->nsteps; si++) {
+        StepWork *w = &work[si];
+        uint8_t active[SG2260_MAX_CHIPS] = {0};
+        for (size_t k = 0; k < w->nmsgs; k++) active[w->msgs[k].from] = active[w->msgs[k].to] = 1;
+        for (size_t k = 0; k < w->ngens; k++) active[w->gens[k].chip] = 1;
+        for (int c = 0; c < m->nchips; c++) {
+            if (!active[c]) continue;
+            if (active_before[c] && nch[c] > 1) {
+                /* barrier: every channel tells every other one it is done
+                 * with the previous step, then waits for all of them. The
+                 * inboxes alternate between two ids per channel: a signal
+                 * for the next barrier can then never be counted for this
+                 * one (it is sent only after its sender passed this one,
+                 * i.e. after every signal of this barrier was sent). */
+                uint32_t par = (uint32_t)(nbarrier[c]++ & 1);
+                for (int i = 0; i < nch[c]; i++) {
+                    int port = chans[c][i] / 2;
+                    Sg2260Chan ch = (Sg2260Chan)(chans[c][i] % 2);
+                    for (int j = 0; j < nch[c]; j++)
+                        if (j != i)
+                            push_sys(b, c, port, ch, ch == SG2260_TX ? SG2260_SYS_TX_SEND_MSG : SG2260_SYS_RX_SEND_MSG,
+                                     2 * (uint32_t)j + par, 0, &st->descs);
+                    push_sys(b, c, port, ch, ch == SG2260_TX ? SG2260_SYS_TX_WAIT_MSG : SG2260_SYS_RX_WAIT_MSG,
+                             2 * (uint32_t)i + par, (uint32_t)(nch[c] - 1), &st->descs);
+                }
+                st->barriers++;
+            }
+            active_before[c] = 1;
+        }
+        for (size_t k = 0; k < w->nmsgs; k++) {
+            const LMsg *lm = &w->msgs[k];
+            int ptx = sg2260_machine_port_to(m, lm->from, lm->to), prx = sg2260_machine_port_to(m, lm->to, lm->from);
+            if (lm->hop > 0)
+                push_sys(b, lm->from, ptx, SG2260_TX, SG2260_SYS_TX_WAIT_MSG,
+                         SG2260_FWD_MSG_BASE + 8 * (uint32_t)lm->in_port + (uint32_t)ptx, 1, &st->descs);
+            Sg2260Desc d;
+            memset(&d, 0, sizeof d);
+            d.cmd = SG2260_CMD_SEND;
+            d.dtype = o->dtype;
+            d.psum = lm->op != SG2260_OP_NONE ? SG2260_PSUM_WR : SG2260_PSUM_WO;
+            d.src = lm->src;
+            if (sg2260_shape_packed(lm->elems, &d.shape)) COLLC_UNREACHABLE("piece does not pack");
+            Sg2260Error err;
+            if (sg2260_desc_check(&d, &err)) goto bad_desc;
+            push(b, lm->from, ptx, SG2260_TX, &d, &st->descs);
+            d.cmd = SG2260_CMD_RECV;
+            d.psum = SG2260_PSUM_WO;
+            d.src = 0;
+            d.dst = lm->dst;
+            d.op = lm->op;
+            if (sg2260_desc_check(&d, &err)) goto bad_desc;
+            push(b, lm->to, prx, SG2260_RX, &d, &st->descs);
+            if (lm->out_port >= 0)
+                push_sys(b, lm->to, prx, SG2260_RX, SG2260_SYS_RX_SEND_MSG,
+                         SG2260_FWD_MSG_BASE + 8 * (uint32_t)prx + (uint32_t)lm->out_port, 0, &st->descs);
+            continue;
+        bad_desc:
+            diag_error(dx, s->steps[si].span, err.code, "step %zu: %s", si + 1, err.msg);
+            failed = 1;
+            goto done;
+        }
+        for (size_t k = 0; k < w->ngens; k++) {
+            const LGen *g = &w->gens[k];
+            Sg2260Desc d;
+            memset(&d, 0, sizeof d);
+            d.cmd = SG2260_CMD_GENERAL;
+            d.dtype = o->dtype;
+            d.op = g->op;
+            d.src = g->src;
+            d.dst = g->dst;
+            d.src_chip = d.dst_chip = g->chip;
+            if (sg2260_shape_packed(g->elems, &d.shape)) COLLC_UNREACHABLE("piece does not pack");
+            d.dshape = d.shape;
+            Sg2260Error err;
+            if (sg2260_desc_check(&d, &err)) {
+                diag_error(dx, s->steps[si].span, err.code, "step %zu: %s", si + 1, err.msg);
+                failed = 1;
+                goto done;
+            }
+            push(b, g->chip, g->port, SG2260_TX, &d, &st->descs);
+        }
+    }
+    for (int c = 0; c < m->nchips; c++)
+        for (int i = 0; i < nch[c]; i++)
+            push_sys(b, c, chans[c][i] / 2, (Sg2260Chan)(chans[c][i] % 2), SG2260_SYS_END, 0, 0, &st->descs);
+    st->channels = b->nslots;
+
+done:
+    for (size_t si = 0; si < s->nsteps; si++) {
+        free(work[si].msgs);
+        free(work[si].gens);
+    }
+    free(work);
+    return failed ? -1 : 0;
+}
+
+/* ---- C source and object ---- */
+
+static int layout_words(const Sg2260Compiled *c, uint64_t *w) {
+    int n = 0;
+    w[n++] = 1;
+    w[n++] = (uint64_t)c->N;
+    w[n++] = c->count;
+    w[n++] = (uint64_t)c->dtype;
+    w[n++] = (uint64_t)c->op;
+    w[n++] = (uint64_t)c->root;
+    w[n++] = (uint64_t)c->layout->nbuffers;
+    w[n++] = c->layout->staging;
+    w[n++] = c->layout->staging_bytes;
+    for (int k = 0; k < c->layout->nbuffers; k++) w[n++] = c->layout->base[k], w[n++] = c->layout->bytes[k];
+    for (int64_t r = 0; r < c->N; r++) w[n++] = (uint64_t)c->chips[r];
+    return n;
+}
+
+int sg2260_write_c(FILE *out, const Sg2260Compiled *c, int n, DiagEngine *dx) {
+    fprintf(out, "/* Generated by collc --target=sg2260: CDMA descriptor bundles (docs/sg2260.md). */\n");
+    for (int i = 0; i < n; i++) {
+        Sg2260Error err;
+        fprintf(out, "\n");
+        if (sg2260_bundle_write_c(out, c[i].bundle, c[i].name, &err)) {
+            diag_error(dx, span_none(), err.code, "%s", err.msg);
+            return -1;
+        }
+        uint64_t *w = xmalloc((size_t)(16 + 2 * c[i].layout->nbuffers + c[i].N) * sizeof *w);
+        int nw = layout_words(&c[i], w);
+        fprintf(out, "/* version, N, count, dtype, op, root, nbuffers, staging, staging_bytes,\n"
+                     "   (base, bytes) per buffer, chip per rank */\n");
+        fprintf(out, "const unsigned long long %s_layout[%d] = {", c[i].name, nw);
+        for (int k = 0; k < nw; k++) fprintf(out, "%s0x%" PRIx64 "ull,", k % 6 ? " " : "\n    ", w[k]);
+        fprintf(out, "\n};\n");
+        free(w);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+int sg2260_write_object(const char *path, const char *triple_opt, const Sg2260Compiled *c, int n,
+                        DiagEngine *dx) {
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+    char *triple = triple_opt ? LLVMNormalizeTargetTriple(triple_opt) : LLVMGetDefaultTargetTriple();
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+        diag_error(dx, span_none(), "bad-triple", "unknown target triple '%s': %s", triple, msg);
+        LLVMDisposeMessage(msg);
+        LLVMDisposeMessage(triple);
+        return -1;
+    }
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, "generic", "", LLVMCodeGenLevelNone,
+                                                      LLVMRelocPIC, LLVMCodeModelDefault);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("sg2260", ctx);
+    LLVMSetTarget(mod, triple);
+    LLVMSetModuleDataLayout(mod, td);
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
+    LLVMTypeRef ulong = LLVMIntPtrTypeInContext(ctx, td); /* `unsigned long` on LP64 and ILP32 */
+    int failed = 0;
+    for (int i = 0; i < n && !failed; i++) {
+        Sg2260Error err;
+        uint8_t *img;
+        long sz = sg2260_bundle_encode(c[i].bundle, &img, &err);
+        if (sz < 0) {
+            diag_error(dx, span_none(), err.code, "%s", err.msg);
+            failed = 1;
+            break;
+        }
+        LLVMValueRef init = LLVMConstStringInContext(ctx, (const char *)img, (unsigned)sz, 1);
+        LLVMValueRef g = LLVMAddGlobal(mod, LLVMArrayType(i8, (unsigned)sz), c[i].name);
+        LLVMSetInitializer(g, init);
+        LLVMSetGlobalConstant(g, 1);
+        LLVMSetAlignment(g, SG2260_ALIGN);
+        free(img);
+        char *nm = malloc(strlen(c[i].name) + 16);
+        sprintf(nm, "%s_size", c[i].name);
+        g = LLVMAddGlobal(mod, ulong, nm);
+        LLVMSetInitializer(g, LLVMConstInt(ulong, (unsigned long long)sz, 0));
+        LLVMSetGlobalConstant(g, 1);
+        uint64_t *w = xmalloc((size_t)(16 + 2 * c[i].layout->nbuffers + c[i].N) * sizeof *w);
+        int nw = layout_words(&c[i], w);
+        LLVMValueRef *vals = xmalloc((size_t)nw * sizeof *vals);
+        for (int k = 0; k < nw; k++) vals[k] = LLVMConstInt(i64, w[k], 0);
+        sprintf(nm, "%s_layout", c[i].name);
+        g = LLVMAddGlobal(mod, LLVMArrayType(i64, (unsigned)nw), nm);
+        LLVMSetInitializer(g, LLVMConstArray(i64, vals, (unsigned)nw));
+        LLVMSetGlobalConstant(g, 1);
+        free(vals);
+        free(w);
+        free(nm);
+    }
+    if (!failed && LLVMTargetMachineEmitToFile(tm, mod, (char *)path, LLVMObjectFile, &msg)) {
+        diag_error(dx, span_none(), "io", "cannot write '%s': %s", path, msg);
+        LLVMDisposeMessage(msg);
+        failed = 1;
+    }
+    LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    LLVMDisposeTargetData(td);
+    LLVMDisposeTargetMachine(tm);
+    LLVMDisposeMessage(triple);
+    return failed ? -1 : 0;
+}

@@ -1,0 +1,102 @@
+/* emit_sg2260.h - lowering of the Schedule IR to SG2260 CDMA descriptor
+ * programs (docs/sg2260.md "Backend"), and the object/C writers for them.
+ *
+ * The lowering takes one instantiated schedule (fixed N), a rank -> chip
+ * mapping on a machine (targets/sg2260) and the element count/dtype/op, and
+ * produces per-chip, per-port TX/RX programs:
+ *   - a transfer between ranks on linked chips: SEND on the sender's port to
+ *     the receiver (psum=wr for a reduce), RECV on the receiver's port from
+ *     the sender carrying the destination, shape and reduce op;
+ *   - a transfer between chips that share no link: rejected with
+ *     "sg2260-no-link", or with store_forward routed along the machine's
+ *     shortest path through staging areas of the intermediate chips (each
+ *     intermediate RX signals the arrival, its TX waits for it, then SENDs);
+ *   - a rank-local transfer: GENERAL (p2p copy, op for a reduce) on the
+ *     chip's least loaded TX channel in that step;
+ *   - between two steps in which a chip works, a barrier across all of that
+ *     chip's channels (SYS *_SEND_MSG to each other channel, *_WAIT_MSG for
+ *     all of them): a step's reads see the previous step's writes, and its
+ *     writes (RECV credits are only posted after the barrier) cannot
+ *     overtake the previous step's reads;
+ *   - SYS END on every channel.
+ * Memory layout (identical on every chip, every region 128-byte aligned):
+ * `in`, `out`, the scratch buffers in declaration order, then the staging
+ * area, from SG2260_LAYOUT_BASE up. */
+#ifndef COLLC_EMIT_SG2260_H
+#define COLLC_EMIT_SG2260_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "schedule/schedule.h"
+#include "sg2260.h"
+
+#define SG2260_LAYOUT_BASE UINT64_C(0x10000)
+
+/* Message ids: the barrier inboxes of a chip's k-th channel are 2k and 2k+1
+ * (even and odd barriers; k < 16); the
+ * forwarding message of a routed transfer arriving on port q and leaving on
+ * port p is SG2260_FWD_MSG_BASE + 8q + p. */
+#define SG2260_FWD_MSG_BASE 64
+
+typedef struct Sg2260LowerOptions {
+    const Sg2260Machine *machine;
+    const int *chips;        /* [N]: chip of each rank (distinct) */
+    uint64_t count;          /* elements per block (MPI's count) */
+    Sg2260Dtype dtype;
+    Sg2260Op op;             /* applied by reduce transfers */
+    int store_forward;       /* route transfers between unlinked chips */
+} Sg2260LowerOptions;
+
+/* Where the buffers live (same address on every chip). */
+typedef struct Sg2260Layout {
+    int nbuffers;
+    uint64_t base[64];       /* [nbuffers] start address of each buffer */
+    uint64_t bytes[64];      /* [nbuffers] size (largest over the ranks) */
+    uint64_t staging, staging_bytes;
+    uint64_t end;            /* first byte after the layout */
+} Sg2260Layout;
+
+typedef struct Sg2260LowerStats {
+    size_t link_msgs;        /* SEND/RECV pairs (routed hops counted apart) */
+    size_t routed;           /* transfers that were store-and-forwarded */
+    size_t generals;         /* local copies */
+    size_t barriers;         /* per-chip step barriers */
+    size_t descs;            /* descriptors in all programs */
+    int channels;            /* programs */
+} Sg2260LowerStats;
+
+/* Byte offset of chunk c in its buffer for `count` elements per block. */
+uint64_t sg2260_chunk_elem_offset(const Schedule *s, uint64_t count, int64_t c);
+
+/* Lowers s into *b (empty on entry). Errors (unroutable transfer, misaligned
+ * reduction, a descriptor breaking a static rule) are reported through dx at
+ * the transfer's span with a note naming N and the loop variables. Returns
+ * 0, or -1 after reporting. */
+int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx, Arena *arena,
+                 Sg2260Bundle *b, Sg2260Layout *lay, Sg2260LowerStats *st);
+
+/* Symbols of one compiled algorithm NAME (docs/sg2260.md "Object"):
+ *   const unsigned char NAME[]          the bundle image (128-byte aligned)
+ *   const unsigned long NAME_size       its size in bytes
+ *   const unsigned long long NAME_layout[]
+ *       {version 1, N, count, dtype, op, root, nbuffers, staging,
+ *        staging_bytes, then base and bytes of every buffer, then the chip of
+ *        every rank} */
+typedef struct Sg2260Compiled {
+    const char *name;            /* C identifier */
+    const Sg2260Bundle *bundle;
+    const Sg2260Layout *layout;
+    int64_t N, root;
+    uint64_t count;
+    Sg2260Dtype dtype;
+    Sg2260Op op;
+    const int *chips;
+} Sg2260Compiled;
+
+/* C source with the symbols above. 0 ok, -1 after reporting through dx. */
+int sg2260_write_c(FILE *out, const Sg2260Compiled *c, int n, DiagEngine *dx);
+/* An object file (LLVM, for `triple` or the host) with the same symbols. */
+int sg2260_write_object(const char *path, const char *triple, const Sg2260Compiled *c, int n,
+                        DiagEngine *dx);
+
+#endif
