@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collrt_internal.h"
@@ -57,7 +58,7 @@ enum { JOIN_NEVER = 0, JOIN_IN = 1, JOIN_LEFT = 2 };
 
 struct coll_world {
     int nranks;
-    int spin;                               /* spin iterations before sleeping */
+    int64_t spin_ns;                        /* spin this long before sleeping */
     _Atomic(chan *) *chans;                 /* [from * N + to] */
     bell *bells;                            /* [N] */
     _Atomic int *joined;                    /* [N] JOIN_* */
@@ -138,12 +139,28 @@ static void ring_all(coll_world *w) {
     for (int r = 0; r < w->nranks; r++) ring(w, r);
 }
 
-/* Waits until the doorbell differs from `seen` (or spuriously returns). */
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Waits until the doorbell differs from `seen` (or spuriously returns). The
+ * spin is bounded in time, not iterations: `pause` costs from a few to
+ * ~150 cycles depending on the CPU. */
 static void wait_bell(coll_world *w, int rank, uint32_t seen) {
     bell *b = &w->bells[rank];
-    for (int i = 0; i < w->spin; i++) {
-        if (atomic_load_explicit(&b->seq, memory_order_relaxed) != seen) return;
-        cpu_relax();
+    if (w->spin_ns > 0) {
+        int64_t deadline = 0;
+        for (unsigned i = 1;; i++) {
+            if (atomic_load_explicit(&b->seq, memory_order_relaxed) != seen) return;
+            cpu_relax();
+            if ((i & 63) == 0) {
+                int64_t t = now_ns();
+                if (!deadline) deadline = t + w->spin_ns;
+                else if (t >= deadline) break;
+            }
+        }
     }
     atomic_store(&b->sleeping, 1);
     if (atomic_load(&b->seq) == seen) futex(&b->seq, FUTEX_WAIT_PRIVATE, seen);
@@ -197,9 +214,9 @@ int coll_comm_create_cpu(int nranks, coll_world **out) {
     /* Spinning only pays when every rank can have a core; oversubscribed,
      * a spinning waiter steals the time slice of the rank it waits for. */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    w->spin = (ncpu > 0 && nranks <= ncpu) ? 4000 : 20;
-    const char *env = getenv("COLL_CPU_SPIN");
-    if (env && *env) w->spin = atoi(env) < 0 ? 0 : atoi(env);
+    w->spin_ns = (ncpu > 0 && nranks <= ncpu) ? 20000 : 0;
+    const char *env = getenv("COLL_CPU_SPIN_NS");
+    if (env && *env) w->spin_ns = atoll(env) < 0 ? 0 : atoll(env);
     *out = w;
     return COLL_OK;
 }
