@@ -2,7 +2,8 @@
 # test.sh - the whole test suite, twice:
 #   1. a normal build with -Werror (build-test/), ctest (lit suite + other
 #      tests); "normal" = the default build type, as every developer builds;
-#   2. an ASan+UBSan build at -O1 (build-asan/), the same tests again.
+#   2. an ASan+UBSan build at -O1 (build-asan/, warnings not fatal), the
+#      same tests again.
 # Ends with one line "N passed, N failed" covering both runs (every lit test
 # and every other ctest test counted once per run); exits non-zero on any
 # failure.
@@ -92,8 +93,11 @@ run() {
 
 run "normal -Werror" "$ROOT/build-test" -DCMAKE_BUILD_TYPE= -DCOLLC_WERROR=ON
 if [ -z "${SKIP_ASAN:-}" ]; then
+  # No -Werror here: the first run already enforces it, and -O1 brings
+  # optimiser-dependent warnings (-Wmaybe-uninitialized, -Wformat-truncation)
+  # that must not hide the sanitizer results.
   run "asan+ubsan" "$ROOT/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-O1" \
-      -DCOLLC_WERROR=ON -DCOLLC_SANITIZE=ON
+      -DCOLLC_WERROR=OFF -DCOLLC_SANITIZE=ON
 fi
 
 echo
