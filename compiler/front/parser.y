@@ -722,12 +722,13 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     yysymbol_kind_t exp[MAXEXP];
     int nexp = yypcontext_expected_tokens(ctx, exp, MAXEXP);
     if (nexp < 0) nexp = 0;
-    int has_semi = 0, has_expr = 0, has_stmt = 0, has_item = 0, has_rbrace = 0, has_ranks = 0;
+    int has_semi = 0, has_comma = 0, has_expr = 0, has_stmt = 0, has_item = 0, has_rbrace = 0, has_ranks = 0;
     yysymbol_kind_t rest[MAXEXP];
     int nrest = 0;  /* expected tokens that do not continue an expression */
     for (int i = 0; i < nexp; i++) {
         yysymbol_kind_t k = exp[i];
         if (tok_is(k, "';'")) has_semi = 1;
+        if (tok_is(k, "','")) has_comma = 1;
         if (k == YYSYMBOL_INT) has_expr = 1;    /* only where an expression may start */
         if (k == YYSYMBOL_LET) has_stmt = 1;    /* only where a statement may start */
         if (k == YYSYMBOL_ALGORITHM || k == YYSYMBOL_TOPOLOGY) has_item = 1;
@@ -775,6 +776,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         parse_error_at(ps, at, "syntax", "'ranks' can only be used as 'for VAR in ranks'");
     } else if (has_semi && la_close && !open_bracket(ps, tok_is(la, "')'") ? '(' : '[')) {
         parse_error_at(ps, at, "syntax", "unmatched %s", tok_text(la));
+    } else if (has_semi && la == YYSYMBOL_STRING && has_comma) {
+        parse_error_at(ps, after, "syntax", "expected ',' before the reason of 'require'");
     } else if (has_semi) {
         parse_error_at(ps, after, "syntax", "expected ';' after statement");
     } else if (has_expr) {  /* also "f(" + ')' and similar: clang's wording */
