@@ -131,17 +131,6 @@ static inline int ref_isnan_bits(coll_dtype dt, const void *p) {
         memcpy(out, &r, sizeof r);                                              \
     } while (0)
 
-/* float op on doubles holding the operands; exact for +,* of binary32/16
- * inputs (products of 24-bit mantissas fit in 53 bits), then rounded once. */
-static inline double ref_fop(coll_op op, double x, double y) {
-    switch (op) {
-    case COLL_SUM: return x + y;
-    case COLL_PROD: return x * y;
-    case COLL_MAX: return (isnan(x) || x > y) ? x : y;
-    default: return (isnan(x) || x < y) ? x : y;
-    }
-}
-
 /* out = a (+) b for one element. */
 static inline void ref_elem(coll_dtype dt, coll_op op, void *out, const void *a,
                             const void *b) {
