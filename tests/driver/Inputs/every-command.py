@@ -1,0 +1,28 @@
+"""Every command of commands.def is listed by `collc --help` and answers
+`collc help CMD` / `collc CMD --help` with exit 0 and a usage line on stdout
+(scripts/demo.sh and users rely on it); a bogus option is a usage error
+(exit 2). usage: every-command.py COLLC COMMANDS.DEF"""
+import re
+import subprocess
+import sys
+
+collc, defs = sys.argv[1], sys.argv[2]
+names = re.findall(r"^X\(\s*(\w+)\s*,", open(defs).read(), re.M)
+top = subprocess.run([collc, "--help"], capture_output=True, text=True)
+bad = 0
+for n in names:
+    problems = []
+    if not re.search(r"^  %s\b" % n, top.stdout, re.M):
+        problems.append("not listed by collc --help")
+    for argv in ([collc, "help", n], [collc, n, "--help"]):
+        p = subprocess.run(argv, capture_output=True, text=True)
+        if p.returncode != 0 or "usage: collc %s" % n not in p.stdout:
+            problems.append("'%s' exit %d, stdout %r" % (" ".join(argv[1:]), p.returncode,
+                                                         p.stdout[:80]))
+    p = subprocess.run([collc, n, "--no-such-option"], capture_output=True, text=True)
+    if p.returncode != 2:
+        problems.append("unknown option: exit %d instead of 2" % p.returncode)
+    for pr in problems:
+        print("%s: %s" % (n, pr))
+    bad += bool(problems)
+print("%d commands, %d with problems" % (len(names), bad))
