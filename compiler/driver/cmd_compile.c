@@ -13,6 +13,7 @@
 #include "analysis/verify.h"
 #include "emit/emit_c.h"
 #include "emit/emit_llvm.h"
+#include "emit/emit_mpi.h"
 #include "lower/rankir.h"
 
 #include <errno.h>
@@ -33,8 +34,10 @@ static void compile_help(void) {
           "  --emit=rankir                 the Rank IR (endpoint projection), for inspection\n"
           "  -o FILE                       output file ('-' = stdout)\n"
           "  -O0 -O1 -O2 -O3               LLVM optimisation level (default -O2)\n"
-          "  --target=cpu|mpi              runtime target (default cpu); the transport ABI\n"
-          "                                is the same, so this only selects defaults\n"
+          "  --target=cpu|mpi              runtime target (default cpu). mpi also emits, per\n"
+          "                                algorithm, NAME with the MPI collective's signature\n"
+          "                                (the algorithm itself becomes collc_NAME); see\n"
+          "                                docs/mpi.md\n"
           "  --target=TRIPLE, --triple=T   LLVM target triple (default: the host)\n"
           "  --prefix=STR                  prepend STR to every generated function name\n"
           "  --no-verify                   emit even if `collc verify` fails (default: refuse)\n"
@@ -83,6 +86,7 @@ int cmd_compile(int argc, char **argv) {
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0, only_files = 0;
     int flag_c = 0, flag_S = 0, flag_emit_llvm = 0, opt_level = 2, no_verify = 0;
+    int target_mpi = 0;
     int64_t *ns = NULL;
     size_t nns = 0;
     const char *emit = NULL, *output = NULL, *triple = NULL, *prefix = "";
@@ -122,7 +126,10 @@ int cmd_compile(int argc, char **argv) {
         if (strncmp(a, "--triple=", 9) == 0) { triple = a + 9; continue; }
         if (strncmp(a, "--target=", 9) == 0) {
             const char *t = a + 9;
-            if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) continue;
+            if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) {
+                target_mpi = strcmp(t, "mpi") == 0;
+                continue;
+            }
             if (strchr(t, '-')) { triple = t; continue; }
             status = usage_error("compile", "unknown target '%s' (expected cpu, mpi or an LLVM triple)", t);
             goto out;
@@ -192,6 +199,10 @@ int cmd_compile(int argc, char **argv) {
         }
         progs[nprogs++] = rp;
     }
+    /* --target=mpi: the algorithms become collc_PREFIXNAME; PREFIXNAME is the
+     * MPI-signature wrapper (emit_mpi.h). */
+    const char *core_prefix = target_mpi ? arena_printf(&s.arena, "%s%s", EMIT_MPI_CORE_PREFIX, prefix)
+                                         : prefix;
     if (!failed) {
         const char *path = output;
         if (!path) path = kind == EMIT_RANKIR ? "-" : default_output(&s.arena, files[0], default_suffix(kind));
@@ -205,8 +216,9 @@ int cmd_compile(int argc, char **argv) {
                 if (kind == EMIT_RANKIR) {
                     for (int k = 0; k < nprogs; k++) rankir_dump(out, progs[k]);
                 } else {
-                    EmitCOptions eo = {.source_name = files[0], .prefix = prefix};
+                    EmitCOptions eo = {.source_name = files[0], .prefix = core_prefix};
                     emit_c_file(out, progs, nprogs, &eo);
+                    if (target_mpi) emit_c_mpi_wrappers(out, progs, nprogs, prefix);
                 }
                 if (out != stdout && fclose(out) != 0) {
                     diag_error(s.dx, span_none(), "io", "cannot write '%s': %s", path, strerror(errno));
@@ -218,14 +230,16 @@ int cmd_compile(int argc, char **argv) {
                 .module_name = files[0],
                 .triple = triple,
                 .opt_level = opt_level,
-                .prefix = prefix,
+                .prefix = core_prefix,
                 .kind = kind == EMIT_OBJECT ? LLVM_OUT_OBJECT
                         : kind == EMIT_ASM ? LLVM_OUT_ASM
                         : kind == EMIT_LLVM_IR ? LLVM_OUT_IR
                                                : LLVM_OUT_BITCODE,
                 .output = path,
             };
-            if (emit_llvm_file(progs, nprogs, &lo, s.dx)) failed = 1;
+            if (target_mpi ? emit_llvm_file_mpi(progs, nprogs, &lo, prefix, s.dx)
+                           : emit_llvm_file(progs, nprogs, &lo, s.dx))
+                failed = 1;
         }
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);

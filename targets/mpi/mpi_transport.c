@@ -1,0 +1,466 @@
+/* mpi_transport.c - the transport ABI of coll.h over MPI point-to-point.
+ *
+ * Design (docs/mpi.md has the rationale):
+ *  - A coll_comm wraps a private duplicate of the application's
+ *    communicator (MPI_Comm_dup, MPI_ERRORS_RETURN), cached on the
+ *    application's communicator with an attribute: collc's messages can
+ *    never match the application's, and the dup is made once.
+ *  - Every step uses its own tag (a per-communicator step counter modulo
+ *    MPI_TAG_UB + 1), so messages of different steps cannot match even when
+ *    a sender runs steps ahead (eager sends); within a step MPI's
+ *    non-overtaking rule gives coll.h's FIFO matching per ordered pair.
+ *  - coll_send posts MPI_Isend at once. Receives and local operations are
+ *    queued and started by coll_step_end: MPI_Irecv for every receive in
+ *    program order (receive-reduces land in a staging area), local copies
+ *    and reductions, then MPI_Waitsome, reducing each staged message as it
+ *    completes, until every request of the step is done.
+ *  - Messages above a segment size (COLLMPI_SEGMENT bytes, default 1 MiB)
+ *    are cut into segments by both sides (the cut depends only on the byte
+ *    length, which both sides know), so reductions overlap the transfers of
+ *    the following segments and no count exceeds INT_MAX.
+ *  - Scratch and staging memory are allocated once per communicator and
+ *    grown when a call needs more (fresh pages are expensive).
+ *  - MPI errors become COLL_ERR_TRANSPORT (the MPI code is kept). */
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+enum { OPK_RECV, OPK_RECV_REDUCE, OPK_COPY, OPK_REDUCE };
+
+typedef struct pend {
+    int kind;
+    int peer;
+    char *dst;
+    const char *a;          /* OPK_RECV_REDUCE: local operand; COPY/REDUCE: src */
+    const char *b;          /* OPK_REDUCE: second operand */
+    size_t bytes;
+    size_t stage_off;       /* OPK_RECV_REDUCE: offset in the staging area */
+} pend;
+
+struct coll_call {
+    collrt_call b;          /* must be first: common code views it */
+    struct coll_comm *comm;
+    int active;
+};
+
+struct coll_comm {
+    MPI_Comm mpi;           /* private duplicate */
+    int rank, nranks;
+    int tag_ub;
+    uint64_t step;          /* steps so far: the tag of the current step */
+    size_t seg;             /* segment size in bytes (multiple of 64) */
+    struct coll_call call;
+    MPI_Request *reqs;      /* this step's requests: sends first, then receives */
+    int *req_op;            /* [nreqs] index of the pend for a receive, -1 send */
+    int *idx;               /* Waitsome indices */
+    MPI_Status *st;         /* Waitsome statuses */
+    size_t nreqs, cap_reqs;
+    pend *ops;
+    size_t nops, cap_ops;
+    char *scratch;
+    size_t scratch_cap;
+    char *stage;
+    size_t stage_cap;
+    int user_op;
+    MPI_Op uop;
+    MPI_Datatype udt;
+    int mpi_err;            /* MPI code of the last transport failure */
+};
+
+/* ---- communicator cache ---- */
+
+static int keyval = MPI_KEYVAL_INVALID;
+static int keyval_err = MPI_SUCCESS;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+static _Thread_local int from_mpi_err = MPI_SUCCESS;
+
+static void free_comm(coll_comm *c) {
+    if (c->mpi != MPI_COMM_NULL) PMPI_Comm_free(&c->mpi);
+    free(c->reqs);
+    free(c->req_op);
+    free(c->idx);
+    free(c->st);
+    free(c->ops);
+    free(c->scratch);
+    free(c->stage);
+    free(c);
+}
+
+static int delete_attr(MPI_Comm comm, int kv, void *val, void *extra) {
+    (void)comm;
+    (void)kv;
+    (void)extra;
+    free_comm(val);
+    return MPI_SUCCESS;
+}
+
+static void make_keyval(void) {
+    keyval_err = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_attr, &keyval, NULL);
+}
+
+int collmpi_from_mpi_error(void) { return from_mpi_err; }
+
+static size_t segment_size(void) {
+    const char *e = getenv("COLLMPI_SEGMENT");
+    long long v = e && *e ? atoll(e) : (1 << 20);
+    if (v <= 0 || v > (1LL << 30)) v = 1LL << 30;   /* 0: no segmentation */
+    return ((size_t)v + 63) & ~(size_t)63;
+}
+
+int coll_comm_from_mpi(MPI_Comm comm, coll_comm **out) {
+    from_mpi_err = MPI_SUCCESS;
+    if (!out) return COLL_ERR_NULL_COMM;
+    *out = NULL;
+    if (comm == MPI_COMM_NULL) return COLL_ERR_NULL_COMM;
+    int inter = 0, rc = PMPI_Comm_test_inter(comm, &inter);
+    if (rc != MPI_SUCCESS) {
+        from_mpi_err = rc;
+        return COLL_ERR_TRANSPORT;
+    }
+    if (inter) return COLL_ERR_NULL_COMM;
+    pthread_once(&keyval_once, make_keyval);
+    if (keyval_err != MPI_SUCCESS) {
+        from_mpi_err = keyval_err;
+        return COLL_ERR_TRANSPORT;
+    }
+    void *val = NULL;
+    int found = 0;
+    rc = PMPI_Comm_get_attr(comm, keyval, &val, &found);
+    if (rc != MPI_SUCCESS) {
+        from_mpi_err = rc;
+        return COLL_ERR_TRANSPORT;
+    }
+    if (found) {
+        *out = val;
+        return COLL_OK;
+    }
+    coll_comm *c = calloc(1, sizeof *c);
+    if (!c) return COLL_ERR_NOMEM;
+    c->mpi = MPI_COMM_NULL;
+    c->call.comm = c;
+    c->seg = segment_size();
+    /* Collective: every rank reaches this on its first collc call on comm. */
+    rc = PMPI_Comm_dup(comm, &c->mpi);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(c->mpi, &c->rank);
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(c->mpi, &c->nranks);
+    int *ub = NULL;
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_get_attr(c->mpi, MPI_TAG_UB, &ub, &found);
+    if (rc == MPI_SUCCESS) c->tag_ub = found && ub && *ub > 0 ? *ub : 32767;
+    if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(comm, keyval, c);
+    if (rc != MPI_SUCCESS) {
+        free_comm(c);
+        from_mpi_err = rc;
+        return COLL_ERR_TRANSPORT;
+    }
+    *out = c;
+    return COLL_OK;
+}
+
+MPI_Comm coll_comm_mpi(const coll_comm *c) { return c ? c->mpi : MPI_COMM_NULL; }
+int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }
+int coll_comm_size(const coll_comm *c) { return c ? c->nranks : -1; }
+
+void collmpi_comm_set_user_op(coll_comm *c, int on, MPI_Op op, MPI_Datatype dt) {
+    c->user_op = on;
+    c->uop = op;
+    c->udt = dt;
+}
+
+int collmpi_comm_mpi_error(const coll_comm *c) { return c ? c->mpi_err : MPI_SUCCESS; }
+
+/* ---- helpers ---- */
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 1;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need) ncap *= 2;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p) return 0;
+    *arr = p;
+    *cap = ncap;
+    return 1;
+}
+
+static void mpi_fail(struct coll_call *cl, int rc) {
+    if (cl->b.status == COLL_OK) cl->comm->mpi_err = rc;
+    collrt_fail(&cl->b, COLL_ERR_TRANSPORT);
+}
+
+/* dst := a (+) b (dst may equal a or b). */
+static void reduce(struct coll_call *cl, char *dst, const char *a, const char *b, size_t bytes) {
+    coll_comm *c = cl->comm;
+    size_t esz = cl->b.esz;
+    if (!c->user_op) {
+        collrt_reduce(cl->b.kern, esz, dst, a, b, bytes / esz);
+        return;
+    }
+    /* MPI_Reduce_local(in, inout): inout := in (+) inout. Only commutative
+     * ops get here (collmpi_map), so the operand order is free. */
+    const char *in = b;
+    if (dst == b) {
+        in = a;
+    } else if (dst != a) {
+        memmove(dst, a, bytes);
+    }
+    size_t n = bytes / esz;
+    while (n) {
+        int k = n > (size_t)INT_MAX ? INT_MAX : (int)n;
+        int rc = PMPI_Reduce_local(in, dst, k, c->udt, c->uop);
+        if (rc != MPI_SUCCESS) {
+            mpi_fail(cl, rc);
+            return;
+        }
+        in += (size_t)k * esz;
+        dst += (size_t)k * esz;
+        n -= (size_t)k;
+    }
+}
+
+static int tag_of(const coll_comm *c) { return (int)(c->step % ((uint64_t)c->tag_ub + 1)); }
+
+static void reset_step(coll_comm *c) {
+    c->nreqs = 0;
+    c->nops = 0;
+}
+
+/* Drops the requests of an abandoned step. Sends complete in the
+ * background; receives were only posted if the step got that far. */
+static void drop_requests(coll_comm *c) {
+    for (size_t i = 0; i < c->nreqs; i++)
+        if (c->reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&c->reqs[i]);
+}
+
+/* ---- calls ---- */
+
+int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
+               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+               coll_call **call) {
+    if (call) *call = NULL;
+    if (!comm) return COLL_ERR_NULL_COMM;
+    if (!call || comm->call.active) return COLL_ERR_INTERNAL;
+    struct coll_call *cl = &comm->call;
+    int rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
+                               dtype, op, root);
+    if (rc != COLL_OK) return rc;
+    cl->active = 1;
+    comm->nreqs = comm->nops = 0;
+    *call = cl;
+    return COLL_OK;
+}
+
+int coll_setup(coll_call *cl, int64_t split, int nscratch, const int64_t *scratch_chunks) {
+    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    size_t bytes;
+    int rc = collrt_setup_size(&cl->b, split, nscratch, scratch_chunks, &bytes);
+    if (rc != COLL_OK) return rc;
+    if (bytes > c->scratch_cap) {
+        /* Every request of earlier calls is complete: nothing reads it. */
+        free(c->scratch);
+        c->scratch_cap = 0;
+        c->scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+        if (!c->scratch) return COLL_ERR_NOMEM;
+        c->scratch_cap = bytes;
+    }
+    collrt_setup_assign(&cl->b, nscratch, c->scratch);
+    return COLL_OK;
+}
+
+static int check_peer(struct coll_call *cl, int64_t peer) {
+    if (!cl || !cl->active || cl->b.status != COLL_OK) return 0;
+    if (peer < 0 || peer >= cl->comm->nranks) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
+        return 0;
+    }
+    return 1;
+}
+
+static int add_req(coll_comm *c, int op_index) {
+    size_t cap = c->cap_reqs;
+    if (c->nreqs + 1 > cap) {
+        size_t c1 = cap, c2 = cap, c3 = cap;
+        if (!grow((void **)&c->reqs, &c1, c->nreqs + 1, sizeof *c->reqs) ||
+            !grow((void **)&c->req_op, &c2, c->nreqs + 1, sizeof *c->req_op) ||
+            !grow((void **)&c->idx, &c3, c->nreqs + 1, sizeof *c->idx))
+            return -1;
+        size_t c4 = cap;
+        if (!grow((void **)&c->st, &c4, c->nreqs + 1, sizeof *c->st)) return -1;
+        c->cap_reqs = c1;
+    }
+    c->req_op[c->nreqs] = op_index;
+    c->reqs[c->nreqs] = MPI_REQUEST_NULL;
+    return (int)c->nreqs++;
+}
+
+void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
+    if (!check_peer(cl, peer) || bytes == 0) return;
+    coll_comm *c = cl->comm;
+    const char *p = src;
+    for (size_t off = 0; off < bytes; off += c->seg) {
+        size_t n = bytes - off < c->seg ? bytes - off : c->seg;
+        int r = add_req(c, -1);
+        if (r < 0) {
+            collrt_fail(&cl->b, COLL_ERR_NOMEM);
+            return;
+        }
+        int rc = PMPI_Isend(p + off, (int)n, MPI_BYTE, (int)peer, tag_of(c), c->mpi, &c->reqs[r]);
+        if (rc != MPI_SUCCESS) {
+            mpi_fail(cl, rc);
+            return;
+        }
+    }
+}
+
+static void add_op(struct coll_call *cl, pend op) {
+    coll_comm *c = cl->comm;
+    if (!grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
+        collrt_fail(&cl->b, COLL_ERR_NOMEM);
+        return;
+    }
+    c->ops[c->nops++] = op;
+}
+
+static int reducible(struct coll_call *cl, size_t bytes) {
+    if (!cl->b.kern || bytes % cl->b.esz) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
+        return 0;
+    }
+    return 1;
+}
+
+void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
+    if (!check_peer(cl, peer) || bytes == 0) return;
+    size_t seg = cl->comm->seg;
+    for (size_t off = 0; off < bytes; off += seg) {
+        size_t n = bytes - off < seg ? bytes - off : seg;
+        add_op(cl, (pend){OPK_RECV, (int)peer, (char *)dst + off, NULL, NULL, n, 0});
+    }
+}
+
+void coll_recv_reduce_bytes(coll_call *cl, int64_t peer, void *dst, const void *local,
+                            size_t bytes) {
+    if (!check_peer(cl, peer) || bytes == 0 || !reducible(cl, bytes)) return;
+    size_t seg = cl->comm->seg;
+    for (size_t off = 0; off < bytes; off += seg) {
+        size_t n = bytes - off < seg ? bytes - off : seg;
+        add_op(cl, (pend){OPK_RECV_REDUCE, (int)peer, (char *)dst + off,
+                          (const char *)local + off, NULL, n, 0});
+    }
+}
+
+void coll_copy_bytes(coll_call *cl, void *dst, const void *src, size_t bytes) {
+    if (!check_peer(cl, 0) || bytes == 0 || dst == src) return;
+    add_op(cl, (pend){OPK_COPY, 0, dst, src, NULL, bytes, 0});
+}
+
+void coll_reduce_bytes(coll_call *cl, void *dst, const void *a, const void *b, size_t bytes) {
+    if (!check_peer(cl, 0) || bytes == 0 || !reducible(cl, bytes)) return;
+    add_op(cl, (pend){OPK_REDUCE, 0, dst, a, b, bytes, 0});
+}
+
+/* ---- step end ---- */
+
+static void run_step(struct coll_call *cl) {
+    coll_comm *c = cl->comm;
+    /* Staging for the receive-reduces of this step, 64-byte aligned pieces. */
+    size_t need = 0;
+    for (size_t i = 0; i < c->nops; i++)
+        if (c->ops[i].kind == OPK_RECV_REDUCE) {
+            c->ops[i].stage_off = need;
+            need += (c->ops[i].bytes + 63) & ~(size_t)63;
+        }
+    if (need > c->stage_cap) {
+        free(c->stage);
+        c->stage_cap = 0;
+        c->stage = aligned_alloc(64, need);
+        if (!c->stage) {
+            collrt_fail(&cl->b, COLL_ERR_NOMEM);
+            return;
+        }
+        c->stage_cap = need;
+    }
+    /* Receives in program order (FIFO per pair), then local operations:
+     * a race-free schedule never touches a received range locally. */
+    int tag = tag_of(c);
+    for (size_t i = 0; i < c->nops; i++) {
+        pend *op = &c->ops[i];
+        if (op->kind != OPK_RECV && op->kind != OPK_RECV_REDUCE) continue;
+        int r = add_req(c, (int)i);
+        if (r < 0) {
+            collrt_fail(&cl->b, COLL_ERR_NOMEM);
+            return;
+        }
+        void *buf = op->kind == OPK_RECV ? op->dst : c->stage + op->stage_off;
+        int rc = PMPI_Irecv(buf, (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &c->reqs[r]);
+        if (rc != MPI_SUCCESS) {
+            mpi_fail(cl, rc);
+            return;
+        }
+    }
+    for (size_t i = 0; i < c->nops; i++) {
+        pend *op = &c->ops[i];
+        if (op->kind == OPK_COPY) memmove(op->dst, op->a, op->bytes);
+        else if (op->kind == OPK_REDUCE) reduce(cl, op->dst, op->a, op->b, op->bytes);
+    }
+    size_t left = 0;
+    for (size_t i = 0; i < c->nreqs; i++) left += c->reqs[i] != MPI_REQUEST_NULL;
+    while (left) {
+        int outcount = 0;
+        int rc = PMPI_Waitsome((int)c->nreqs, c->reqs, &outcount, c->idx, c->st);
+        if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+            mpi_fail(cl, rc);
+            return;
+        }
+        if (outcount == MPI_UNDEFINED) break;
+        for (int k = 0; k < outcount; k++) {
+            int r = c->idx[k];
+            if (rc == MPI_ERR_IN_STATUS && c->st[k].MPI_ERROR != MPI_SUCCESS) {
+                mpi_fail(cl, c->st[k].MPI_ERROR);
+                continue;
+            }
+            left--;
+            int o = c->req_op[r];
+            if (o < 0) continue;
+            pend *op = &c->ops[o];
+            int got = 0;
+            PMPI_Get_count(&c->st[k], MPI_BYTE, &got);
+            if ((size_t)got != op->bytes) {
+                collrt_fail(&cl->b, COLL_ERR_INTERNAL);  /* schedules disagree */
+                continue;
+            }
+            if (op->kind == OPK_RECV_REDUCE)
+                reduce(cl, op->dst, op->a, c->stage + op->stage_off, op->bytes);
+        }
+        if (cl->b.status != COLL_OK) return;
+    }
+}
+
+int coll_step_end(coll_call *cl) {
+    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    if (cl->b.status == COLL_OK) run_step(cl);
+    if (cl->b.status != COLL_OK) drop_requests(c);
+    reset_step(c);
+    c->step++;
+    return cl->b.status;
+}
+
+int coll_finish(coll_call *cl, int status) {
+    if (!cl || !cl->active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    /* Operations posted after the last step_end form one more step. The
+     * step counter (the tag) advances exactly once here whether or not this
+     * rank had any, so that all ranks keep the same tag sequence. */
+    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || c->nops)) run_step(cl);
+    if (status == COLL_OK) status = cl->b.status;
+    if (status != COLL_OK) drop_requests(c);
+    reset_step(c);
+    c->step++;
+    cl->active = 0;
+    c->user_op = 0;
+    return status;
+}
