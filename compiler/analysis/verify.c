@@ -110,6 +110,7 @@ typedef struct VState {
     unsigned nseen;
     int stop;              /* error limit reached */
     size_t describe_budget; /* transfers notes may still replay (describe) */
+    int overflow;          /* more than 2^31 values: verify-too-large */
 } VState;
 
 /* A read-only view of a value (leaves get their interval in `one`). */
@@ -208,6 +209,12 @@ static uint64_t ivl_store(VState *v, size_t n) {
  * with other values: intervals are immutable). */
 static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uint64_t tree,
                           uint32_t pd, uint32_t ps, uint32_t xfer) {
+    if (v->nvals >= V_LEAF) {
+        /* Value ids are 31-bit: stop rather than alias an input leaf. */
+        v->overflow = 1;
+        v->stop = 1;
+        return V_POISON;
+    }
     if (v->nvals == v->capvals) {
         v->capvals = v->capvals ? 2 * v->capvals : 1024;
         v->vals = xrealloc(v->vals, v->capvals * sizeof *v->vals);
@@ -871,6 +878,13 @@ unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, 
     v.nvals = V_FIRST;
 
     for (size_t k = 0; k < s->nsteps && !v.stop; k++) run_step(&v, k);
+    if (v.overflow) {
+        v.errors++;
+        if (dx)
+            diag_error(dx, s->alg->name_span, "verify-too-large",
+                       "schedule of '%s' for N = %" PRId64 " is too large to verify "
+                       "(more than 2^31 reduced values)", s->alg->name, s->N);
+    }
     if (!v.stop) check_postcondition(&v);
     if (!v.errors) st->consistent = check_consistency(&v);
 
