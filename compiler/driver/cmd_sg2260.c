@@ -489,6 +489,7 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     int cc = (int)alg->coll, dt = (int)o->dtype, op = (int)o->op;
     int N = (int)o->N, root = collective_info[alg->coll].rooted ? (int)o->root : 0;
     size_t es = sg2260_dtype_size(o->dtype), count = (size_t)L->count;
+    double M = (double)count * (double)es * (double)cost_blocks(alg->coll, o->N);
     Sg2260Sim *sim = sg2260_sim_new(m);
     Sg2260Error err;
     if (sg2260_sim_load(sim, &L->bundle, &err)) {
@@ -510,7 +511,6 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     Sg2260Result res;
     int rc = sg2260_sim_run(sim, &res);
     char szbuf[32];
-    double M = (double)count * (double)es * (double)cost_blocks(alg->coll, o->N);
     human_bytes(M, szbuf, sizeof szbuf);
     printf("%s (%s) on %s: N = %d, chips ", alg->name, collective_info[alg->coll].keyword, m->name, N);
     print_chips(stdout, o);
@@ -521,6 +521,10 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     printf("  programs %d channels, %zu descriptors: %zu SEND/RECV, %zu GENERAL, %zu barriers, %zu routed\n",
            L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.barriers,
            L->stats.routed);
+    printf("  steps    %zu (%zu local only, %zu with exposed local copies), at most %zu message%s per link and "
+           "step, M = %.0f B\n",
+           L->sched.nsteps, L->stats.local_steps, L->stats.local_exposed, L->stats.max_link_msgs,
+           L->stats.max_link_msgs == 1 ? "" : "s", M);
     int status = 0;
     if (rc) {
         diag_error(dx, alg->name_span, res.err.code, "%s", res.err.msg);

@@ -112,6 +112,37 @@ static int route(const Sg2260Machine *m, int a, int b, int *path) {
     return n;
 }
 
+/* 1 when the local copies of a step (GENERAL, on the DDR-L2 path) would
+ * take longer than its longest link transfer, alone or queued behind the
+ * SENDs of their TX channel: the step then lasts longer than its link
+ * traffic, which is all the cost model prices. An estimate without start-up
+ * latencies, for the statistics. */
+static int local_exposed(const Sg2260Machine *m, const StepWork *w, size_t es) {
+    double link = 0, ddr = m->ddr_l2_GBps * 1e3; /* bytes per us */
+    for (size_t k = 0; k < w->nmsgs; k++) {
+        int l = m->port_link[w->msgs[k].from][sg2260_machine_port_to(m, w->msgs[k].from, w->msgs[k].to)];
+        double t = 0;
+        for (size_t j = 0; j < w->nmsgs; j++)
+            if (w->msgs[j].from == w->msgs[k].from && w->msgs[j].to == w->msgs[k].to)
+                t += (double)(w->msgs[j].elems * es) / (sg2260_machine_link_bw(m, l) * 1e3);
+        if (t > link) link = t;
+    }
+    for (size_t g = 0; g < w->ngens; g++) {
+        int c = w->gens[g].chip, p = w->gens[g].port, l = m->port_link[c][p];
+        double chip = 0, chan = 0;
+        for (size_t j = 0; j < w->ngens; j++)
+            if (w->gens[j].chip == c) {
+                chip += (double)(w->gens[j].elems * es) / ddr;
+                if (w->gens[j].port == p) chan += (double)(w->gens[j].elems * es) / ddr;
+            }
+        for (size_t j = 0; j < w->nmsgs; j++)
+            if (w->msgs[j].from == c && w->msgs[j].to == m->port_peer[c][p])
+                chan += (double)(w->msgs[j].elems * es) / (sg2260_machine_link_bw(m, l) * 1e3);
+        if (chip > link * 1.0001 || chan > link * 1.0001) return 1;
+    }
+    return 0;
+}
+
 static const char *buffer_name(const Schedule *s, int b) {
     return s->alg->buffers[b].name;
 }
@@ -169,7 +200,7 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
     StepWork *work = xmalloc((s->nsteps ? s->nsteps : 1) * sizeof *work);
     memset(work, 0, (s->nsteps ? s->nsteps : 1) * sizeof *work);
     int failed = 0;
-    size_t order = 0;
+    size_t order = 0, misaligned = 0;
     uint64_t staging_max = 0;
     for (size_t si = 0; si < s->nsteps; si++) {
         StepWork *w = &work[si];
@@ -186,13 +217,17 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
             if (n == 0) continue; /* empty chunks (count < split): nothing moves */
             uint64_t src = lay->base[t->src.buffer] + so * es, dst = lay->base[t->dst.buffer] + doff * es;
             if ((reduce || o->dtype == SG2260_FP20) && (dst % SG2260_ALIGN || (o->dtype == SG2260_FP20 && src % SG2260_ALIGN))) {
-                diag_error(dx, t->span, "sg2260-align",
-                           "%s into rank %d's %s[%d] at 0x%" PRIx64 " needs a 128-byte aligned address "
-                           "(%s); choose a count whose chunks are multiples of %zu elements",
-                           reduce ? "reduction" : "fp20 transfer", (int)t->dst.rank,
-                           buffer_name(s, t->dst.buffer), (int)t->dst.lo, dst,
-                           reduce ? "reducing writes" : "fp20", (size_t)SG2260_ALIGN / es);
-                xfer_note(s, xi, dx, arena);
+                /* the first one is enough: the others follow from the count */
+                if (!misaligned++) {
+                    diag_error(dx, t->span, "sg2260-align",
+                               "%s into rank %d's %s[%d] at 0x%" PRIx64 " is not 128-byte aligned, which %s need; "
+                               "with split %" PRId64 ", a count that is a multiple of %" PRId64 " aligns every chunk",
+                               reduce ? "reduction" : "fp20 transfer", (int)t->dst.rank,
+                               buffer_name(s, t->dst.buffer), (int)t->dst.lo, dst,
+                               reduce ? "reducing writes" : "fp20 views", s->split,
+                               s->split * (int64_t)(SG2260_ALIGN / es));
+                    xfer_note(s, xi, dx, arena);
+                }
                 failed = 1;
                 continue;
             }
@@ -281,59 +316,78 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
             st->generals++;
         }
         qsort(w->msgs, w->nmsgs, sizeof *w->msgs, cmp_msg);
+        if (w->ngens && w->nmsgs && local_exposed(m, w, es)) st->local_exposed++;
+        if (w->nmsgs == 0 && w->ngens > 0) st->local_steps++;
+        for (size_t k = 0, run = 0; k < w->nmsgs; k++) {
+            run = k && w->msgs[k].from == w->msgs[k - 1].from && w->msgs[k].to == w->msgs[k - 1].to ? run + 1 : 1;
+            if (run > st->max_link_msgs) st->max_link_msgs = run;
+        }
     }
+    if (misaligned > 1)
+        diag_note(dx, s->alg->name_span, "%zu more transfers of '%s' are misaligned", misaligned - 1, s->alg->name);
     lay->staging_bytes = staging_max;
     lay->end = align_up(lay->staging + staging_max);
     if (failed) goto done;
 
-    /* ---- which channels each chip uses (they join its barriers) ---- */
-    uint8_t used[SG2260_MAX_CHIPS][CH_MAX];
+    /* ---- pass 2: programs, step by step ----
+     * Between two consecutive steps p < s in which chip c works, a barrier:
+     * every channel of c that worked in p signals every channel that works
+     * in s, which waits for all of them. By induction each channel's step-s
+     * work then follows all of c's work in earlier steps (a waiter waits for
+     * the channels of p, which waited for those before them). A waiter's
+     * inbox ids are 2k and 2k+1 (k = 2*port + channel), alternating between
+     * barriers: a signal of the barrier after the next one is sent only once
+     * this waiter has passed its wait (its sender worked in the step between
+     * them, after a barrier this waiter signalled), so a wait never counts a
+     * later barrier's signal. */
+    uint8_t prev[SG2260_MAX_CHIPS][CH_MAX], used[SG2260_MAX_CHIPS][CH_MAX];
+    memset(prev, 0, sizeof prev);
     memset(used, 0, sizeof used);
-    for (size_t si = 0; si < s->nsteps; si++) {
-        StepWork *w = &work[si];
-        for (size_t k = 0; k < w->nmsgs; k++) {
-            used[w->msgs[k].from][2 * sg2260_machine_port_to(m, w->msgs[k].from, w->msgs[k].to) + SG2260_TX] = 1;
-            used[w->msgs[k].to][2 * sg2260_machine_port_to(m, w->msgs[k].to, w->msgs[k].from) + SG2260_RX] = 1;
-        }
-        for (size_t k = 0; k < w->ngens; k++) used[w->gens[k].chip][2 * w->gens[k].port + SG2260_TX] = 1;
-    }
-    int nch[SG2260_MAX_CHIPS], chans[SG2260_MAX_CHIPS][CH_MAX];
-    for (int c = 0; c < m->nchips; c++) {
-        nch[c] = 0;
-        for (int k = 0; k < CH_MAX; k++)
-            if (used[c][k]) chans[c][nch[c]++] = k;
-    }
-
-    /* ---- pass 2: programs, step by step ---- */
     int active_before[SG2260_MAX_CHIPS] = {0}, nbarrier[SG2260_MAX_CHIPS] = {0};
     for (size_t si = 0; si < s->nsteps; si++) {
         StepWork *w = &work[si];
-        uint8_t active[SG2260_MAX_CHIPS] = {0};
-        for (size_t k = 0; k < w->nmsgs; k++) active[w->msgs[k].from] = active[w->msgs[k].to] = 1;
-        for (size_t k = 0; k < w->ngens; k++) active[w->gens[k].chip] = 1;
+        uint8_t act[SG2260_MAX_CHIPS][CH_MAX], active[SG2260_MAX_CHIPS] = {0};
+        memset(act, 0, sizeof act);
+        for (size_t k = 0; k < w->nmsgs; k++) {
+            act[w->msgs[k].from][2 * sg2260_machine_port_to(m, w->msgs[k].from, w->msgs[k].to) + SG2260_TX] = 1;
+            act[w->msgs[k].to][2 * sg2260_machine_port_to(m, w->msgs[k].to, w->msgs[k].from) + SG2260_RX] = 1;
+            active[w->msgs[k].from] = active[w->msgs[k].to] = 1;
+        }
+        for (size_t k = 0; k < w->ngens; k++) {
+            act[w->gens[k].chip][2 * w->gens[k].port + SG2260_TX] = 1;
+            active[w->gens[k].chip] = 1;
+        }
         for (int c = 0; c < m->nchips; c++) {
             if (!active[c]) continue;
-            if (active_before[c] && nch[c] > 1) {
-                /* barrier: every channel tells every other one it is done
-                 * with the previous step, then waits for all of them. The
-                 * inboxes alternate between two ids per channel: a signal
-                 * for the next barrier can then never be counted for this
-                 * one (it is sent only after its sender passed this one,
-                 * i.e. after every signal of this barrier was sent). */
-                uint32_t par = (uint32_t)(nbarrier[c]++ & 1);
-                for (int i = 0; i < nch[c]; i++) {
-                    int port = chans[c][i] / 2;
-                    Sg2260Chan ch = (Sg2260Chan)(chans[c][i] % 2);
-                    for (int j = 0; j < nch[c]; j++)
-                        if (j != i)
-                            push_sys(b, c, port, ch, ch == SG2260_TX ? SG2260_SYS_TX_SEND_MSG : SG2260_SYS_RX_SEND_MSG,
-                                     2 * (uint32_t)j + par, 0, &st->descs);
-                    push_sys(b, c, port, ch, ch == SG2260_TX ? SG2260_SYS_TX_WAIT_MSG : SG2260_SYS_RX_WAIT_MSG,
-                             2 * (uint32_t)i + par, (uint32_t)(nch[c] - 1), &st->descs);
+            if (active_before[c]) {
+                int nsig = 0, nwait = 0, only = -1;
+                for (int k = 0; k < CH_MAX; k++) {
+                    if (prev[c][k]) nsig++, only = k;
+                    nwait += act[c][k];
                 }
-                st->barriers++;
+                /* one channel working in both steps: its own order suffices */
+                if (!(nsig == 1 && nwait == 1 && act[c][only])) {
+                    uint32_t par = (uint32_t)(nbarrier[c]++ & 1);
+                    for (int i = 0; i < CH_MAX; i++) {
+                        if (!prev[c][i] && !act[c][i]) continue;
+                        Sg2260Chan ch = (Sg2260Chan)(i % 2);
+                        if (prev[c][i])
+                            for (int j = 0; j < CH_MAX; j++)
+                                if (j != i && act[c][j])
+                                    push_sys(b, c, i / 2, ch,
+                                             ch == SG2260_TX ? SG2260_SYS_TX_SEND_MSG : SG2260_SYS_RX_SEND_MSG,
+                                             2 * (uint32_t)j + par, 0, &st->descs);
+                        uint32_t cnt = (uint32_t)(nsig - prev[c][i]);
+                        if (act[c][i] && cnt)
+                            push_sys(b, c, i / 2, ch, ch == SG2260_TX ? SG2260_SYS_TX_WAIT_MSG : SG2260_SYS_RX_WAIT_MSG,
+                                     2 * (uint32_t)i + par, cnt, &st->descs);
+                    }
+                    st->barriers++;
+                }
             }
             active_before[c] = 1;
+            memcpy(prev[c], act[c], sizeof prev[c]);
+            for (int k = 0; k < CH_MAX; k++) used[c][k] |= act[c][k];
         }
         for (size_t k = 0; k < w->nmsgs; k++) {
             const LMsg *lm = &w->msgs[k];
@@ -389,8 +443,8 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
         }
     }
     for (int c = 0; c < m->nchips; c++)
-        for (int i = 0; i < nch[c]; i++)
-            push_sys(b, c, chans[c][i] / 2, (Sg2260Chan)(chans[c][i] % 2), SG2260_SYS_END, 0, 0, &st->descs);
+        for (int k = 0; k < CH_MAX; k++)
+            if (used[c][k]) push_sys(b, c, k / 2, (Sg2260Chan)(k % 2), SG2260_SYS_END, 0, 0, &st->descs);
     st->channels = b->nslots;
 
 done:

@@ -13,11 +13,12 @@
  *     intermediate RX signals the arrival, its TX waits for it, then SENDs);
  *   - a rank-local transfer: GENERAL (p2p copy, op for a reduce) on the
  *     chip's least loaded TX channel in that step;
- *   - between two steps in which a chip works, a barrier across all of that
- *     chip's channels (SYS *_SEND_MSG to each other channel, *_WAIT_MSG for
- *     all of them): a step's reads see the previous step's writes, and its
- *     writes (RECV credits are only posted after the barrier) cannot
- *     overtake the previous step's reads;
+ *   - between two consecutive steps p < s in which a chip works, a barrier:
+ *     each of its channels that worked in p signals (SYS *_SEND_MSG) each
+ *     one that works in s, which waits for all of them (*_WAIT_MSG): a
+ *     step's reads see the previous steps' writes, and its writes (RECV
+ *     credits are only posted after the barrier) cannot overtake their
+ *     reads;
  *   - SYS END on every channel.
  * Memory layout (identical on every chip, every region 128-byte aligned):
  * `in`, `out`, the scratch buffers in declaration order, then the staging
@@ -32,8 +33,8 @@
 
 #define SG2260_LAYOUT_BASE UINT64_C(0x10000)
 
-/* Message ids: the barrier inboxes of a chip's k-th channel are 2k and 2k+1
- * (even and odd barriers; k < 16); the
+/* Message ids: the barrier inboxes of channel k = 2*port + (0 TX, 1 RX) are
+ * 2k and 2k+1 (even and odd barriers); the
  * forwarding message of a routed transfer arriving on port q and leaving on
  * port p is SG2260_FWD_MSG_BASE + 8q + p. */
 #define SG2260_FWD_MSG_BASE 64
@@ -62,6 +63,9 @@ typedef struct Sg2260LowerStats {
     size_t generals;         /* local copies */
     size_t barriers;         /* per-chip step barriers */
     size_t descs;            /* descriptors in all programs */
+    size_t local_steps;      /* steps with local copies only (no link traffic) */
+    size_t max_link_msgs;    /* most messages on one link direction in one step */
+    size_t local_exposed;    /* steps whose local copies outlast their link traffic */
     int channels;            /* programs */
 } Sg2260LowerStats;
 
