@@ -724,6 +724,12 @@ static void collect_buffers(Sema *S, Algorithm *alg) {
             }
             continue;
         }
+        if (alg->nbuffers == UINT16_MAX) {   /* SlotRange.buffer is 16 bits */
+            diag_error(S->dx, st->u.scratch.name_span, "too-many-buffers",
+                       "too many scratch buffers (at most %d)", UINT16_MAX - BUF_FIRST_SCRATCH);
+            st->u.scratch.buffer = BUF_OUT;
+            continue;
+        }
         Buffer *b = &alg->buffers[alg->nbuffers];
         b->name = name;
         b->span = st->u.scratch.name_span;
