@@ -1,0 +1,184 @@
+/* mpi_bench.c - every example compiled with `collc compile --target=mpi`
+ * against the MPI library's own collective, in the same mpirun, on the same
+ * buffers: per collective and size, the contenders (the library first, then
+ * each compiled algorithm) run in turn, round after round (alternating, so
+ * that noise hits them alike), and the table prints busbw(ours) /
+ * busbw(native) = t(native) / t(ours): the ratio of the median times and of
+ * the best times. >1 means collc's algorithm is faster.
+ *
+ *   GLIBC_TUNABLES=glibc.malloc.hugetlb=1 mpirun -n N mpi_bench \
+ *       [-r ROUNDS] [-min BYTES] [-max BYTES] [-c COLLECTIVE]
+ * Sizes are nccl-tests sizes (the whole vector: count * 4 bytes, MPI_FLOAT,
+ * MPI_SUM; N blocks for allgather/gather/scatter/alltoall/reduce_scatter),
+ * 4 KiB .. 64 MiB by factors of 4. The time of one round is the slowest
+ * rank's, averaged over enough calls to last a few milliseconds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <collmpi.h>
+
+typedef enum { K_BCAST, K_SCATTER, K_GATHER, K_REDUCE, K_ALLGATHER, K_RS, K_ALLREDUCE, K_ALLTOALL, K_COUNT } kind;
+static const char *kname[] = {"bcast", "scatter", "gather", "reduce", "allgather", "reduce_scatter",
+                              "allreduce", "alltoall"};
+
+#define ALG(name, K) COLLMPI_DECLARE_##K(name);
+#include "mpi_algs.h"
+#undef ALG
+#define KIND_BCAST K_BCAST
+#define KIND_SCATTER K_SCATTER
+#define KIND_GATHER K_GATHER
+#define KIND_REDUCE K_REDUCE
+#define KIND_ALLGATHER K_ALLGATHER
+#define KIND_REDUCE_SCATTER K_RS
+#define KIND_ALLREDUCE K_ALLREDUCE
+#define KIND_ALLTOALL K_ALLTOALL
+static const struct {
+    const char *name;
+    kind k;
+    void (*fn)(void);
+} algs[] = {
+#define ALG(name, K) {#name, KIND_##K, (void (*)(void))name},
+#include "mpi_algs.h"
+#undef ALG
+};
+#define NALGS ((int)(sizeof algs / sizeof *algs))
+
+typedef int (*fn_bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
+typedef int (*fn_gs)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+typedef int (*fn_reduce)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+typedef int (*fn_ag)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+typedef int (*fn_ar)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+
+static int N, me;
+static MPI_Comm comm;
+
+static int call(kind k, void (*fn)(void), float *sb, float *rb, size_t bytes) {
+    int c = (int)(bytes / 4), b = (int)(bytes / 4 / (size_t)N);
+    MPI_Datatype f = MPI_FLOAT;
+    switch (k) {
+    case K_BCAST: return fn ? ((fn_bcast)fn)(rb, c, f, 0, comm) : MPI_Bcast(rb, c, f, 0, comm);
+    case K_SCATTER: return fn ? ((fn_gs)fn)(sb, b, f, rb, b, f, 0, comm) : MPI_Scatter(sb, b, f, rb, b, f, 0, comm);
+    case K_GATHER: return fn ? ((fn_gs)fn)(sb, b, f, rb, b, f, 0, comm) : MPI_Gather(sb, b, f, rb, b, f, 0, comm);
+    case K_REDUCE:
+        return fn ? ((fn_reduce)fn)(sb, rb, c, f, MPI_SUM, 0, comm) : MPI_Reduce(sb, rb, c, f, MPI_SUM, 0, comm);
+    case K_ALLGATHER: return fn ? ((fn_ag)fn)(sb, b, f, rb, b, f, comm) : MPI_Allgather(sb, b, f, rb, b, f, comm);
+    case K_ALLTOALL: return fn ? ((fn_ag)fn)(sb, b, f, rb, b, f, comm) : MPI_Alltoall(sb, b, f, rb, b, f, comm);
+    case K_RS:
+        return fn ? ((fn_ar)fn)(sb, rb, b, f, MPI_SUM, comm) : MPI_Reduce_scatter_block(sb, rb, b, f, MPI_SUM, comm);
+    case K_ALLREDUCE:
+        return fn ? ((fn_ar)fn)(sb, rb, c, f, MPI_SUM, comm) : MPI_Allreduce(sb, rb, c, f, MPI_SUM, comm);
+    default: return MPI_ERR_OTHER;
+    }
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Seconds per call, the slowest rank's. */
+static double timed(kind k, void (*fn)(void), float *sb, float *rb, size_t bytes, int iters) {
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) call(k, fn, sb, rb, bytes);
+    double t = (MPI_Wtime() - t0) / iters, tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return tmax;
+}
+
+static double busbw_factor(kind k) {
+    switch (k) {
+    case K_ALLREDUCE: return 2.0 * (N - 1) / N;
+    case K_BCAST:
+    case K_REDUCE: return 1.0;
+    default: return (double)(N - 1) / N;
+    }
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Comm_size(comm, &N);
+    MPI_Comm_rank(comm, &me);
+    int rounds = 5;
+    size_t minb = 4096, maxb = 64u << 20;
+    const char *only = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-r") == 0) rounds = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-min") == 0) minb = strtoull(argv[i + 1], NULL, 0);
+        else if (strcmp(argv[i], "-max") == 0) maxb = strtoull(argv[i + 1], NULL, 0);
+        else if (strcmp(argv[i], "-c") == 0) only = argv[i + 1];
+    }
+    if (rounds < 1) rounds = 1;
+    /* sendbuf: up to N blocks of maxb/N (alltoall, scatter, reduce_scatter) */
+    size_t cap = maxb + 4096;
+    float *sb = malloc(cap), *rb = malloc(cap);
+    for (size_t i = 0; i < cap / 4; i++) sb[i] = (float)((i * 7 + (size_t)me) % 13), rb[i] = 0;
+    const char *lib =
+#ifdef OPEN_MPI
+        "Open MPI";
+#elif defined(MPICH_VERSION)
+        "MPICH " MPICH_VERSION;
+#else
+        "MPI";
+#endif
+    if (me == 0)
+        printf("# collc --target=mpi vs %s, N=%d, %d rounds; cells: busbw ratio ours/native, "
+               "median (best)\n",
+               lib, N, rounds);
+    double *tn = malloc(sizeof(double) * (size_t)rounds * (NALGS + 1));
+    for (int k = 0; k < K_COUNT; k++) {
+        if (only && strcmp(only, kname[k]) != 0) continue;
+        int idx[64], n = 0;
+        for (int a = 0; a < NALGS; a++) {
+            if (algs[a].k != (kind)k) continue;
+            /* require fails for this N: MPI_ERR_UNSUPPORTED_OPERATION, no message sent */
+            if (call((kind)k, algs[a].fn, sb, rb, 4096) == MPI_ERR_UNSUPPORTED_OPERATION) continue;
+            idx[n++] = a;
+        }
+        if (me == 0) {
+            printf("\n## %s (N=%d)\n%-9s %12s", kname[k], N, "size", "native GB/s");
+            for (int j = 0; j < n; j++) printf("  %-*s", 16, algs[idx[j]].name);
+            printf("\n");
+        }
+        for (size_t bytes = minb; bytes <= maxb; bytes *= 4) {
+            if (bytes / 4 / (size_t)N == 0) continue;
+            /* enough calls for ~20 ms at ~1 GB/s, at least one */
+            int iters = (int)((size_t)(16u << 20) / bytes);
+            if (iters < 1) iters = 1;
+            if (iters > 100) iters = 100;
+            /* warm-up: first touch, cached scratch, connections */
+            call((kind)k, NULL, sb, rb, bytes);
+            for (int j = 0; j < n; j++) call((kind)k, algs[idx[j]].fn, sb, rb, bytes);
+            for (int r = 0; r < rounds; r++) {
+                tn[r] = timed((kind)k, NULL, sb, rb, bytes, iters);
+                for (int j = 0; j < n; j++)
+                    tn[(size_t)(j + 1) * rounds + r] = timed((kind)k, algs[idx[j]].fn, sb, rb, bytes, iters);
+            }
+            for (int j = 0; j <= n; j++) qsort(tn + (size_t)j * rounds, (size_t)rounds, sizeof(double), cmp_d);
+            if (me == 0) {
+                double med = tn[rounds / 2], best = tn[0];
+                char sz[32];
+                if (bytes >= (1u << 20)) snprintf(sz, sizeof sz, "%zuMiB", bytes >> 20);
+                else snprintf(sz, sizeof sz, "%zuKiB", bytes >> 10);
+                printf("%-9s %12.2f", sz, (double)bytes / med * busbw_factor((kind)k) / 1e9);
+                for (int j = 0; j < n; j++) {
+                    double *t = tn + (size_t)(j + 1) * rounds;
+                    char cell[40];
+                    snprintf(cell, sizeof cell, "%.2f (%.2f)", med / t[rounds / 2], best / t[0]);
+                    printf("  %-16s", cell);
+                }
+                printf("\n");
+                fflush(stdout);
+            }
+        }
+    }
+    free(tn);
+    free(sb);
+    free(rb);
+    MPI_Comm_free(&comm);
+    MPI_Finalize();
+    return 0;
+}
