@@ -113,6 +113,7 @@ struct coll_comm {
     size_t nops, cap_ops, recvs_left;
     char *scratch;
     size_t scratch_cap;
+    int64_t spin_ns;        /* current spin budget (adaptive, <= w->spin_ns) */
 };
 
 /* ---- waiting ---- */
@@ -145,26 +146,46 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Waits until the doorbell differs from `seen` (or spuriously returns). The
- * spin is bounded in time, not iterations: `pause` costs from a few to
- * ~150 cycles depending on the CPU. */
-static void wait_bell(coll_world *w, int rank, uint32_t seen) {
-    bell *b = &w->bells[rank];
-    if (w->spin_ns > 0) {
+/* Waits until this rank's doorbell differs from `seen` (or spuriously
+ * returns). Spins first, bounded in time, not iterations (`pause` costs from
+ * a few to ~150 cycles depending on the CPU), then sleeps in FUTEX_WAIT.
+ * The spin budget adapts, as glibc's adaptive mutexes do: it grows (up to
+ * the world's maximum) when a spin succeeds or a sleep was short enough that
+ * a longer spin would have avoided it, and halves when a sleep was long
+ * (peers are slow or descheduled: on a loaded machine spinning only steals
+ * their time). */
+static void wait_bell(coll_comm *c, uint32_t seen) {
+    coll_world *w = c->w;
+    bell *b = &w->bells[c->rank];
+    int64_t budget = c->spin_ns;
+    if (budget > 0) {
         int64_t deadline = 0;
         for (unsigned i = 1;; i++) {
-            if (atomic_load_explicit(&b->seq, memory_order_relaxed) != seen) return;
+            if (atomic_load_explicit(&b->seq, memory_order_relaxed) != seen) {
+                int64_t more = budget + budget / 4 + 500;
+                c->spin_ns = more < w->spin_ns ? more : w->spin_ns;
+                return;
+            }
             cpu_relax();
             if ((i & 63) == 0) {
                 int64_t t = now_ns();
-                if (!deadline) deadline = t + w->spin_ns;
+                if (!deadline) deadline = t + budget;
                 else if (t >= deadline) break;
             }
         }
     }
+    int64_t t0 = w->spin_ns > 0 ? now_ns() : 0;
     atomic_store(&b->sleeping, 1);
     if (atomic_load(&b->seq) == seen) futex(&b->seq, FUTEX_WAIT_PRIVATE, seen);
     atomic_store_explicit(&b->sleeping, 0, memory_order_relaxed);
+    if (w->spin_ns > 0) {
+        if (now_ns() - t0 < w->spin_ns) {
+            int64_t more = 2 * c->spin_ns + 1000;
+            c->spin_ns = more < w->spin_ns ? more : w->spin_ns;
+        } else {
+            c->spin_ns /= 2;
+        }
+    }
 }
 
 static int call_aborted(const coll_comm *c) {
@@ -253,6 +274,7 @@ int coll_comm_join(coll_world *w, int rank, coll_comm **out) {
     c->rank = rank;
     c->nranks = w->nranks;
     c->call.comm = c;
+    c->spin_ns = w->spin_ns;
     atomic_fetch_add(&w->active, 1);
     *out = c;
     return COLL_OK;
@@ -573,7 +595,7 @@ int coll_step_end(coll_call *cl) {
                 collrt_fail(b, COLL_ERR_PEER);
                 break;
             }
-            if (!progress) wait_bell(c->w, c->rank, seen);
+            if (!progress) wait_bell(c, seen);
         }
     }
     reset_step(c);
@@ -598,7 +620,7 @@ static void drain(coll_comm *c) {
                 atomic_load(&w->cur_call[p]) != c->call_seq ||
                 atomic_load(&w->done_call[p]) >= c->call_seq)
                 break;
-            wait_bell(w, c->rank, seen);
+            wait_bell(c, seen);
         }
     }
 }
