@@ -145,7 +145,9 @@ static MPI_Datatype mpi_type(tkind t) {
 
 static void isum(void *in, void *inout, int *len, MPI_Datatype *dt) {
     (void)dt;
-    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+    /* wraps (as MPI_SUM on int does in practice), without signed overflow */
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] = (int)((unsigned)((int *)inout)[i] + (unsigned)((int *)in)[i]);
 }
 
 static void first_wins(void *in, void *inout, int *len, MPI_Datatype *dt) {
