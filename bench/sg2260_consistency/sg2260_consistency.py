@@ -53,10 +53,11 @@ def main():
                 rows.append(dict(name=name, n=n, skip=why))
                 continue
             t = float(re.search(r"^  time +([0-9.]+) us", out, re.M).group(1))
-            st = re.search(r"(\d+) SEND/RECV, (\d+) GENERAL, (\d+) barriers, (\d+) routed", out)
+            st = re.search(r"(\d+) SEND/RECV, (\d+) GENERAL \((\d+) chunk copies sunk\), (\d+) barriers, (\d+) routed",
+                           out)
             sp = re.search(r"steps +(\d+) \((\d+) local only, (\d+) with exposed local copies\), at most (\d+) "
                            r"messages? per link and step, M = (\d+) B", out)
-            routed, gens = int(st.group(4)), int(st.group(2))
+            routed = int(st.group(5))
             local_steps, exposed, maxmsg, M = int(sp.group(2)), int(sp.group(3)), int(sp.group(4)), int(sp.group(5))
             rc, cout, cerr = run([a.collc, "cost", f, "-N", str(n), "--machine", a.machine, "--size", str(M),
                                   "--format", "json"])

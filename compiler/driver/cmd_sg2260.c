@@ -46,6 +46,7 @@ typedef struct SgOptions {
     int64_t count;                /* -1 = from size */
     double size;
     int store_forward;
+    int sink_local;
     int no_verify;
     SgEmit emit;
     int flag_c;
@@ -134,7 +135,9 @@ static void help(int sim) {
           "  --route=direct|store-forward  transfers between chips without a link: rejected\n"
           "                                (default) or routed through other chips\n"
           "  --no-verify                   skip collc verify for n (default: refuse to lower\n"
-          "                                an algorithm that does not verify)\n",
+          "                                an algorithm that does not verify)\n"
+          "  --no-sink-copies              keep every local copy in its step (default: move\n"
+          "                                it to a later step where it overlaps link traffic)\n",
           stdout);
     if (sim)
         fputs("  --trace OUT.json              Chrome trace (Perfetto, chrome://tracing)\n"
@@ -226,6 +229,7 @@ static int parse_args(SgOptions *o, int argc, char **argv) {
         }
         if (strcmp(a, "-c") == 0 && !o->sim) { o->flag_c = 1; continue; }
         if (strcmp(a, "--no-verify") == 0) { o->no_verify = 1; continue; }
+        if (strcmp(a, "--no-sink-copies") == 0) { o->sink_local = 0; continue; }
         if (strcmp(a, "--no-race-check") == 0 && o->sim) { o->race_check = 0; continue; }
         int r = common_option(&o->common, argc, argv, &i);
         if (r < 0) return EXIT_USAGE;
@@ -354,7 +358,7 @@ static int lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm
         L->count = c ? c : unit;
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
-                             .op = o->op, .store_forward = o->store_forward};
+                             .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local};
     if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return 1;
     if (L->layout.end > m->mem_bytes) {
         diag_error(dx, alg->name_span, "addr-range",
@@ -518,9 +522,10 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     printf(", %s %s", szbuf, sg2260_dtype_name(o->dtype));
     if (collective_info[alg->coll].reducing) printf(" %s", sg2260_op_name(o->op));
     printf(", count %zu\n", count);
-    printf("  programs %d channels, %zu descriptors: %zu SEND/RECV, %zu GENERAL, %zu barriers, %zu routed\n",
-           L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.barriers,
-           L->stats.routed);
+    printf("  programs %d channels, %zu descriptors: %zu SEND/RECV, %zu GENERAL (%zu chunk copies sunk), %zu "
+           "barriers, %zu routed\n",
+           L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.sunk,
+           L->stats.barriers, L->stats.routed);
     printf("  steps    %zu (%zu local only, %zu with exposed local copies), at most %zu message%s per link and "
            "step, M = %.0f B\n",
            L->sched.nsteps, L->stats.local_steps, L->stats.local_exposed, L->stats.max_link_msgs,
@@ -587,6 +592,7 @@ static int run(int sim, int argc, char **argv) {
     o.size = 1024.0 * 1024;
     o.prefix = "";
     o.race_check = 1;
+    o.sink_local = 1;
     o.emit = SG_EMIT_OBJECT;
     int status = parse_args(&o, argc, argv);
     Sg2260Machine m;

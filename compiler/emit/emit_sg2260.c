@@ -25,6 +25,8 @@ typedef struct LMsg {
 
 /* A rank-local copy or reduction. */
 typedef struct LGen {
+    size_t xi;             /* its transfer */
+    int32_t sub;           /* its chunk in the transfer (the unit that may move) */
     int chip, port;
     uint64_t src, dst, elems;
     Sg2260Op op;
@@ -170,6 +172,137 @@ static void push_sys(Sg2260Bundle *b, int chip, int port, Sg2260Chan ch, Sg2260S
     push(b, chip, port, ch, &d, ndescs);
 }
 
+/* Transfer u touches slot range r (same rank, buffer, overlapping chunks). */
+static int overlaps(const SlotRange *a, const SlotRange *b) {
+    return a->rank == b->rank && a->buffer == b->buffer && a->lo < b->hi && b->lo < a->hi;
+}
+
+/* Time (us) of the link traffic of step w: its busiest link direction. */
+static double step_link_time(const Sg2260Machine *m, const StepWork *w, size_t es) {
+    double t = 0, cur = 0;
+    for (size_t k = 0; k < w->nmsgs; k++) {
+        int same = k && w->msgs[k].from == w->msgs[k - 1].from && w->msgs[k].to == w->msgs[k - 1].to;
+        int l = m->port_link[w->msgs[k].from][sg2260_machine_port_to(m, w->msgs[k].from, w->msgs[k].to)];
+        double x = (double)(w->msgs[k].elems * es) / (sg2260_machine_link_bw(m, l) * 1e3);
+        cur = same ? cur + x : x;
+        if (cur > t) t = cur;
+    }
+    return t;
+}
+
+/* One chunk of a local transfer: pending entries [first, end). */
+typedef struct LocalGroup {
+    size_t first, end, step, last;
+    uint64_t elems;
+} LocalGroup;
+
+static int cmp_group(const void *pa, const void *pb) {
+    const LocalGroup *a = pa, *b = pb;
+    if (a->last != b->last) return a->last < b->last ? -1 : 1;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Places the local copies (GENERAL). A local transfer may run in any step
+ * from its own up to the last one before a later transfer reads or writes
+ * its destination or writes its source ("sinking"): every pair of
+ * transfers that touch common data keeps its order, and no step gets a
+ * race. Chunks with the earliest deadline go first; each goes, among
+ * its steps, where it hides best behind the link
+ * traffic (least time beyond the step's busiest link; the earliest on a
+ * tie), on the chip's TX channel that finishes first. Without
+ * o->sink_local every copy stays in its step. Returns 1 after an error. */
+static int place_local(const Schedule *s, const Sg2260LowerOptions *o, StepWork *work, const StepWork *pending,
+                       const size_t *pending_step, DiagEngine *dx, Sg2260LowerStats *st) {
+    const Sg2260Machine *m = o->machine;
+    size_t es = sg2260_dtype_size(o->dtype);
+    double ddr = m->ddr_l2_GBps * 1e3;
+    /* the chunks (groups of pending entries) and the last step each may
+     * move to; placed earliest deadline first, so that the chunks with the
+     * fewest choices find room next to the link traffic */
+    size_t ngroups = 0;
+    LocalGroup *grp = xmalloc((pending->ngens + 1) * sizeof *grp);
+    for (size_t gi = 0; gi < pending->ngens;) {
+        size_t gend = gi, xi = pending->gens[gi].xi, si = pending_step[gi];
+        int32_t sub = pending->gens[gi].sub;
+        uint64_t elems = 0;
+        while (gend < pending->ngens && pending->gens[gend].xi == xi && pending->gens[gend].sub == sub)
+            elems += pending->gens[gend++].elems;
+        int c = pending->gens[gi].chip;
+        if (m->nports[c] == 0) {
+            diag_error(dx, s->xfers[xi].span, "sg2260-no-link",
+                       "chip %d has no CDMA engine (no link) to run a local copy on", c);
+            free(grp);
+            return 1;
+        }
+        /* the chunk this entry copies */
+        SlotRange tsrc = s->xfers[xi].src, tdst = s->xfers[xi].dst;
+        tsrc.lo += sub, tsrc.hi = tsrc.lo + 1;
+        tdst.lo += sub, tdst.hi = tdst.lo + 1;
+        size_t last = si;
+        if (o->sink_local)
+            for (size_t k = si + 1; k < s->nsteps; k++) {
+                int clash = 0;
+                for (size_t u = s->steps[k].first; u < s->steps[k].first + s->steps[k].count && !clash; u++)
+                    clash = overlaps(&s->xfers[u].src, &tdst) || overlaps(&s->xfers[u].dst, &tdst) ||
+                            overlaps(&s->xfers[u].dst, &tsrc);
+                if (clash) break;
+                last = k;
+            }
+        grp[ngroups++] = (LocalGroup){.first = gi, .end = gend, .step = si, .last = last, .elems = elems};
+        gi = gend;
+    }
+    qsort(grp, ngroups, sizeof *grp, cmp_group);
+    for (size_t q = 0; q < ngroups; q++) {
+        size_t gi = grp[q].first, gend = grp[q].end, si = grp[q].step, last = grp[q].last;
+        uint64_t elems = grp[q].elems;
+        int c = pending->gens[gi].chip;
+        double best = 1e300;
+        size_t best_step = si;
+        int best_port = 0;
+        for (size_t k = si; k <= last; k++) {
+            StepWork *w = &work[k];
+            double link = step_link_time(m, w, es), chip = (double)(elems * es) / ddr;
+            for (size_t j = 0; j < w->ngens; j++)
+                if (w->gens[j].chip == c) chip += (double)(w->gens[j].elems * es) / ddr;
+            double port_best = 1e300;
+            int port = 0;
+            for (int p = 0; p < m->nports[c]; p++) {
+                double busy = (double)(elems * es) / ddr;
+                int l = m->port_link[c][p];
+                for (size_t j = 0; j < w->nmsgs; j++)
+                    if (w->msgs[j].from == c && w->msgs[j].to == m->port_peer[c][p])
+                        busy += (double)(w->msgs[j].elems * es) / (sg2260_machine_link_bw(m, l) * 1e3);
+                /* copies already on p are not counted: they share the chip's
+                 * DDR-L2 path (`chip`) whatever channel runs them, and one
+                 * channel keeps a transfer's chunks in one GENERAL */
+                if (busy < port_best) port_best = busy, port = p;
+            }
+            double exposed = (port_best > chip ? port_best : chip) - link;
+            if (exposed < 0) exposed = 0;
+            if (exposed < best - 1e-9) best = exposed, best_step = k, best_port = port;
+        }
+        if (best_step != si) st->sunk++;
+        for (size_t g = gi; g < gend; g++) {
+            LGen x = pending->gens[g];
+            x.port = best_port;
+            StepWork *w = &work[best_step];
+            LGen *prev = w->ngens ? &w->gens[w->ngens - 1] : NULL;
+            Sg2260Shape sh;
+            /* a chunk that continues the previous copy joins its GENERAL */
+            if (prev && prev->chip == x.chip && prev->port == x.port && prev->op == x.op &&
+                prev->src + prev->elems * es == x.src && prev->dst + prev->elems * es == x.dst &&
+                sg2260_shape_packed(prev->elems + x.elems, &sh) == 0) {
+                prev->elems += x.elems;
+                continue;
+            }
+            add_gen(w, &x);
+            st->generals++;
+        }
+    }
+    free(grp);
+    return 0;
+}
+
 /* Channel key of a chip: 2*port + chan. */
 enum { CH_MAX = 2 * SG2260_MAX_PORTS };
 
@@ -201,11 +334,12 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
     memset(work, 0, (s->nsteps ? s->nsteps : 1) * sizeof *work);
     int failed = 0;
     size_t order = 0, misaligned = 0;
+    StepWork pending = {0}; /* local copies, placed after the link traffic is known */
+    size_t pending_cap = 0, *pending_step = NULL;
     uint64_t staging_max = 0;
     for (size_t si = 0; si < s->nsteps; si++) {
         StepWork *w = &work[si];
         uint64_t stage_off[SG2260_MAX_CHIPS] = {0};
-        size_t first_gen = w->ngens;
         for (size_t xi = s->steps[si].first; xi < s->steps[si].first + s->steps[si].count; xi++) {
             const Transfer *t = &s->xfers[xi];
             int reduce = t->op == XFER_REDUCE;
@@ -234,12 +368,23 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
             uint64_t len[64];
             int np = pieces(n, len);
             if (ca == cb) {
-                uint64_t off = 0;
-                for (int k = 0; k < np; k++) {
-                    LGen g = {.chip = ca, .port = -1, .src = src + off * es, .dst = dst + off * es,
-                              .elems = len[k], .op = reduce ? o->op : SG2260_OP_NONE};
-                    add_gen(w, &g);
-                    off += len[k];
+                /* one entry per chunk: each chunk may sink on its own */
+                for (int32_t c = 0; c < t->src.hi - t->src.lo; c++) {
+                    uint64_t cs = sg2260_chunk_elem_offset(s, o->count, t->src.lo + c) - so;
+                    uint64_t cn = sg2260_chunk_elem_offset(s, o->count, t->src.lo + c + 1) - so - cs;
+                    uint64_t clen[64], off = 0;
+                    int cp = pieces(cn, clen);
+                    for (int k = 0; k < cp; k++) {
+                        LGen g = {.xi = xi, .sub = c, .chip = ca, .port = -1, .src = src + (cs + off) * es,
+                                  .dst = dst + (cs + off) * es, .elems = clen[k],
+                                  .op = reduce ? o->op : SG2260_OP_NONE};
+                        add_gen(&pending, &g);
+                        if (pending.ngens > pending_cap)
+                            pending_cap = pending.capgens,
+                            pending_step = xrealloc(pending_step, pending_cap * sizeof *pending_step);
+                        pending_step[pending.ngens - 1] = si;
+                        off += clen[k];
+                    }
                 }
                 continue;
             }
@@ -293,29 +438,11 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
                 off += len[k];
             }
         }
-        /* local copies go to the chip's TX channel with the fewest bytes to
-         * send in this step, so that they overlap the link traffic */
-        for (size_t gi = first_gen; gi < w->ngens; gi++) {
-            LGen *g = &w->gens[gi];
-            if (m->nports[g->chip] == 0) {
-                diag_error(dx, s->steps[si].span, "sg2260-no-link",
-                           "chip %d has no CDMA engine (no link) to run a local copy on", g->chip);
-                failed = 1;
-                continue;
-            }
-            uint64_t best = UINT64_MAX;
-            for (int p = 0; p < m->nports[g->chip]; p++) {
-                uint64_t load = 0;
-                int peer = m->port_peer[g->chip][p];
-                for (size_t k = 0; k < w->nmsgs; k++)
-                    if (w->msgs[k].from == g->chip && w->msgs[k].to == peer) load += w->msgs[k].elems;
-                for (size_t k = first_gen; k < gi; k++)
-                    if (w->gens[k].chip == g->chip && w->gens[k].port == p) load += w->gens[k].elems;
-                if (load < best) best = load, g->port = p;
-            }
-            st->generals++;
-        }
         qsort(w->msgs, w->nmsgs, sizeof *w->msgs, cmp_msg);
+    }
+    if (!failed) failed = place_local(s, o, work, &pending, pending_step, dx, st);
+    for (size_t si = 0; si < s->nsteps; si++) {
+        StepWork *w = &work[si];
         if (w->ngens && w->nmsgs && local_exposed(m, w, es)) st->local_exposed++;
         if (w->nmsgs == 0 && w->ngens > 0) st->local_steps++;
         for (size_t k = 0, run = 0; k < w->nmsgs; k++) {
@@ -323,6 +450,8 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
             if (run > st->max_link_msgs) st->max_link_msgs = run;
         }
     }
+    free(pending.gens);
+    free(pending_step);
     if (misaligned > 1)
         diag_note(dx, s->alg->name_span, "%zu more transfers of '%s' are misaligned", misaligned - 1, s->alg->name);
     lay->staging_bytes = staging_max;

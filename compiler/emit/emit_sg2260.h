@@ -12,7 +12,9 @@
  *     shortest path through staging areas of the intermediate chips (each
  *     intermediate RX signals the arrival, its TX waits for it, then SENDs);
  *   - a rank-local transfer: GENERAL (p2p copy, op for a reduce) on the
- *     chip's least loaded TX channel in that step;
+ *     chip's least loaded TX channel; with sink_local it may move to a
+ *     later step (up to the first later access that conflicts with it)
+ *     where it hides behind that step's link traffic;
  *   - between two consecutive steps p < s in which a chip works, a barrier:
  *     each of its channels that worked in p signals (SYS *_SEND_MSG) each
  *     one that works in s, which waits for all of them (*_WAIT_MSG): a
@@ -46,6 +48,8 @@ typedef struct Sg2260LowerOptions {
     Sg2260Dtype dtype;
     Sg2260Op op;             /* applied by reduce transfers */
     int store_forward;       /* route transfers between unlinked chips */
+    int sink_local;          /* move local copies to later steps where they
+                                hide behind link traffic (see emit_sg2260.c) */
 } Sg2260LowerOptions;
 
 /* Where the buffers live (same address on every chip). */
@@ -61,6 +65,7 @@ typedef struct Sg2260LowerStats {
     size_t link_msgs;        /* SEND/RECV pairs (routed hops counted apart) */
     size_t routed;           /* transfers that were store-and-forwarded */
     size_t generals;         /* local copies */
+    size_t sunk;             /* local transfers moved to a later step */
     size_t barriers;         /* per-chip step barriers */
     size_t descs;            /* descriptors in all programs */
     size_t local_steps;      /* steps with local copies only (no link traffic) */

@@ -66,14 +66,14 @@ static int load(Sg2260Dtype t, const void *p) {
 /* Lowers alg for N ranks on `chips`, runs it with input value (r+1)*(i%7+1)
  * and checks the result: the sum over ranks (allreduce) or block q = rank
  * q's input (allgather). Returns the bundle image size (for determinism). */
-static long run(const Algorithm *alg, int N, const int *chips, Sg2260Dtype t, uint64_t count, int sf,
+static long run(const Algorithm *alg, int N, const int *chips, Sg2260Dtype t, uint64_t count, int sf, int sink,
                 Sg2260LowerStats *st, uint8_t **img) {
     Schedule s;
     SchedParams sp = {.N = N};
     const Stmt *failed;
     if (instantiate(alg, &sp, dx, &s, &failed) != INST_OK) return -1;
     Sg2260LowerOptions o = {.machine = &machine, .chips = chips, .count = count, .dtype = t,
-                            .op = SG2260_OP_ADD, .store_forward = sf};
+                            .op = SG2260_OP_ADD, .store_forward = sf, .sink_local = sink};
     Sg2260Bundle b = {0};
     Sg2260Layout lay;
     if (sg2260_lower(&s, &o, dx, &arena, &b, &lay, st)) {
@@ -134,11 +134,15 @@ int main(void) {
     /* every reducible dtype, 4 and 8 chips; chunks of 64 elements */
     const Sg2260Dtype red[] = {SG2260_FP32, SG2260_FP16, SG2260_BF16, SG2260_INT32, SG2260_FP20};
     for (size_t k = 0; k < sizeof red / sizeof red[0]; k++) {
-        EXPECT(run(ring, 4, ring4, red[k], 4 * 64, 0, &st, &img1) > 0);
+        EXPECT(run(ring, 4, ring4, red[k], 4 * 64, 0, 0, &st, &img1) > 0);
         free(img1);
-        EXPECT(st.link_msgs == 2 * 4 * 3 && st.generals == 4 && st.routed == 0 && st.local_steps == 1);
-        EXPECT(run(ring, 8, ring8, red[k], 8 * 64, 0, &st, &img1) > 0);
+        EXPECT(st.link_msgs == 2 * 4 * 3 && st.generals == 4 && st.routed == 0 && st.local_steps == 1 &&
+               st.sunk == 0);
+        /* sinking: chunks r-1 and r-2 are used by the first ring step, the
+         * other N-2 move next to the link traffic */
+        EXPECT(run(ring, 8, ring8, red[k], 8 * 64, 0, 1, &st, &img1) > 0);
         free(img1);
+        EXPECT(st.sunk == 8 * 6 && st.local_steps == 1);
     }
     /* copies in every dtype, 8 chips: the board has no full mesh, so the
      * direct allgather needs store-and-forward */
@@ -147,7 +151,7 @@ int main(void) {
     unsigned errs = diag_error_count(dx);
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         uint64_t count = all[k] == SG2260_FP20 ? 32 : 37; /* fp20 views must stay aligned */
-        EXPECT(run(direct, 8, ring8, all[k], count, 1, &st, &img1) > 0);
+        EXPECT(run(direct, 8, ring8, all[k], count, 1, 1, &st, &img1) > 0);
         free(img1);
         EXPECT(st.routed > 0 && st.generals == 8);
     }
@@ -158,7 +162,7 @@ int main(void) {
     DiagEngine *saved = dx;
     dx = diag_new(&sm, tmp, DIAG_FMT_TEXT);
     diag_set_error_limit(dx, 0);
-    EXPECT(run(direct, 8, ring8, SG2260_FP32, 16, 0, &st, &img1) < 0);
+    EXPECT(run(direct, 8, ring8, SG2260_FP32, 16, 0, 1, &st, &img1) < 0);
     diag_flush(dx);
     EXPECT(diag_error_count(dx) == 8 * 7 - 2 * 10); /* 56 ordered pairs, 20 of them linked */
     char text[256] = "";
@@ -170,8 +174,8 @@ int main(void) {
     fclose(tmp);
     dx = saved;
     /* the same input gives the same image */
-    long n1 = run(ring, 8, ring8, SG2260_FP32, 8 * 64, 0, &st, &img1);
-    long n2 = run(ring, 8, ring8, SG2260_FP32, 8 * 64, 0, &st, &img2);
+    long n1 = run(ring, 8, ring8, SG2260_FP32, 8 * 64, 0, 1, &st, &img1);
+    long n2 = run(ring, 8, ring8, SG2260_FP32, 8 * 64, 0, 1, &st, &img2);
     EXPECT(n1 > 0 && n1 == n2 && memcmp(img1, img2, (size_t)n1) == 0);
     free(img1);
     free(img2);
