@@ -4,7 +4,8 @@ chip counts and several dtypes and ops, each result checked bit-exactly
 against the naive reference by collc sim itself. Prints one line per run and
 a summary; exits 1 if any run failed (require-excluded N are skipped).
 
-usage: sim_all.py COLLC EXAMPLES_DIR N[,N...] [extra collc sim args...]"""
+usage: sim_all.py COLLC EXAMPLES_DIR N[,N...] [extra collc sim args...]
+With --root among the extra arguments only the rooted collectives run."""
 import glob
 import os
 import subprocess
@@ -20,6 +21,9 @@ for f in sorted(glob.glob(os.path.join(examples, "*.coll"))):
     name = os.path.basename(f)[:-5]
     text = open(f).read()
     reducing = any(k in text for k in (": allreduce", ": reduce_scatter", ": reduce "))
+    rooted = any(k in text for k in (": broadcast", ": scatter", ": gather", ": reduce "))
+    if "--root" in extra and not rooted:
+        continue  # --root: only the rooted collectives
     for n in ns:
         for combo in REDUCING if reducing else COPYING:
             parts = combo.split()
