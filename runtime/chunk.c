@@ -164,6 +164,13 @@ static int needs_input_copy(const collrt_call *c) {
     return c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE) && c->in_blocks;
 }
 
+/* Deferred copies need the target's cooperation (defer_ok), a program that
+ * uses chunk-level calls only, and separate in and out memory. */
+static int defer_possible(const collrt_call *c) {
+    return c->defer_ok && (c->info->flags & COLL_ALG_CHUNK_CALLS_ONLY) && c->in_blocks &&
+           c->out_blocks && c->count && (!c->in_place || needs_input_copy(c));
+}
+
 int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
                       const int64_t *scratch_chunks, size_t *bytes) {
     *bytes = 0;
@@ -185,6 +192,7 @@ int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
         total += align64(b);
     }
     if (needs_input_copy(c)) total += align64((size_t)c->in_blocks * c->count * c->esz);
+    if (defer_possible(c)) total += align64(((size_t)c->chunks[COLL_BUF_OUT] + 7) / 8);
     *bytes = total;
     return COLL_OK;
 }
@@ -196,11 +204,21 @@ void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
         c->base[COLL_BUF_SCRATCH0 + k] = b ? mem + off : NULL;
         off += align64(b);
     }
+    int defer = defer_possible(c);
     if (needs_input_copy(c)) {
         size_t b = (size_t)c->in_blocks * c->count * c->esz;
         memcpy(mem + off, c->base[COLL_BUF_IN], b);
         c->base[COLL_BUF_IN] = mem + off;
         c->in_place = 0;
+        off += align64(b);
+    }
+    c->defer_active = 0;
+    c->npending = 0;
+    c->pending = NULL;
+    if (defer) {
+        size_t b = ((size_t)c->chunks[COLL_BUF_OUT] + 7) / 8;
+        c->pending = (unsigned char *)mem + off;
+        memset(c->pending, 0, b);
     }
 }
 
@@ -222,25 +240,138 @@ bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
 
 #define BASE(call) ((collrt_call *)(void *)(call))
 
+/* ---- deferred copies ----
+ *
+ * With COLL_ALG_CHUNK_CALLS_ONLY, `coll_copy(in[s..] -> out[d..])` only marks
+ * the out chunks pending (value: the in chunk delta = s - d away). Before any
+ * other chunk-level call touches out[a, b):
+ *   - a read (send, copy or reduce source) of a range that is all pending
+ *     reads `in` instead; of a partly pending range, first materialises it;
+ *   - an overwrite (receive, copy or receive-reduce-copy destination) clears
+ *     the bits: the copy never has to happen;
+ *   - a read-modify-write (receive-reduce, reduce destination) of an all
+ *     pending range becomes dst := in (+) x in one pass (the fusion of the
+ *     copy with the reduce), of a partly pending range materialises first.
+ * Materialising writes out chunks that nobody else can be reading (sends of
+ * pending chunks went out of `in`), synchronously at post time, so it never
+ * races with the step's posted operations (race-free schedules do not read
+ * and write one chunk in one step). Whatever is still pending at the end is
+ * copied by collrt_defer_flush. */
+
+static bool pending_bit(const collrt_call *c, int64_t d) {
+    return (c->pending[d >> 3] >> (d & 7)) & 1;
+}
+
+static void set_pending(collrt_call *c, int64_t d, bool on) {
+    bool was = pending_bit(c, d);
+    if (on && !was) {
+        c->pending[d >> 3] |= (unsigned char)(1u << (d & 7));
+        c->npending++;
+    } else if (!on && was) {
+        c->pending[d >> 3] &= (unsigned char)~(1u << (d & 7));
+        c->npending--;
+    }
+}
+
+/* How many of out chunks [lo, hi) are pending (0 when no deferral). */
+static int64_t pending_in(const collrt_call *c, int64_t lo, int64_t hi) {
+    if (!c->npending) return 0;
+    int64_t n = 0;
+    for (int64_t d = lo; d < hi; d++) n += pending_bit(c, d);
+    return n;
+}
+
+static void materialise(collrt_call *c, int64_t lo, int64_t hi) {
+    for (int64_t d = lo; d < hi; d++) {
+        if (!pending_bit(c, d)) continue;
+        char *dp, *sp;
+        size_t dn, sn;
+        if (!collrt_range(c, COLL_BUF_OUT, d, d + 1, &dp, &dn) ||
+            !collrt_range(c, COLL_BUF_IN, d + c->defer_delta, d + c->defer_delta + 1, &sp, &sn))
+            return;
+        if (dn) memcpy(dp, sp, dn);
+        set_pending(c, d, false);
+    }
+}
+
+static void clear_pending(collrt_call *c, int64_t lo, int64_t hi) {
+    if (!c->npending) return;
+    for (int64_t d = lo; d < hi; d++) set_pending(c, d, false);
+}
+
+/* Where to read out[lo, hi) from: `in` when all of it is pending. Returns
+ * the buffer and lo to use. */
+static int read_source(collrt_call *c, int buf, int64_t *lo, int64_t hi) {
+    if (buf != COLL_BUF_OUT || !c->npending || *lo < 0 || hi > c->chunks[COLL_BUF_OUT] || *lo >= hi)
+        return buf;
+    int64_t p = pending_in(c, *lo, hi);
+    if (p == hi - *lo) {
+        *lo += c->defer_delta;
+        return COLL_BUF_IN;
+    }
+    if (p) materialise(c, *lo, hi);
+    return buf;
+}
+
+/* Tries to defer copy in[slo, slo+n) -> out[dlo, dlo+n). */
+static bool defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo, int64_t n) {
+    if (!c->pending || sbuf != COLL_BUF_IN || dbuf != COLL_BUF_OUT || n <= 0) return false;
+    if (slo < 0 || dlo < 0 || slo + n > c->chunks[COLL_BUF_IN] || dlo + n > c->chunks[COLL_BUF_OUT])
+        return false;
+    int64_t delta = slo - dlo;
+    if (c->npending && delta != c->defer_delta) return false; /* one mapping at a time */
+    /* positions must agree so that chunk sizes match (chunk position rule) */
+    if (((slo % c->split) + c->split) % c->split != ((dlo % c->split) + c->split) % c->split) return false;
+    c->defer_delta = delta;
+    c->defer_active = 1;
+    for (int64_t d = dlo; d < dlo + n; d++) set_pending(c, d, true);
+    return true;
+}
+
+void collrt_defer_flush(collrt_call *c) {
+    if (c->npending) materialise(c, 0, c->chunks[COLL_BUF_OUT]);
+}
+
 void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    collrt_call *c = BASE(call);
     char *p;
     size_t n;
-    if (collrt_range(BASE(call), buf, lo, hi, &p, &n)) coll_send_bytes(call, peer, p, n);
+    int64_t l = lo, h = hi;
+    int b = read_source(c, buf, &l, hi);
+    h = l + (hi - lo);
+    if (collrt_range(c, b, l, h, &p, &n)) coll_send_bytes(call, peer, p, n);
 }
 
 void coll_recv(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    collrt_call *c = BASE(call);
     char *p;
     size_t n;
-    if (collrt_range(BASE(call), buf, lo, hi, &p, &n)) coll_recv_bytes(call, peer, p, n);
+    if (collrt_range(c, buf, lo, hi, &p, &n)) {
+        if (buf == COLL_BUF_OUT) clear_pending(c, lo, hi);
+        coll_recv_bytes(call, peer, p, n);
+    }
 }
 
 void coll_recv_reduce(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    collrt_call *c = BASE(call);
     char *p;
     size_t n;
-    if (collrt_range(BASE(call), buf, lo, hi, &p, &n))
-        coll_recv_reduce_bytes(call, peer, p, p, n);
+    if (!collrt_range(c, buf, lo, hi, &p, &n)) return;
+    if (buf == COLL_BUF_OUT && c->npending) {
+        int64_t pend = pending_in(c, lo, hi);
+        char *ip;
+        size_t in_n;
+        if (pend == hi - lo && pend > 0 &&
+            collrt_range(c, COLL_BUF_IN, lo + c->defer_delta, hi + c->defer_delta, &ip, &in_n) &&
+            in_n == n) {
+            clear_pending(c, lo, hi);
+            coll_recv_reduce_bytes(call, peer, p, ip, n); /* out := in (+) remote */
+            return;
+        }
+        if (pend) materialise(c, lo, hi);
+    }
+    coll_recv_reduce_bytes(call, peer, p, p, n);
 }
-
 /* Two ranges of n chunks; false unless both are valid and the same size (the
  * chunk position rule makes that so for verified programs). */
 static bool two_ranges(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo,
@@ -263,26 +394,50 @@ static bool two_ranges(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t 
 
 void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t src_lo,
                            int dst_buf, int64_t dst_lo, int64_t n) {
+    collrt_call *c = BASE(call);
     char *s, *d;
     size_t bytes;
-    if (two_ranges(BASE(call), src_buf, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes))
+    int sb = read_source(c, src_buf, &src_lo, src_lo + n);
+    if (two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) {
+        if (dst_buf == COLL_BUF_OUT) clear_pending(c, dst_lo, dst_lo + n);
         coll_recv_reduce_bytes(call, peer, d, s, bytes);
+    }
 }
 
 void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
                int64_t dst_lo, int64_t n) {
+    collrt_call *c = BASE(call);
     char *s, *d;
     size_t bytes;
-    if (two_ranges(BASE(call), src_buf, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes))
-        coll_copy_bytes(call, d, s, bytes);
+    int sb = read_source(c, src_buf, &src_lo, src_lo + n);
+    if (!two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) return;
+    if (s == d) return; /* in place: nothing to move */
+    if (dst_buf == COLL_BUF_OUT) {
+        if (defer_copy(c, sb, src_lo, dst_buf, dst_lo, n)) return;
+        clear_pending(c, dst_lo, dst_lo + n);
+    }
+    coll_copy_bytes(call, d, s, bytes);
 }
 
 void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
                  int64_t dst_lo, int64_t n) {
-    char *s, *d;
-    size_t bytes;
-    if (two_ranges(BASE(call), src_buf, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes))
-        coll_reduce_bytes(call, d, d, s, bytes);
+    collrt_call *c = BASE(call);
+    char *s, *d, *ip;
+    size_t bytes, in_n;
+    int sb = read_source(c, src_buf, &src_lo, src_lo + n);
+    if (!two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) return;
+    if (dst_buf == COLL_BUF_OUT && c->npending) {
+        int64_t pend = pending_in(c, dst_lo, dst_lo + n);
+        if (pend == n && n > 0 &&
+            collrt_range(c, COLL_BUF_IN, dst_lo + c->defer_delta, dst_lo + n + c->defer_delta, &ip, &in_n) &&
+            in_n == bytes) {
+            clear_pending(c, dst_lo, dst_lo + n);
+            coll_reduce_bytes(call, d, ip, s, bytes); /* out := in (+) src, one pass */
+            return;
+        }
+        if (pend) materialise(c, dst_lo, dst_lo + n);
+    }
+    coll_reduce_bytes(call, d, d, s, bytes);
 }
 
 /* ---- queries ---- */

@@ -59,7 +59,20 @@ typedef struct collrt_call {
     int64_t in_blocks, out_blocks;
     int in_place;          /* in and out alias in the in-place layout */
     int status;            /* first error (sticky) */
+    /* Deferred copy in -> out (COLL_ALG_CHUNK_CALLS_ONLY, see chunk.c):
+     * out chunk d with bit d set in `pending` still has to receive in chunk
+     * d + defer_delta. */
+    int defer_ok;          /* set by the target: it calls collrt_defer_flush
+                              before finishing a successful call */
+    int defer_active;
+    int64_t defer_delta;
+    unsigned char *pending;  /* bitmap over out chunks, in the scratch area */
+    int64_t npending;
 } collrt_call;
+
+/* Materialises every deferred copy (a target's coll_finish calls it on the
+ * success path, after the last step). */
+void collrt_defer_flush(collrt_call *c);
 
 /* Validates the arguments of one call on rank `me` of `nranks` and fills
  * everything but split/scratch. Returns a status. */

@@ -57,7 +57,17 @@ static int cpu_has_avx2_f16c(void) {
 int collrt_isa_available(int isa) {
     if (isa == COLLRT_ISA_GENERIC) return 1;
 #ifdef COLLRT_HAVE_AVX2
-    if (isa == COLLRT_ISA_AVX2) return cpu_has_avx2_f16c();
+    if (isa == COLLRT_ISA_AVX2) {
+        /* cpuid is asked once: in a VM it traps (~30 us), and every reducing
+         * call looks its kernels up. -1 unknown, 0 no, 1 yes. */
+        static _Atomic int avx2 = -1;
+        int v = atomic_load_explicit(&avx2, memory_order_relaxed);
+        if (v < 0) {
+            v = cpu_has_avx2_f16c() ? 1 : 0;
+            atomic_store_explicit(&avx2, v, memory_order_relaxed);
+        }
+        return v;
+    }
 #endif
     return 0;
 }

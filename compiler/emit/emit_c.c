@@ -389,7 +389,7 @@ static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o
 
     fprintf(out, "\nstatic const coll_alg_info %s%s_info = {\n", prefix, alg->name);
     fprintf(out, "    COLL_ABI_VERSION, \"%s\", %s, %s\n};\n\n", alg->name, coll_enum(alg->coll),
-            rp->inplace_safe ? "COLL_ALG_INPLACE_SAFE" : "0u");
+            rp->inplace_safe ? "COLL_ALG_CHUNK_CALLS_ONLY | COLL_ALG_INPLACE_SAFE" : "COLL_ALG_CHUNK_CALLS_ONLY");
     fprintf(out, "/* %s : %s */\n", alg->name, collective_info[alg->coll].keyword);
     fprintf(out, "int %s%s(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
                  "%*scoll_dtype dtype, coll_op op%s) {\n",

@@ -446,7 +446,8 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     LLVMTypeRef params[] = {G->ptr, G->ptr, G->ptr, G->isize, G->i32, G->i32, G->i32};
     LLVMTypeRef fty = LLVMFunctionType(G->i32, params, rooted ? 7 : 6, 0);
     LLVMValueRef fn = LLVMAddFunction(G->mod, fname, fty);
-    LLVMValueRef info = alg_info(G, alg, fname, rp->inplace_safe ? 1u /* COLL_ALG_INPLACE_SAFE */ : 0u);
+    /* COLL_ALG_CHUNK_CALLS_ONLY (2) always, COLL_ALG_INPLACE_SAFE (1) when proven */
+    LLVMValueRef info = alg_info(G, alg, fname, 2u | (rp->inplace_safe ? 1u : 0u));
     G->fn = fn;
     G->rp = rp;
     const char *names[] = {"comm", "sendbuf", "recvbuf", "count", "dtype", "op", "root"};

@@ -243,6 +243,14 @@ typedef struct coll_alg_info {
  * shares its memory). Without this flag an in-place call gets a private copy
  * of its input (one extra pass over it). */
 #define COLL_ALG_INPLACE_SAFE 1u
+/* The program moves data only with the chunk-level calls below (never the
+ * *_bytes forms). The runtime may then defer a local copy of `in` chunks into
+ * `out` chunks (coll_copy) until the chunks are first used: a later read
+ * takes the data from `in`, a receive-reduce into them becomes
+ * coll_recv_reduce_copy (one pass instead of two), an overwrite makes the
+ * copy unnecessary, and whatever is left is copied when the call finishes.
+ * collc sets it on every generated program. */
+#define COLL_ALG_CHUNK_CALLS_ONLY 2u
 
 enum {
     COLL_BUF_IN = 0,

@@ -349,6 +349,7 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
         mark_failed(w, seq);
         return rc;
     }
+    cl->b.defer_ok = 1; /* coll_finish flushes deferred copies */
     cl->tag = (uint64_t)seq << 32;
     cl->active = 1;
     cl->communicated = 0;
@@ -630,6 +631,7 @@ int coll_finish(coll_call *cl, int status) {
     coll_comm *c = cl->comm;
     if (status == COLL_OK && (c->nsends || c->nops)) status = coll_step_end(cl);
     if (status == COLL_OK) status = cl->b.status;
+    if (status == COLL_OK) collrt_defer_flush(&cl->b);
     coll_world *w = c->w;
     if (status != COLL_OK) {
         if (cl->communicated) atomic_store(&w->broken, 1);
