@@ -21,6 +21,7 @@ typedef struct LMsg {
     Sg2260Op op;           /* at the destination (NONE for copies, staging) */
     int in_port;           /* hop > 0: `from`'s port on which the data arrived */
     int out_port;          /* not the last hop: `to`'s port it leaves by, else -1 */
+    int segment;           /* index of the piece in its transfer (0 = first) */
 } LMsg;
 
 /* A rank-local copy or reduction. */
@@ -414,13 +415,30 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
                 failed = 1;
                 continue;
             }
+            /* a routed message moves in segments of >= 1 MiB (at most 8), so
+             * that a hop forwards one segment while the next arrives */
+            uint64_t seg[64 * SG2260_ROUTE_SEGMENTS];
+            int nseg = 0;
+            for (int k = 0; k < np; k++) {
+                uint64_t nsub = hops > 2 ? len[k] * es / SG2260_ROUTE_SEGMENT_MIN : 1;
+                if (nsub > SG2260_ROUTE_SEGMENTS) nsub = SG2260_ROUTE_SEGMENTS;
+                if (nsub < 1) nsub = 1;
+                uint64_t unit = SG2260_ALIGN / es, q = (len[k] / nsub + unit - 1) / unit * unit;
+                for (uint64_t done = 0; done < len[k];) {
+                    uint64_t n1 = len[k] - done < q ? len[k] - done : q, l2[64];
+                    int np2 = pieces(n1, l2);
+                    for (int j = 0; j < np2; j++) seg[nseg++] = l2[j];
+                    done += n1;
+                }
+            }
             if (hops > 2) st->routed++;
             uint64_t off = 0;
-            for (int k = 0; k < np; k++) {
-                uint64_t bytes = len[k] * es, cur = src + off * es;
+            for (int k = 0; k < nseg; k++) {
+                uint64_t bytes = seg[k] * es, cur = src + off * es;
                 for (int h = 0; h + 1 < hops; h++) {
                     int u = path[h], v = path[h + 1], last = h + 2 == hops;
-                    LMsg lm = {.from = u, .to = v, .hop = h, .order = order++, .src = cur, .elems = len[k],
+                    LMsg lm = {.from = u, .to = v, .hop = h, .order = order++, .src = cur, .elems = seg[k],
+                               .segment = k,
                                .op = last && reduce ? o->op : SG2260_OP_NONE,
                                .in_port = h ? sg2260_machine_port_to(m, u, path[h - 1]) : -1,
                                .out_port = last ? -1 : sg2260_machine_port_to(m, v, path[h + 2])};
@@ -435,7 +453,7 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
                     add_msg(w, &lm);
                     st->link_msgs++;
                 }
-                off += len[k];
+                off += seg[k];
             }
         }
         qsort(w->msgs, w->nmsgs, sizeof *w->msgs, cmp_msg);
@@ -445,8 +463,10 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
         StepWork *w = &work[si];
         if (w->ngens && w->nmsgs && local_exposed(m, w, es)) st->local_exposed++;
         if (w->nmsgs == 0 && w->ngens > 0) st->local_steps++;
+        /* messages per link: the pieces of one transfer count once */
         for (size_t k = 0, run = 0; k < w->nmsgs; k++) {
-            run = k && w->msgs[k].from == w->msgs[k - 1].from && w->msgs[k].to == w->msgs[k - 1].to ? run + 1 : 1;
+            int same = k && w->msgs[k].from == w->msgs[k - 1].from && w->msgs[k].to == w->msgs[k - 1].to;
+            run = same ? run + (w->msgs[k].segment == 0) : 1;
             if (run > st->max_link_msgs) st->max_link_msgs = run;
         }
     }

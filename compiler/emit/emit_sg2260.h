@@ -10,7 +10,8 @@
  *   - a transfer between chips that share no link: rejected with
  *     "sg2260-no-link", or with store_forward routed along the machine's
  *     shortest path through staging areas of the intermediate chips (each
- *     intermediate RX signals the arrival, its TX waits for it, then SENDs);
+ *     intermediate RX signals the arrival, its TX waits for it, then SENDs),
+ *     in segments so that the hops overlap;
  *   - a rank-local transfer: GENERAL (p2p copy, op for a reduce) on the
  *     chip's least loaded TX channel; with sink_local it may move to a
  *     later step (up to the first later access that conflicts with it)
@@ -40,6 +41,12 @@
  * forwarding message of a routed transfer arriving on port q and leaving on
  * port p is SG2260_FWD_MSG_BASE + 8q + p. */
 #define SG2260_FWD_MSG_BASE 64
+
+/* Store-and-forward moves a routed message in segments of at least this
+ * many bytes, at most SG2260_ROUTE_SEGMENTS of them, so that the hops
+ * overlap (each segment costs one start-up and one sync per hop). */
+#define SG2260_ROUTE_SEGMENT_MIN (UINT64_C(1) << 20)
+#define SG2260_ROUTE_SEGMENTS 8
 
 typedef struct Sg2260LowerOptions {
     const Sg2260Machine *machine;

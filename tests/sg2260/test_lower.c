@@ -155,6 +155,13 @@ int main(void) {
         free(img1);
         EXPECT(st.routed > 0 && st.generals == 8);
     }
+    /* messages of 4 MiB cross their routes in 4 segments of 1 MiB */
+    Sg2260LowerStats st1;
+    EXPECT(run(direct, 8, ring8, SG2260_FP20, 1 << 20, 1, 1, &st1, &img1) > 0);
+    free(img1);
+    EXPECT(run(direct, 8, ring8, SG2260_FP20, 32, 1, 1, &st, &img1) > 0);
+    free(img1);
+    EXPECT(st1.routed == st.routed && st1.link_msgs > st.link_msgs && st1.max_link_msgs == st.max_link_msgs);
     EXPECT(diag_error_count(dx) == errs);
     /* without store-and-forward the same schedule is rejected: one error
      * per transfer between unlinked chips, with the route as a note */
