@@ -25,8 +25,10 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 MARKERS = ("AddressSanitizer", "LeakSanitizer", "runtime error", "internal compiler error",
@@ -160,6 +162,75 @@ def run_one(collc, fmt, data, timeout, leaks, deeper):
     return None
 
 
+# Codes of the lexer and parser: a file with one of these never reached sema.
+PARSE_CODES = {"syntax", "stray-char", "invalid-utf8", "nul-byte", "unterminated-comment",
+               "unterminated-string", "bad-escape", "literal-too-large", "bad-unit",
+               "nesting-too-deep"}
+
+
+def run_batch(args, batch, tmpdir, leaks):
+    """One `collc check --diagnostics-format=json` over a batch of mutants
+    (process start-up dominates in sanitizer builds). Mutants that parse
+    cleanly are then checked one by one (sema needs a program without syntax
+    errors, and expand/verify follow); a failing batch is bisected by running
+    each mutant alone. Returns [(mutant, why)]."""
+    paths = []
+    for k, _, data in batch:
+        path = os.path.join(tmpdir, "m%d.coll" % k)
+        with open(path, "wb") as f:
+            f.write(data)
+        paths.append(path)
+    env = dict(os.environ)
+    if not leaks:
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    cmd = [args.collc, "check", "-ferror-limit=0", "--diagnostics-format=json"] + paths
+    bad = None
+    parse_failed = set()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=args.timeout * 2, env=env)
+        err = p.stderr.decode("utf-8", "replace")
+        if p.returncode not in (0, 1):
+            bad = "exit status %d\n%s" % (p.returncode, err[-3000:])
+        for m in MARKERS:
+            if not bad and m in err:
+                bad = "stderr contains %r\n%s" % (m, err[-3000:])
+        if not bad:
+            for line in err.splitlines():
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    bad = "invalid JSON line: " + line[:300]
+                    break
+                if not isinstance(obj, dict) or "severity" not in obj:
+                    bad = "JSON line without severity: " + line[:300]
+                    break
+                if obj.get("code") in PARSE_CODES:
+                    parse_failed.add(obj.get("file"))
+    except subprocess.TimeoutExpired:
+        bad = "timeout after %ss" % (args.timeout * 2)
+    failures = []
+    for (k, fmt, data), path in zip(batch, paths):
+        if bad or path not in parse_failed:
+            why = run_one(args.collc, "text", data, args.timeout, False,
+                          deeper_for(args, k) if not bad else [])
+            if why:
+                failures.append(((k, fmt, data), why))
+        os.unlink(path)
+    if bad and not failures:
+        failures.append((batch[0], "batch of %d mutants (%d..%d): %s"
+                         % (len(batch), batch[0][0], batch[-1][0], bad)))
+    return failures
+
+
+def deeper_for(args, k):
+    # Later phases on every other mutant: breadth first when the budget is
+    # tight (sanitizer builds start slowly).
+    if k % 2:
+        return []
+    return [[sub, "-N", str(k % 7 + 1)] for sub in args.deeper]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--collc", required=True)
@@ -176,6 +247,8 @@ def main():
     ap.add_argument("--leak-every", type=int, default=10,
                     help="run LeakSanitizer on every K-th mutant (ASan builds)")
     ap.add_argument("--save", help="directory for failing mutants")
+    ap.add_argument("--batch", type=int, default=16,
+                    help="text-format mutants checked per collc process (1 = one each)")
     ap.add_argument("--deeper", default="expand,verify",
                     help="subcommands run (with -N 1..7) on the even-numbered mutants that "
                          "check cleanly; "
@@ -195,14 +268,28 @@ def main():
                    if subprocess.run([args.collc, "help", c], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL).returncode == 0]
     rng = random.Random(args.seed)
+    # A job is a list of mutants: a batch of text ones, or a single JSON or
+    # SARIF one (those check the sinks on garbage input).
     jobs = []
+    batch = []
     for k in range(args.count):
         src = inputs[k % len(inputs)]
-        fmt = ("text", "text", "json", "sarif")[k % 4]
-        jobs.append((k, fmt, mutate(rng, src, inputs)))
+        fmt = {2: "json", 6: "sarif"}.get(k % 8, "text")
+        mutant = (k, fmt, mutate(rng, src, inputs))
+        if fmt != "text" or args.batch <= 1:
+            jobs.append([mutant])
+            continue
+        batch.append(mutant)
+        if len(batch) == args.batch:
+            jobs.append(batch)
+            batch = []
+    if batch:
+        jobs.append(batch)
     # The unmodified inputs must be accepted or rejected cleanly too.
     for i, src in enumerate(inputs):
-        jobs.append((args.count + i, "text", src))
+        jobs.append([(args.count + i, "text", src)])
+    total = sum(len(j) for j in jobs)
+    tmpdir = tempfile.mkdtemp(prefix="collc-fuzz-")
 
     start = time.monotonic()
     failures = []
@@ -214,13 +301,14 @@ def main():
             for job in it:
                 if time.monotonic() - start > args.budget:
                     return False
-                leaks = job[0] % args.leak_every == 0
-                # Later phases on every other mutant: breadth first when the
-                # budget is tight (sanitizer builds start slowly).
-                deeper = ([[sub, "-N", str(job[0] % 7 + 1)] for sub in args.deeper]
-                          if job[0] % 2 == 0 else [])
-                pending[pool.submit(run_one, args.collc, job[1], job[2], args.timeout,
-                                    leaks, deeper)] = job
+                k = job[0][0]
+                leaks = (k // max(1, len(job))) % args.leak_every == 0
+                if len(job) > 1:
+                    fut = pool.submit(run_batch, args, job, tmpdir, leaks)
+                else:
+                    fut = pool.submit(run_one, args.collc, job[0][1], job[0][2], args.timeout,
+                                      leaks, deeper_for(args, k))
+                pending[fut] = job
                 return True
             return False
         for _ in range(args.jobs * 2):
@@ -230,12 +318,15 @@ def main():
                 pending, return_when=concurrent.futures.FIRST_COMPLETED)
             for fut in finished:
                 job = pending.pop(fut)
-                done += 1
-                why = fut.result()
-                if why:
-                    failures.append((job, why))
+                done += len(job)
+                result = fut.result()
+                if len(job) > 1:
+                    failures.extend(result)
+                elif result:
+                    failures.append((job[0], result))
                 submit()
-    skipped = len(jobs) - done
+    skipped = total - done
+    shutil.rmtree(tmpdir, ignore_errors=True)
 
     if failures and args.save:
         os.makedirs(args.save, exist_ok=True)
@@ -248,8 +339,9 @@ def main():
         print("FAIL mutant %d (%s) %s: %s" % (k, fmt, where, why))
     print("mutation test: %d inputs, %d mutants run, %d not run (budget %.0fs), %d failures"
           % (len(inputs), done, skipped, args.budget, len(failures)))
-    print("(check on every mutant; %s on those that check cleanly)"
-          % (", ".join(args.deeper) or "nothing more"))
+    print("(check on every mutant, %d per process for text; alone when it parses; "
+          "%s on every other one that checks cleanly)"
+          % (args.batch, ", ".join(args.deeper) or "nothing more"))
     if done == 0:
         print("error: no mutant ran")
         return 1
