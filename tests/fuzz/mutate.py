@@ -5,7 +5,10 @@ Takes every dsl-examples/*.coll (or, while there are none, the .coll files
 of the test suite), derives a deterministic set of mutants (bit flips, token
 deletions / duplications / swaps, truncations, splices of two files, random
 bytes, keyword and punctuation insertions, NUL and non-UTF-8 bytes) and runs
-`collc check -` on each with the mutant on standard input.
+`collc check` on each: text-format mutants 16 per process (start-up
+dominates in sanitizer builds), then alone those that parse; JSON and SARIF
+ones alone on standard input. Every other mutant that checks cleanly also
+goes through `collc expand` and `collc verify` at a small N (--deeper).
 
 A mutant fails the test when collc
   - exits with a status other than 0 or 1 (a crash or abort shows as < 0),
