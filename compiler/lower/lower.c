@@ -467,6 +467,35 @@ static void project_xfer(Lower *L, const Path *path, const Stmt *x, StepOut *out
     }
 }
 
+/* Merging adjacent chunks: a loop inside a step whose body is one transfer
+ *     for v in A .. B { copy X[S][v + e1] -> Y[D][v + e2]; }
+ * with S and D independent of v moves one contiguous range: it becomes
+ *     if A < B { copy X[S][A + e1 .. B + e1] -> Y[D][A + e2 .. B + e2]; }
+ * (one message instead of B - A). Both ends of the transfer project the same
+ * merged statement, so they still agree on the messages. Returns the merged
+ * transfer and its guard, or NULL. */
+static const Stmt *merge_loop(Lower *L, const Stmt *f, Stmt **guard) {
+    const Stmt *x = f->u.for_.body;
+    if (!x || x->next || x->kind != STMT_XFER) return NULL;
+    const Symbol *v = f->u.for_.sym;
+    const BufRef *src = &x->u.xfer.src, *dst = &x->u.xfer.dst;
+    if (expr_uses(src->rank, v) || expr_uses(dst->rank, v)) return NULL;
+    if (!src->lo || src->hi || !dst->lo || dst->hi) return NULL;
+    Linear ls = decompose(L, src->lo, v), ld = decompose(L, dst->lo, v);
+    if (!ls.ok || !ld.ok || ls.sign != 1 || ld.sign != 1) return NULL;
+    Expr *A = loop_lo(L, f), *B = loop_hi(L, f);
+    Stmt *m = ast_stmt(L->arena, STMT_XFER, x->span);
+    m->u.xfer = x->u.xfer;
+    m->u.xfer.src.lo = ls.off ? mk_bin(L, BOP_ADD, A, ls.off) : A;
+    m->u.xfer.src.hi = ls.off ? mk_bin(L, BOP_ADD, B, ls.off) : B;
+    m->u.xfer.dst.lo = ld.off ? mk_bin(L, BOP_ADD, A, ld.off) : A;
+    m->u.xfer.dst.hi = ld.off ? mk_bin(L, BOP_ADD, B, ld.off) : B;
+    Stmt *g = ast_stmt(L->arena, STMT_IF, f->span);
+    g->u.if_.cond = mk_bin(L, BOP_LT, A, B);
+    *guard = g;
+    return m;
+}
+
 static void walk_step(Lower *L, const Stmt *list, Path *path, StepOut *out) {
     int mark = path->n;
     for (const Stmt *s = list; s; s = s->next) {
@@ -474,11 +503,21 @@ static void walk_step(Lower *L, const Stmt *list, Path *path, StepOut *out) {
         case STMT_LET:
             path_push(path, PATH_LET, s, 0);
             break;
-        case STMT_FOR:
+        case STMT_FOR: {
+            Stmt *guard;
+            const Stmt *merged = merge_loop(L, s, &guard);
+            if (merged) {
+                path_push(path, PATH_IF, guard, 0);
+                project_xfer(L, path, merged, out);
+                path->n--;
+                L->rp->nmerged++;
+                break;
+            }
             path_push(path, PATH_FOR, s, 0);
             walk_step(L, s->u.for_.body, path, out);
             path->n--;
             break;
+        }
         case STMT_IF:
             path_push(path, PATH_IF, s, 0);
             walk_step(L, s->u.if_.then_, path, out);
@@ -611,7 +650,7 @@ int lower_algorithm(const Algorithm *alg, const Define *defines, int ndefines, A
     out->alg = alg;
     out->nslots = alg->nslots;
     out->sym_me = synth_symbol(&L, "me");
-    out->sym_split = synth_symbol(&L, "P");
+    out->sym_split = synth_symbol(&L, "split_P");
     out->nscratch = alg->nbuffers - BUF_FIRST_SCRATCH;
     out->sym_scratch = ARENA_ARRAY(arena, Symbol *, out->nscratch > 0 ? out->nscratch : 1);
     L.scratch_chunks = ARENA_ARRAY(arena, Expr *, out->nscratch > 0 ? out->nscratch : 1);
@@ -825,8 +864,9 @@ static void dump_list(FILE *f, const RankProgram *rp, const RStmt *s, int d) {
 }
 
 void rankir_dump(FILE *out, const RankProgram *rp) {
-    fprintf(out, "rank program %s : %s  (slots %d, solved %d, guarded %d%s)\n", rp->alg->name,
-            collective_info[rp->alg->coll].keyword, rp->nslots, rp->nsolved, rp->nguarded,
-            rp->inplace_safe ? ", in-place safe" : "");
+    fprintf(out, "rank program %s : %s  (slots %d, solved %d, guarded %d", rp->alg->name,
+            collective_info[rp->alg->coll].keyword, rp->nslots, rp->nsolved, rp->nguarded);
+    if (rp->nmerged) fprintf(out, ", merged %d", rp->nmerged);
+    fprintf(out, "%s)\n", rp->inplace_safe ? ", in-place safe" : "");
     dump_list(out, rp, rp->body, 0);
 }

@@ -83,6 +83,7 @@ typedef struct RankProgram {
                                  alias with MPI's in-place layout (see lower.c) */
     int nsolved;              /* transfer sides projected by solving for a loop variable */
     int nguarded;             /* transfer sides that fell back to a guarded loop */
+    int nmerged;              /* loops of single-chunk transfers merged into one range */
 } RankProgram;
 
 /* Projects `alg` (checked by sema) onto rank `me`. -D values fix params at
