@@ -366,7 +366,7 @@ static int lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm
                    L->layout.end, m->name, m->mem_bytes);
         return 1;
     }
-    qsort(L->bundle.slots, (size_t)L->bundle.nslots, sizeof *L->bundle.slots, cmp_slot);
+    if (L->bundle.nslots > 1) qsort(L->bundle.slots, (size_t)L->bundle.nslots, sizeof *L->bundle.slots, cmp_slot);
     return 0;
 }
 

@@ -456,7 +456,7 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
                 off += seg[k];
             }
         }
-        qsort(w->msgs, w->nmsgs, sizeof *w->msgs, cmp_msg);
+        if (w->nmsgs > 1) qsort(w->msgs, w->nmsgs, sizeof *w->msgs, cmp_msg);
     }
     if (!failed) failed = place_local(s, o, work, &pending, pending_step, dx, st);
     for (size_t si = 0; si < s->nsteps; si++) {
