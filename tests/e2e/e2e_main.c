@@ -3,8 +3,9 @@
  * Built once per example from the C that `collc compile` emits, with
  *   -DE2E_ALG=<function> -DE2E_COLL=<COLL_* enum> -DE2E_ROOTED=<0|1>
  * It runs the algorithm on N threads over a matrix of N, roots, dtypes, ops,
- * counts (0, 1, N-1, N, 1000003, 3 MiB) and in-place / not, and compares
- * every rank's output bit for bit with a naive reference written here.
+ * counts (0, 1, N-1, N, N+5, 1000003 and 3 MiB - divided by N for the
+ * collectives whose buffers have N blocks, to bound memory) and in-place /
+ * not, and compares every rank's output bit for bit with the reference.
  *
  * The data and the naive reference are runtime/reference/collref.c: every
  * reduction order gives the same bits, so the check is exact without
@@ -169,14 +170,14 @@ int main(int argc, char **argv) {
         int roots[3] = {0, N - 1, N / 2}, nroots = E2E_ROOTED ? (N > 2 ? 3 : N) : 1;
         for (int ri = 0; ri < nroots; ri++) {
             int root = E2E_ROOTED ? roots[ri] : -1;
-            size_t counts[4] = {0, 1, (size_t)(N > 1 ? N - 1 : 2), (size_t)N + 5};
+            size_t counts[5] = {0, 1, (size_t)(N > 1 ? N - 1 : 2), (size_t)N, (size_t)N + 5};
             const coll_dtype *dts = reducing ? all_dt : move_dt;
             size_t ndt = reducing ? sizeof all_dt / sizeof *all_dt : sizeof move_dt / sizeof *move_dt;
             for (size_t di = 0; di < ndt; di++)
                 for (size_t oi = 0; oi < (reducing ? sizeof ops / sizeof *ops : 1); oi++) {
                     coll_op op = reducing ? ops[oi] : COLL_SUM;
                     if (reducing && coll_op_supported(dts[di], op) != COLL_OK) continue;
-                    for (int ci = 0; ci < 4; ci++)
+                    for (int ci = 0; ci < 5; ci++)
                         for (int ip = 0; ip < 2; ip++) {
                             if (quick && (di > 1 || (oi > 0 && oi != 2) || ri > 0)) continue;
                             run_case((Case){N, root, ip, counts[ci], dts[di], op});
