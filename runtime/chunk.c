@@ -1,6 +1,7 @@
 /* chunk.c - chunk geometry, argument checking, scratch layout and the
  * chunk-level transfer calls (built on the target's byte-level calls). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "collrt_internal.h"
 
@@ -220,6 +221,26 @@ void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
         c->pending = (unsigned char *)mem + off;
         memset(c->pending, 0, b);
     }
+}
+
+/* coll_setup of every target: sizes the scratch area, grows the target's
+ * per-communicator block when needed (once, then reused: fresh pages cost
+ * ~20 us each here), and assigns the buffers. The caller guarantees that
+ * nothing still reads the old block (all requests of earlier calls done). */
+int collrt_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
+                 char **scratch, size_t *cap) {
+    size_t bytes;
+    int rc = collrt_setup_size(c, split, nscratch, scratch_chunks, &bytes);
+    if (rc != COLL_OK) return rc;
+    if (bytes > *cap) {
+        free(*scratch);
+        *cap = 0;
+        *scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+        if (!*scratch) return COLL_ERR_NOMEM;
+        *cap = bytes;
+    }
+    collrt_setup_assign(c, nscratch, *scratch);
+    return COLL_OK;
 }
 
 /* ---- chunk ranges ---- */

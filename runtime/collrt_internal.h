@@ -84,6 +84,10 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
  * buffers + private input copy), each piece 64-byte aligned. */
 int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
                       const int64_t *scratch_chunks, size_t *bytes);
+/* The whole of coll_setup for a target that keeps one growing scratch block
+ * (*scratch, *cap) per communicator: size, grow, assign. */
+int collrt_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
+                 char **scratch, size_t *cap);
 /* Assigns scratch pointers inside `mem` (at least `bytes` from
  * collrt_setup_size) and makes the private input copy if needed. */
 void collrt_setup_assign(collrt_call *c, int nscratch, char *mem);

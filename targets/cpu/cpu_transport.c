@@ -361,20 +361,9 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
 int coll_setup(coll_call *cl, int64_t split, int nscratch, const int64_t *scratch_chunks) {
     if (!cl || !cl->active) return COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
-    size_t bytes;
-    int rc = collrt_setup_size(&cl->b, split, nscratch, scratch_chunks, &bytes);
-    if (rc != COLL_OK) return rc;
-    if (bytes > c->scratch_cap) {
-        /* Grow once, keep for later calls: fresh pages cost ~20 us each. All
-         * our sends of earlier calls were consumed, so nobody reads it. */
-        free(c->scratch);
-        c->scratch_cap = 0;
-        c->scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-        if (!c->scratch) return COLL_ERR_NOMEM;
-        c->scratch_cap = bytes;
-    }
-    collrt_setup_assign(&cl->b, nscratch, c->scratch);
-    return COLL_OK;
+    /* nothing reads the old scratch block: every exchange of earlier calls
+     * of this communicator has completed */
+    return collrt_setup(&cl->b, split, nscratch, scratch_chunks, &c->scratch, &c->scratch_cap);
 }
 
 /* ---- posting ---- */
