@@ -172,3 +172,25 @@ void ast_print_expr(FILE *out, const Expr *e) {
     if (!e) { fputs("<null>", out); return; }
     print_prec(out, e, 0);
 }
+
+int ast_expr_equal(const Expr *a, const Expr *b) {
+    if (a == b) return 1;
+    if (!a || !b || a->kind != b->kind) return 0;
+    switch (a->kind) {
+    case EXPR_INT: return a->u.ival == b->u.ival;
+    case EXPR_NAME: return a->u.name.sym == b->u.name.sym;
+    case EXPR_UNARY:
+        return a->u.unary.op == b->u.unary.op &&
+               ast_expr_equal(a->u.unary.operand, b->u.unary.operand);
+    case EXPR_BINARY:
+        return a->u.binary.op == b->u.binary.op &&
+               ast_expr_equal(a->u.binary.lhs, b->u.binary.lhs) &&
+               ast_expr_equal(a->u.binary.rhs, b->u.binary.rhs);
+    case EXPR_CALL:
+        if (a->u.call.builtin != b->u.call.builtin || a->u.call.nargs != b->u.call.nargs) return 0;
+        for (int i = 0; i < a->u.call.nargs; i++)
+            if (!ast_expr_equal(a->u.call.args[i], b->u.call.args[i])) return 0;
+        return 1;
+    }
+    return 0;
+}

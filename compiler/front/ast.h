@@ -256,6 +256,8 @@ Expr *ast_binary(struct Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r);
 Stmt *ast_stmt(struct Arena *a, StmtKind k, Span sp);
 const char *ast_binary_op_text(BinaryOp op);
 const char *ast_unary_op_text(UnaryOp op);
+/* Structural equality: same tree, same resolved symbols (NULL == NULL). */
+int ast_expr_equal(const Expr *a, const Expr *b);
 /* Writes an expression in source syntax (fully parenthesised where needed). */
 void ast_print_expr(FILE *out, const Expr *e);
 

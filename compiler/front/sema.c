@@ -400,38 +400,20 @@ static void check_header_expr(Sema *S, Expr *e) {
 
 /* ---------- buffer references and transfers ---------- */
 
-static int expr_equal(const Expr *a, const Expr *b) {
-    if (a->kind != b->kind) return 0;
-    switch (a->kind) {
-    case EXPR_INT: return a->u.ival == b->u.ival;
-    case EXPR_NAME: return a->u.name.sym == b->u.name.sym;
-    case EXPR_UNARY:
-        return a->u.unary.op == b->u.unary.op && expr_equal(a->u.unary.operand, b->u.unary.operand);
-    case EXPR_BINARY:
-        return a->u.binary.op == b->u.binary.op && expr_equal(a->u.binary.lhs, b->u.binary.lhs) &&
-               expr_equal(a->u.binary.rhs, b->u.binary.rhs);
-    case EXPR_CALL:
-        if (a->u.call.builtin != b->u.call.builtin || a->u.call.nargs != b->u.call.nargs) return 0;
-        for (int i = 0; i < a->u.call.nargs; i++)
-            if (!expr_equal(a->u.call.args[i], b->u.call.args[i])) return 0;
-        return 1;
-    }
-    return 0;
-}
 
 /* hi - lo when it is known without values: both constant, or hi = lo + k,
  * hi = k + lo, hi = lo - k, hi = lo. Returns 1 and sets *len. */
 static int static_difference(const Expr *hi, const Expr *lo, int64_t *len) {
     if (hi->kind == EXPR_INT && lo->kind == EXPR_INT)
         return !__builtin_sub_overflow(hi->u.ival, lo->u.ival, len);
-    if (expr_equal(hi, lo)) { *len = 0; return 1; }
+    if (ast_expr_equal(hi, lo)) { *len = 0; return 1; }
     if (hi->kind == EXPR_BINARY && (hi->u.binary.op == BOP_ADD || hi->u.binary.op == BOP_SUB)) {
         const Expr *l = hi->u.binary.lhs, *r = hi->u.binary.rhs;
-        if (r->kind == EXPR_INT && expr_equal(l, lo)) {
+        if (r->kind == EXPR_INT && ast_expr_equal(l, lo)) {
             *len = hi->u.binary.op == BOP_ADD ? r->u.ival : -r->u.ival;
             return r->u.ival != INT64_MIN;
         }
-        if (hi->u.binary.op == BOP_ADD && l->kind == EXPR_INT && expr_equal(r, lo)) {
+        if (hi->u.binary.op == BOP_ADD && l->kind == EXPR_INT && ast_expr_equal(r, lo)) {
             *len = l->u.ival;
             return 1;
         }

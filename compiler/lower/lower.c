@@ -91,27 +91,6 @@ static int expr_uses(const Expr *e, const Symbol *sym) {
     return 0;
 }
 
-/* Structural equality (same tree, same symbols). */
-static int expr_equal(const Expr *a, const Expr *b) {
-    if (a == b) return 1;
-    if (!a || !b || a->kind != b->kind) return 0;
-    switch (a->kind) {
-    case EXPR_INT: return a->u.ival == b->u.ival;
-    case EXPR_NAME: return a->u.name.sym == b->u.name.sym;
-    case EXPR_UNARY:
-        return a->u.unary.op == b->u.unary.op && expr_equal(a->u.unary.operand, b->u.unary.operand);
-    case EXPR_BINARY:
-        return a->u.binary.op == b->u.binary.op && expr_equal(a->u.binary.lhs, b->u.binary.lhs) &&
-               expr_equal(a->u.binary.rhs, b->u.binary.rhs);
-    case EXPR_CALL:
-        if (a->u.call.builtin != b->u.call.builtin || a->u.call.nargs != b->u.call.nargs) return 0;
-        for (int i = 0; i < a->u.call.nargs; i++)
-            if (!expr_equal(a->u.call.args[i], b->u.call.args[i])) return 0;
-        return 1;
-    }
-    return 0;
-}
-
 /* ---------- the path from a step to a transfer ---------- */
 
 typedef enum PathKind {
@@ -346,7 +325,7 @@ typedef enum Side { SIDE_SEND, SIDE_RECV } Side;
 static RStmt *side_op(Lower *L, const Stmt *x, Side side, int guarded) {
     const BufRef *src = &x->u.xfer.src, *dst = &x->u.xfer.dst;
     Expr *me = mk_sym(L, L->rp->sym_me);
-    int same = expr_equal(src->rank, dst->rank);
+    int same = ast_expr_equal(src->rank, dst->rank);
     RStmt *op;
     if (side == SIDE_SEND) {
         Range sr = ref_range(L, src), dr = ref_range(L, dst);
@@ -460,7 +439,7 @@ static void project_xfer(Lower *L, const Path *path, const Stmt *x, StepOut *out
     if (ss.kind != SOLVE_NONE) L->rp->nsolved++; else L->rp->nguarded++;
     RStmt *send = build_nest(L, path, 0, x, SIDE_SEND, ss.kind == SOLVE_NONE ? NULL : &ss);
     out->sends = rs_chain(out->sends, send);
-    if (!expr_equal(x->u.xfer.src.rank, x->u.xfer.dst.rank)) {
+    if (!ast_expr_equal(x->u.xfer.src.rank, x->u.xfer.dst.rank)) {
         if (rs.kind != SOLVE_NONE) L->rp->nsolved++; else L->rp->nguarded++;
         RStmt *recv = build_nest(L, path, 0, x, SIDE_RECV, rs.kind == SOLVE_NONE ? NULL : &rs);
         out->recvs = rs_chain(out->recvs, recv);
@@ -706,14 +685,14 @@ static int is_int(const Expr *e, int64_t v) { return e && e->kind == EXPR_INT &&
 static int identity_copy(const InplaceScan *S, const Stmt *x) {
     const BufRef *src = &x->u.xfer.src, *dst = &x->u.xfer.dst;
     if (x->u.xfer.op != XFER_COPY || src->buffer != BUF_IN || dst->buffer != BUF_OUT) return 0;
-    if (!expr_equal(src->rank, dst->rank)) return 0;
+    if (!ast_expr_equal(src->rank, dst->rank)) return 0;
     const CollectiveInfo *ci = &collective_info[S->alg->coll];
     if (ci->in_blocks == ci->out_blocks)
         return !src->lo && !dst->lo;
     if (ci->in_blocks == BLOCKS_ONE && ci->out_blocks == BLOCKS_N) {
         int one_chunk = !S->alg->split || is_int(S->alg->split->u.split.chunks, 1);
         return one_chunk && (!src->lo || (is_int(src->lo, 0) && !src->hi)) && dst->lo &&
-               !dst->hi && expr_equal(dst->lo, dst->rank);
+               !dst->hi && ast_expr_equal(dst->lo, dst->rank);
     }
     return 0;
 }
