@@ -118,10 +118,12 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
                    out == in + (size_t)me * block_bytes) {
             c->in_place = 1;
         }
+        c->inplace_shift = -(int64_t)me;
     } else {
         if (recvbuf == COLL_IN_PLACE && lay.out_blocks) return COLL_ERR_IN_PLACE;
         int off = colls[coll].inplace_in_block;
-        size_t in_off = (size_t)(off == -1 ? me : off == -2 ? c->root : off) * block_bytes;
+        c->inplace_shift = off == -1 ? me : off == -2 ? c->root : off;
+        size_t in_off = (size_t)c->inplace_shift * block_bytes;
         if (sendbuf == COLL_IN_PLACE && lay.in_blocks) {
             /* Only where the input has a place in recvbuf on this rank. */
             if (!lay.out_blocks) return COLL_ERR_IN_PLACE;
@@ -161,15 +163,27 @@ static size_t chunk_bytes(const collrt_call *c, int64_t chunks) {
     return bytes;
 }
 
-static int needs_input_copy(const collrt_call *c) {
+/* An in-place call of a program that may read an input chunk after writing
+ * the out chunk that shares its memory. */
+static int input_at_risk(const collrt_call *c) {
     return c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE) && c->in_blocks;
 }
 
-/* Deferred copies need the target's cooperation (defer_ok), a program that
- * uses chunk-level calls only, and separate in and out memory. */
+/* The runtime sees every transfer of a program that uses chunk-level calls
+ * only, on a target that calls the hooks (collrt_step_done,
+ * collrt_defer_flush). */
+static int chunk_level(const collrt_call *c) {
+    return c->hooks_ok && (c->info->flags & COLL_ALG_CHUNK_CALLS_ONLY);
+}
+
+/* At-risk input: copied on write when the runtime sees every transfer, else
+ * copied to private memory up front. */
+static int copy_on_write(const collrt_call *c) { return input_at_risk(c) && chunk_level(c); }
+static int needs_input_copy(const collrt_call *c) { return input_at_risk(c) && !chunk_level(c); }
+
+/* Deferred copies need the chunk level, and separate in and out memory. */
 static int defer_possible(const collrt_call *c) {
-    return c->defer_ok && (c->info->flags & COLL_ALG_CHUNK_CALLS_ONLY) && c->in_blocks &&
-           c->out_blocks && c->count && (!c->in_place || needs_input_copy(c));
+    return chunk_level(c) && c->in_blocks && c->out_blocks && c->count && !c->in_place;
 }
 
 int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
@@ -193,6 +207,19 @@ int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
         total += align64(b);
     }
     if (needs_input_copy(c)) total += align64((size_t)c->in_blocks * c->count * c->esz);
+    if (copy_on_write(c)) {
+        /* save and redirect areas (their pages are touched only when
+         * needed), saved bitmap, read steps, redirected ranges */
+        size_t in_chunks = (size_t)c->chunks[COLL_BUF_IN], out_chunks = (size_t)c->chunks[COLL_BUF_OUT];
+        size_t steps, fixes;
+        if (__builtin_mul_overflow(in_chunks, sizeof(uint32_t), &steps) ||
+            __builtin_mul_overflow(out_chunks, 2 * sizeof(int64_t), &fixes) || fixes > (size_t)PTRDIFF_MAX)
+            return COLL_ERR_BAD_COUNT;
+        size_t parts[] = {(size_t)c->in_blocks * c->count * c->esz,
+                          (size_t)c->out_blocks * c->count * c->esz, (in_chunks + 7) / 8, steps, fixes};
+        for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+            if (__builtin_add_overflow(total, align64(parts[k]), &total)) return COLL_ERR_BAD_COUNT;
+    }
     if (defer_possible(c)) total += align64(((size_t)c->chunks[COLL_BUF_OUT] + 7) / 8);
     *bytes = total;
     return COLL_OK;
@@ -216,6 +243,26 @@ void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
     c->defer_active = 0;
     c->npending = 0;
     c->pending = NULL;
+    c->cow = 0;
+    c->ncow_fix = 0;
+    c->step = 1;
+    if (copy_on_write(c)) {
+        size_t in_chunks = (size_t)c->chunks[COLL_BUF_IN], out_chunks = (size_t)c->chunks[COLL_BUF_OUT];
+        c->cow = 1;
+        c->cow_shift = c->inplace_shift * c->split;
+        c->cow_save = mem + off;
+        off += align64((size_t)c->in_blocks * c->count * c->esz);
+        c->cow_tmp = mem + off;
+        off += align64((size_t)c->out_blocks * c->count * c->esz);
+        c->cow_saved = (unsigned char *)mem + off;
+        memset(c->cow_saved, 0, (in_chunks + 7) / 8);
+        off += align64((in_chunks + 7) / 8);
+        c->cow_read = (uint32_t *)(void *)(mem + off);
+        memset(c->cow_read, 0, in_chunks * sizeof(uint32_t));
+        off += align64(in_chunks * sizeof(uint32_t));
+        c->cow_fix = (int64_t *)(void *)(mem + off);
+        off += align64(out_chunks * 2 * sizeof(int64_t));
+    }
     if (defer) {
         size_t b = ((size_t)c->chunks[COLL_BUF_OUT] + 7) / 8;
         c->pending = (unsigned char *)mem + off;
@@ -279,9 +326,9 @@ bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
  * and write one chunk in one step). Whatever is still pending at the end is
  * copied by collrt_defer_flush. */
 
-static bool pending_bit(const collrt_call *c, int64_t d) {
-    return (c->pending[d >> 3] >> (d & 7)) & 1;
-}
+static bool bit(const unsigned char *map, int64_t i) { return (map[i >> 3] >> (i & 7)) & 1; }
+
+static bool pending_bit(const collrt_call *c, int64_t d) { return bit(c->pending, d); }
 
 static void set_pending(collrt_call *c, int64_t d, bool on) {
     bool was = pending_bit(c, d);
@@ -353,6 +400,87 @@ void collrt_defer_flush(collrt_call *c) {
     if (c->npending) materialise(c, 0, c->chunks[COLL_BUF_OUT]);
 }
 
+/* ---- copy-on-write of at-risk input ----
+ *
+ * In an in-place call of a program that is not COLL_ALG_INPLACE_SAFE, in
+ * chunk i and out chunk i + cow_shift are the same memory, and the program
+ * may read in chunk i after writing that out chunk. Instead of copying the
+ * whole input to private memory up front, the runtime saves in chunk i just
+ * before the first write to its memory is posted (writes complete later, in
+ * the step: the memory still holds the input when it is posted) and reads
+ * it from the save area from then on. Identity copies (in chunk i -> out
+ * chunk i + cow_shift) stay free, so a broadcast root or an in-place gather
+ * moves nothing locally.
+ *
+ * One hazard remains: a read of in chunk i from its own memory posted
+ * earlier in the SAME step (a send, or a local operation that runs at step
+ * end) may still be in flight when the write is posted. Such a write is
+ * redirected to the redirect area and copied to its place by
+ * collrt_step_done, once every operation of the step has completed. Reads
+ * record their step (cow_read) to detect it. */
+
+/* Saves in chunks [lo, hi) not saved yet. */
+static void cow_save(collrt_call *c, int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; i++) {
+        if (bit(c->cow_saved, i)) continue;
+        size_t a = coll_chunk_offset(c->count, c->split, i) * c->esz;
+        size_t n = coll_chunk_len(c->count, c->split, i) * c->esz;
+        if (n) memcpy(c->cow_save + a, c->base[COLL_BUF_IN] + a, n);
+        c->cow_saved[i >> 3] |= (unsigned char)(1u << (i & 7));
+    }
+}
+
+/* Where to read buf[lo, hi) (at p) from. */
+static const char *cow_read(collrt_call *c, int buf, int64_t lo, int64_t hi, const char *p) {
+    if (!c->cow || buf != COLL_BUF_IN || lo >= hi) return p;
+    bool saved = false;
+    for (int64_t i = lo; i < hi && !saved; i++) saved = bit(c->cow_saved, i);
+    if (saved) {
+        cow_save(c, lo, hi); /* the rest is still intact in its own memory */
+        return c->cow_save + (p - c->base[COLL_BUF_IN]);
+    }
+    for (int64_t i = lo; i < hi; i++) c->cow_read[i] = c->step;
+    return p;
+}
+
+/* Where to write buf[lo, hi) (at p): saves the input chunks it overwrites
+ * and redirects the write if one of them is being read in this step. */
+static char *cow_write(collrt_call *c, int buf, int64_t lo, int64_t hi, char *p) {
+    if (!c->cow || buf != COLL_BUF_OUT || lo >= hi) return p;
+    int64_t ilo = lo - c->cow_shift, ihi = hi - c->cow_shift;
+    if (ilo < 0) ilo = 0;
+    if (ihi > c->chunks[COLL_BUF_IN]) ihi = c->chunks[COLL_BUF_IN];
+    if (ilo >= ihi) return p;
+    bool busy = false;
+    for (int64_t i = ilo; i < ihi; i++) busy |= c->cow_read[i] == c->step;
+    cow_save(c, ilo, ihi);
+    if (!busy) return p;
+    c->cow_fix[2 * c->ncow_fix] = lo;
+    c->cow_fix[2 * c->ncow_fix + 1] = hi;
+    c->ncow_fix++;
+    return c->cow_tmp + (p - c->base[COLL_BUF_OUT]);
+}
+
+/* True when buf[lo, hi) are input chunks that still hold the input in
+ * their own memory (none saved). */
+static bool cow_intact(const collrt_call *c, int buf, int64_t lo, int64_t hi) {
+    if (!c->cow || buf != COLL_BUF_IN) return true;
+    for (int64_t i = lo; i < hi; i++)
+        if (bit(c->cow_saved, i)) return false;
+    return true;
+}
+
+void collrt_step_done(collrt_call *c) {
+    for (int64_t k = 0; k < c->ncow_fix; k++) {
+        char *p;
+        size_t n;
+        if (!collrt_range(c, COLL_BUF_OUT, c->cow_fix[2 * k], c->cow_fix[2 * k + 1], &p, &n)) break;
+        if (n) memcpy(p, c->cow_tmp + (p - c->base[COLL_BUF_OUT]), n);
+    }
+    c->ncow_fix = 0;
+    c->step++;
+}
+
 void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
     collrt_call *c = BASE(call);
     char *p;
@@ -360,7 +488,7 @@ void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
     int64_t l = lo, h = hi;
     int b = read_source(c, buf, &l, hi);
     h = l + (hi - lo);
-    if (collrt_range(c, b, l, h, &p, &n)) coll_send_bytes(call, peer, p, n);
+    if (collrt_range(c, b, l, h, &p, &n)) coll_send_bytes(call, peer, cow_read(c, b, l, h, p), n);
 }
 
 void coll_recv(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
@@ -369,7 +497,7 @@ void coll_recv(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
     size_t n;
     if (collrt_range(c, buf, lo, hi, &p, &n)) {
         if (buf == COLL_BUF_OUT) clear_pending(c, lo, hi);
-        coll_recv_bytes(call, peer, p, n);
+        coll_recv_bytes(call, peer, cow_write(c, buf, lo, hi, p), n);
     }
 }
 
@@ -391,7 +519,7 @@ void coll_recv_reduce(coll_call *call, int64_t peer, int buf, int64_t lo, int64_
         }
         if (pend) materialise(c, lo, hi);
     }
-    coll_recv_reduce_bytes(call, peer, p, p, n);
+    coll_recv_reduce_bytes(call, peer, cow_write(c, buf, lo, hi, p), p, n);
 }
 /* Two ranges of n chunks; false unless both are valid and the same size (the
  * chunk position rule makes that so for verified programs). */
@@ -421,7 +549,8 @@ void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t s
     int sb = read_source(c, src_buf, &src_lo, src_lo + n);
     if (two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) {
         if (dst_buf == COLL_BUF_OUT) clear_pending(c, dst_lo, dst_lo + n);
-        coll_recv_reduce_bytes(call, peer, d, s, bytes);
+        const char *src = cow_read(c, sb, src_lo, src_lo + n, s);
+        coll_recv_reduce_bytes(call, peer, cow_write(c, dst_buf, dst_lo, dst_lo + n, d), src, bytes);
     }
 }
 
@@ -432,12 +561,13 @@ void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
     size_t bytes;
     int sb = read_source(c, src_buf, &src_lo, src_lo + n);
     if (!two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) return;
-    if (s == d) return; /* in place: nothing to move */
+    if (s == d && cow_intact(c, sb, src_lo, src_lo + n)) return; /* in place: nothing to move */
     if (dst_buf == COLL_BUF_OUT) {
         if (defer_copy(c, sb, src_lo, dst_buf, dst_lo, n)) return;
         clear_pending(c, dst_lo, dst_lo + n);
     }
-    coll_copy_bytes(call, d, s, bytes);
+    const char *src = cow_read(c, sb, src_lo, src_lo + n, s);
+    coll_copy_bytes(call, cow_write(c, dst_buf, dst_lo, dst_lo + n, d), src, bytes);
 }
 
 void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
@@ -458,7 +588,8 @@ void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
         }
         if (pend) materialise(c, dst_lo, dst_lo + n);
     }
-    coll_reduce_bytes(call, d, d, s, bytes);
+    const char *src = cow_read(c, sb, src_lo, src_lo + n, s);
+    coll_reduce_bytes(call, cow_write(c, dst_buf, dst_lo, dst_lo + n, d), d, src, bytes);
 }
 
 /* ---- queries ---- */

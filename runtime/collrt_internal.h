@@ -62,17 +62,34 @@ typedef struct collrt_call {
     /* Deferred copy in -> out (COLL_ALG_CHUNK_CALLS_ONLY, see chunk.c):
      * out chunk d with bit d set in `pending` still has to receive in chunk
      * d + defer_delta. */
-    int defer_ok;          /* set by the target: it calls collrt_defer_flush
+    int hooks_ok;          /* set by the target: it calls collrt_step_done after
+                              every completed step and collrt_defer_flush
                               before finishing a successful call */
     int defer_active;
     int64_t defer_delta;
     unsigned char *pending;  /* bitmap over out chunks, in the scratch area */
     int64_t npending;
+    /* Copy-on-write of the input of an in-place call that is not
+     * COLL_ALG_INPLACE_SAFE (see chunk.c). */
+    int cow;               /* active for this call */
+    int64_t inplace_shift; /* in-place layout: in block b is out block b + shift */
+    int64_t cow_shift;     /* in chunk i shares memory with out chunk i + cow_shift */
+    char *cow_save;        /* saved input chunks, laid out like `in` */
+    char *cow_tmp;         /* writes redirected in this step, laid out like `out` */
+    unsigned char *cow_saved; /* bitmap over in chunks */
+    uint32_t *cow_read;    /* per in chunk: step of its last read from its own memory */
+    int64_t *cow_fix;      /* out ranges [lo, hi) redirected in this step */
+    int64_t ncow_fix;
+    uint32_t step;         /* current step, from 1 */
 } collrt_call;
 
 /* Materialises every deferred copy (a target's coll_finish calls it on the
  * success path, after the last step). */
 void collrt_defer_flush(collrt_call *c);
+/* A target calls it when every operation of a step has completed (sends
+ * included) and the step succeeded: lands the writes redirected by
+ * copy-on-write and starts the next step. */
+void collrt_step_done(collrt_call *c);
 
 /* Validates the arguments of one call on rank `me` of `nranks` and fills
  * everything but split/scratch. Returns a status. */
@@ -81,7 +98,8 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
                       coll_dtype dtype, coll_op op, int root);
 
 /* coll_setup, common part: computes the scratch bytes needed (scratch
- * buffers + private input copy), each piece 64-byte aligned. */
+ * buffers, private input copy or copy-on-write state, deferral bitmap), each
+ * piece 64-byte aligned. */
 int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
                       const int64_t *scratch_chunks, size_t *bytes);
 /* The whole of coll_setup for a target that keeps one growing scratch block
@@ -89,7 +107,9 @@ int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
 int collrt_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
                  char **scratch, size_t *cap);
 /* Assigns scratch pointers inside `mem` (at least `bytes` from
- * collrt_setup_size) and makes the private input copy if needed. */
+ * collrt_setup_size) and makes the private input copy if needed (in-place
+ * calls of programs that are neither in-place safe nor chunk-level only, or
+ * on a target without hooks; the others copy on write). */
 void collrt_setup_assign(collrt_call *c, int nscratch, char *mem);
 
 /* Records the first error of a call. */

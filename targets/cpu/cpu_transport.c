@@ -349,7 +349,7 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
         mark_failed(w, seq);
         return rc;
     }
-    cl->b.defer_ok = 1; /* coll_finish flushes deferred copies */
+    cl->b.hooks_ok = 1; /* collrt_step_done, collrt_defer_flush */
     cl->tag = (uint64_t)seq << 32;
     cl->active = 1;
     cl->communicated = 0;
@@ -587,6 +587,7 @@ int coll_step_end(coll_call *cl) {
             }
             if (!progress) wait_bell(c, seen);
         }
+        if (b->status == COLL_OK) collrt_step_done(b);
     }
     reset_step(c);
     cl->tag++;

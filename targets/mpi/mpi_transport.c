@@ -242,6 +242,7 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     int rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
                                dtype, op, root);
     if (rc != COLL_OK) return rc;
+    cl->b.hooks_ok = 1; /* collrt_step_done, collrt_defer_flush */
     cl->active = 1;
     comm->nreqs = comm->nops = 0;
     *call = cl;
@@ -421,6 +422,7 @@ int coll_step_end(coll_call *cl) {
     if (!cl || !cl->active) return COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
     if (cl->b.status == COLL_OK) run_step(cl);
+    if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
     if (cl->b.status != COLL_OK) drop_requests(c);
     reset_step(c);
     c->step++;
@@ -433,8 +435,12 @@ int coll_finish(coll_call *cl, int status) {
     /* Operations posted after the last step_end form one more step. The
      * step counter (the tag) advances exactly once here whether or not this
      * rank had any, so that all ranks keep the same tag sequence. */
-    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || c->nops)) run_step(cl);
+    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || c->nops)) {
+        run_step(cl);
+        if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
+    }
     if (status == COLL_OK) status = cl->b.status;
+    if (status == COLL_OK) collrt_defer_flush(&cl->b);
     if (status != COLL_OK) drop_requests(c);
     reset_step(c);
     c->step++;
