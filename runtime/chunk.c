@@ -183,7 +183,7 @@ static int needs_input_copy(const collrt_call *c) { return input_at_risk(c) && !
 
 /* Deferred copies need the chunk level, and separate in and out memory. */
 static int defer_possible(const collrt_call *c) {
-    return chunk_level(c) && c->in_blocks && c->out_blocks && c->count && !c->in_place;
+    return chunk_level(c) && c->in_blocks && c->count && !c->in_place;
 }
 
 int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
@@ -220,7 +220,10 @@ int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
         for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
             if (__builtin_add_overflow(total, align64(parts[k]), &total)) return COLL_ERR_BAD_COUNT;
     }
-    if (defer_possible(c)) total += align64(((size_t)c->chunks[COLL_BUF_OUT] + 7) / 8);
+    if (defer_possible(c))
+        for (int b = COLL_BUF_OUT; b < c->nbufs; b++)
+            if (__builtin_add_overflow(total, align64(((size_t)c->chunks[b] + 7) / 8), &total))
+                return COLL_ERR_BAD_COUNT;
     *bytes = total;
     return COLL_OK;
 }
@@ -240,9 +243,8 @@ void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
         c->in_place = 0;
         off += align64(b);
     }
-    c->defer_active = 0;
+    memset(c->defer, 0, sizeof c->defer);
     c->npending = 0;
-    c->pending = NULL;
     c->cow = 0;
     c->ncow_fix = 0;
     c->step = 1;
@@ -263,11 +265,13 @@ void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
         c->cow_fix = (int64_t *)(void *)(mem + off);
         off += align64(out_chunks * 2 * sizeof(int64_t));
     }
-    if (defer) {
-        size_t b = ((size_t)c->chunks[COLL_BUF_OUT] + 7) / 8;
-        c->pending = (unsigned char *)mem + off;
-        memset(c->pending, 0, b);
-    }
+    if (defer)
+        for (int b = COLL_BUF_OUT; b < c->nbufs; b++) {
+            size_t n = ((size_t)c->chunks[b] + 7) / 8;
+            c->defer[b].bits = (unsigned char *)mem + off;
+            memset(c->defer[b].bits, 0, n);
+            off += align64(n);
+        }
 }
 
 /* coll_setup of every target: sizes the scratch area, grows the target's
@@ -310,9 +314,10 @@ bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
 
 /* ---- deferred copies ----
  *
- * With COLL_ALG_CHUNK_CALLS_ONLY, `coll_copy(in[s..] -> out[d..])` only marks
- * the out chunks pending (value: the in chunk delta = s - d away). Before any
- * other chunk-level call touches out[a, b):
+ * With COLL_ALG_CHUNK_CALLS_ONLY, `coll_copy(in[s..] -> X[d..])` (X = out or
+ * a scratch buffer) only marks the X chunks pending (value: the in chunk
+ * delta = s - d away; one delta per buffer at a time). Before any other
+ * chunk-level call touches X[a, b):
  *   - a read (send, copy or reduce source) of a range that is all pending
  *     reads `in` instead; of a partly pending range, first materialises it;
  *   - an overwrite (receive, copy or receive-reduce-copy destination) clears
@@ -320,84 +325,115 @@ bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
  *   - a read-modify-write (receive-reduce, reduce destination) of an all
  *     pending range becomes dst := in (+) x in one pass (the fusion of the
  *     copy with the reduce), of a partly pending range materialises first.
- * Materialising writes out chunks that nobody else can be reading (sends of
+ * Materialising writes X chunks that nobody else can be reading (sends of
  * pending chunks went out of `in`), synchronously at post time, so it never
  * races with the step's posted operations (race-free schedules do not read
- * and write one chunk in one step). Whatever is still pending at the end is
- * copied by collrt_defer_flush. */
+ * and write one chunk in one step). Whatever is still pending in `out` at
+ * the end is copied by collrt_defer_flush; pending scratch chunks are
+ * dropped (a scratch chunk that is only ever sent costs no copy at all). */
 
 static bool bit(const unsigned char *map, int64_t i) { return (map[i >> 3] >> (i & 7)) & 1; }
 
-static bool pending_bit(const collrt_call *c, int64_t d) { return bit(c->pending, d); }
+static bool pending_bit(const collrt_call *c, int buf, int64_t d) {
+    return bit(c->defer[buf].bits, d);
+}
 
-static void set_pending(collrt_call *c, int64_t d, bool on) {
-    bool was = pending_bit(c, d);
+static void set_pending(collrt_call *c, int buf, int64_t d, bool on) {
+    collrt_deferred *x = &c->defer[buf];
+    bool was = bit(x->bits, d);
     if (on && !was) {
-        c->pending[d >> 3] |= (unsigned char)(1u << (d & 7));
+        x->bits[d >> 3] |= (unsigned char)(1u << (d & 7));
+        x->n++;
         c->npending++;
     } else if (!on && was) {
-        c->pending[d >> 3] &= (unsigned char)~(1u << (d & 7));
+        x->bits[d >> 3] &= (unsigned char)~(1u << (d & 7));
+        x->n--;
         c->npending--;
     }
 }
 
-/* How many of out chunks [lo, hi) are pending (0 when no deferral). */
-static int64_t pending_in(const collrt_call *c, int64_t lo, int64_t hi) {
-    if (!c->npending) return 0;
+/* Whether buf may have pending chunks (a valid deferral target). */
+static bool deferring(const collrt_call *c, int buf) {
+    return c->npending && buf > COLL_BUF_IN && buf < c->nbufs && c->defer[buf].n;
+}
+
+/* How many of buf's chunks [lo, hi) are pending. */
+static int64_t pending_in(const collrt_call *c, int buf, int64_t lo, int64_t hi) {
+    if (!deferring(c, buf)) return 0;
     int64_t n = 0;
-    for (int64_t d = lo; d < hi; d++) n += pending_bit(c, d);
+    for (int64_t d = lo; d < hi; d++) n += pending_bit(c, buf, d);
     return n;
 }
 
-static void materialise(collrt_call *c, int64_t lo, int64_t hi) {
+static void materialise(collrt_call *c, int buf, int64_t lo, int64_t hi) {
+    int64_t delta = c->defer[buf].delta;
     for (int64_t d = lo; d < hi; d++) {
-        if (!pending_bit(c, d)) continue;
+        if (!pending_bit(c, buf, d)) continue;
         char *dp, *sp;
         size_t dn, sn;
-        if (!collrt_range(c, COLL_BUF_OUT, d, d + 1, &dp, &dn) ||
-            !collrt_range(c, COLL_BUF_IN, d + c->defer_delta, d + c->defer_delta + 1, &sp, &sn))
+        if (!collrt_range(c, buf, d, d + 1, &dp, &dn) ||
+            !collrt_range(c, COLL_BUF_IN, d + delta, d + delta + 1, &sp, &sn))
             return;
         if (dn) memcpy(dp, sp, dn);
-        set_pending(c, d, false);
+        set_pending(c, buf, d, false);
     }
 }
 
-static void clear_pending(collrt_call *c, int64_t lo, int64_t hi) {
-    if (!c->npending) return;
-    for (int64_t d = lo; d < hi; d++) set_pending(c, d, false);
+static void clear_pending(collrt_call *c, int buf, int64_t lo, int64_t hi) {
+    if (!deferring(c, buf)) return;
+    for (int64_t d = lo; d < hi; d++) set_pending(c, buf, d, false);
 }
 
-/* Where to read out[lo, hi) from: `in` when all of it is pending. Returns
+/* Where to read buf[lo, hi) from: `in` when all of it is pending. Returns
  * the buffer and lo to use. */
 static int read_source(collrt_call *c, int buf, int64_t *lo, int64_t hi) {
-    if (buf != COLL_BUF_OUT || !c->npending || *lo < 0 || hi > c->chunks[COLL_BUF_OUT] || *lo >= hi)
-        return buf;
-    int64_t p = pending_in(c, *lo, hi);
+    if (!deferring(c, buf) || *lo < 0 || hi > c->chunks[buf] || *lo >= hi) return buf;
+    int64_t p = pending_in(c, buf, *lo, hi);
     if (p == hi - *lo) {
-        *lo += c->defer_delta;
+        *lo += c->defer[buf].delta;
         return COLL_BUF_IN;
     }
-    if (p) materialise(c, *lo, hi);
+    if (p) materialise(c, buf, *lo, hi);
     return buf;
 }
 
-/* Tries to defer copy in[slo, slo+n) -> out[dlo, dlo+n). */
+/* The `in` operand that replaces a read-modify-write destination
+ * dbuf[lo, lo+n) of `bytes` bytes when it is all pending (the fusion); NULL
+ * (after materialising any pending part) when it is not. */
+static const char *fused_operand(collrt_call *c, int dbuf, int64_t lo, int64_t n, size_t bytes) {
+    int64_t pend = pending_in(c, dbuf, lo, lo + n);
+    if (!pend) return NULL;
+    char *ip;
+    size_t in_n;
+    int64_t delta = c->defer[dbuf].delta;
+    if (pend == n && collrt_range(c, COLL_BUF_IN, lo + delta, lo + n + delta, &ip, &in_n) &&
+        in_n == bytes) {
+        clear_pending(c, dbuf, lo, lo + n);
+        return ip;
+    }
+    materialise(c, dbuf, lo, lo + n);
+    return NULL;
+}
+
+/* Tries to defer copy in[slo, slo+n) -> dbuf[dlo, dlo+n). */
 static bool defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo, int64_t n) {
-    if (!c->pending || sbuf != COLL_BUF_IN || dbuf != COLL_BUF_OUT || n <= 0) return false;
-    if (slo < 0 || dlo < 0 || slo + n > c->chunks[COLL_BUF_IN] || dlo + n > c->chunks[COLL_BUF_OUT])
+    if (sbuf != COLL_BUF_IN || dbuf <= COLL_BUF_IN || dbuf >= c->nbufs || !c->defer[dbuf].bits ||
+        n <= 0)
         return false;
+    if (slo < 0 || dlo < 0 || slo + n > c->chunks[COLL_BUF_IN] || dlo + n > c->chunks[dbuf])
+        return false;
+    collrt_deferred *x = &c->defer[dbuf];
     int64_t delta = slo - dlo;
-    if (c->npending && delta != c->defer_delta) return false; /* one mapping at a time */
+    if (x->n && delta != x->delta) return false; /* one mapping at a time */
     /* positions must agree so that chunk sizes match (chunk position rule) */
     if (((slo % c->split) + c->split) % c->split != ((dlo % c->split) + c->split) % c->split) return false;
-    c->defer_delta = delta;
-    c->defer_active = 1;
-    for (int64_t d = dlo; d < dlo + n; d++) set_pending(c, d, true);
+    x->delta = delta;
+    for (int64_t d = dlo; d < dlo + n; d++) set_pending(c, dbuf, d, true);
     return true;
 }
 
 void collrt_defer_flush(collrt_call *c) {
-    if (c->npending) materialise(c, 0, c->chunks[COLL_BUF_OUT]);
+    if (deferring(c, COLL_BUF_OUT)) materialise(c, COLL_BUF_OUT, 0, c->chunks[COLL_BUF_OUT]);
 }
 
 /* ---- copy-on-write of at-risk input ----
@@ -485,7 +521,7 @@ void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
     collrt_call *c = BASE(call);
     char *p;
     size_t n;
-    int64_t l = lo, h = hi;
+    int64_t l = lo, h;
     int b = read_source(c, buf, &l, hi);
     h = l + (hi - lo);
     if (collrt_range(c, b, l, h, &p, &n)) coll_send_bytes(call, peer, cow_read(c, b, l, h, p), n);
@@ -496,7 +532,7 @@ void coll_recv(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
     char *p;
     size_t n;
     if (collrt_range(c, buf, lo, hi, &p, &n)) {
-        if (buf == COLL_BUF_OUT) clear_pending(c, lo, hi);
+        clear_pending(c, buf, lo, hi);
         coll_recv_bytes(call, peer, cow_write(c, buf, lo, hi, p), n);
     }
 }
@@ -506,21 +542,14 @@ void coll_recv_reduce(coll_call *call, int64_t peer, int buf, int64_t lo, int64_
     char *p;
     size_t n;
     if (!collrt_range(c, buf, lo, hi, &p, &n)) return;
-    if (buf == COLL_BUF_OUT && c->npending) {
-        int64_t pend = pending_in(c, lo, hi);
-        char *ip;
-        size_t in_n;
-        if (pend == hi - lo && pend > 0 &&
-            collrt_range(c, COLL_BUF_IN, lo + c->defer_delta, hi + c->defer_delta, &ip, &in_n) &&
-            in_n == n) {
-            clear_pending(c, lo, hi);
-            coll_recv_reduce_bytes(call, peer, p, ip, n); /* out := in (+) remote */
-            return;
-        }
-        if (pend) materialise(c, lo, hi);
+    const char *in = fused_operand(c, buf, lo, hi - lo, n);
+    if (in) {
+        coll_recv_reduce_bytes(call, peer, p, in, n); /* buf := in (+) remote */
+        return;
     }
     coll_recv_reduce_bytes(call, peer, cow_write(c, buf, lo, hi, p), p, n);
 }
+
 /* Two ranges of n chunks; false unless both are valid and the same size (the
  * chunk position rule makes that so for verified programs). */
 static bool two_ranges(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo,
@@ -548,7 +577,7 @@ void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t s
     size_t bytes;
     int sb = read_source(c, src_buf, &src_lo, src_lo + n);
     if (two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) {
-        if (dst_buf == COLL_BUF_OUT) clear_pending(c, dst_lo, dst_lo + n);
+        clear_pending(c, dst_buf, dst_lo, dst_lo + n);
         const char *src = cow_read(c, sb, src_lo, src_lo + n, s);
         coll_recv_reduce_bytes(call, peer, cow_write(c, dst_buf, dst_lo, dst_lo + n, d), src, bytes);
     }
@@ -562,10 +591,8 @@ void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
     int sb = read_source(c, src_buf, &src_lo, src_lo + n);
     if (!two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) return;
     if (s == d && cow_intact(c, sb, src_lo, src_lo + n)) return; /* in place: nothing to move */
-    if (dst_buf == COLL_BUF_OUT) {
-        if (defer_copy(c, sb, src_lo, dst_buf, dst_lo, n)) return;
-        clear_pending(c, dst_lo, dst_lo + n);
-    }
+    if (defer_copy(c, sb, src_lo, dst_buf, dst_lo, n)) return;
+    clear_pending(c, dst_buf, dst_lo, dst_lo + n);
     const char *src = cow_read(c, sb, src_lo, src_lo + n, s);
     coll_copy_bytes(call, cow_write(c, dst_buf, dst_lo, dst_lo + n, d), src, bytes);
 }
@@ -573,20 +600,14 @@ void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
 void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
                  int64_t dst_lo, int64_t n) {
     collrt_call *c = BASE(call);
-    char *s, *d, *ip;
-    size_t bytes, in_n;
+    char *s, *d;
+    size_t bytes;
     int sb = read_source(c, src_buf, &src_lo, src_lo + n);
     if (!two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) return;
-    if (dst_buf == COLL_BUF_OUT && c->npending) {
-        int64_t pend = pending_in(c, dst_lo, dst_lo + n);
-        if (pend == n && n > 0 &&
-            collrt_range(c, COLL_BUF_IN, dst_lo + c->defer_delta, dst_lo + n + c->defer_delta, &ip, &in_n) &&
-            in_n == bytes) {
-            clear_pending(c, dst_lo, dst_lo + n);
-            coll_reduce_bytes(call, d, ip, s, bytes); /* out := in (+) src, one pass */
-            return;
-        }
-        if (pend) materialise(c, dst_lo, dst_lo + n);
+    const char *in = fused_operand(c, dst_buf, dst_lo, n, bytes);
+    if (in) {
+        coll_reduce_bytes(call, d, in, s, bytes); /* dst := in (+) src, one pass */
+        return;
     }
     const char *src = cow_read(c, sb, src_lo, src_lo + n, s);
     coll_reduce_bytes(call, cow_write(c, dst_buf, dst_lo, dst_lo + n, d), d, src, bytes);

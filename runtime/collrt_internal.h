@@ -43,6 +43,15 @@ typedef struct collrt_layout {
 void collrt_layout_for(coll_collective coll, int nranks, int me, int root,
                        collrt_layout *out);
 
+/* Deferred copies into one buffer: chunk d with bit d set in `bits` still
+ * has to receive in chunk d + delta. */
+typedef struct collrt_deferred {
+    unsigned char *bits;   /* over the buffer's chunks, in the scratch area;
+                              NULL: no deferral into this buffer */
+    int64_t n;             /* chunks pending */
+    int64_t delta;
+} collrt_deferred;
+
 /* The target-independent state of one call. */
 typedef struct collrt_call {
     const coll_alg_info *info;
@@ -59,15 +68,12 @@ typedef struct collrt_call {
     int64_t in_blocks, out_blocks;
     int in_place;          /* in and out alias in the in-place layout */
     int status;            /* first error (sticky) */
-    /* Deferred copy in -> out (COLL_ALG_CHUNK_CALLS_ONLY, see chunk.c):
-     * out chunk d with bit d set in `pending` still has to receive in chunk
-     * d + defer_delta. */
     int hooks_ok;          /* set by the target: it calls collrt_step_done after
                               every completed step and collrt_defer_flush
                               before finishing a successful call */
-    int defer_active;
-    int64_t defer_delta;
-    unsigned char *pending;  /* bitmap over out chunks, in the scratch area */
+    /* Deferred copies in -> out or scratch (COLL_ALG_CHUNK_CALLS_ONLY, see
+     * chunk.c), per buffer; npending counts over all of them. */
+    collrt_deferred defer[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
     int64_t npending;
     /* Copy-on-write of the input of an in-place call that is not
      * COLL_ALG_INPLACE_SAFE (see chunk.c). */

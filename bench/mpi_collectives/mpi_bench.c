@@ -7,7 +7,9 @@
  * the best times. >1 means collc's algorithm is faster.
  *
  *   GLIBC_TUNABLES=glibc.malloc.hugetlb=1 mpirun -n N mpi_bench \
- *       [-r ROUNDS] [-min BYTES] [-max BYTES] [-c COLLECTIVE]
+ *       [-r ROUNDS] [-min BYTES] [-max BYTES] [-c COLLECTIVE] [-a ALGORITHM]
+ * -a runs one contender only (an algorithm name, or "native"): for
+ * profiling, e.g. under `perf record`; its cells then read t(ours) in us.
  * Sizes are nccl-tests sizes (the whole vector: count * 4 bytes, MPI_FLOAT,
  * MPI_SUM; N blocks for allgather/gather/scatter/alltoall/reduce_scatter),
  * 4 KiB .. 64 MiB by factors of 4. The time of one round is the slowest
@@ -104,12 +106,13 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(comm, &me);
     int rounds = 5;
     size_t minb = 4096, maxb = 64u << 20;
-    const char *only = NULL;
+    const char *only = NULL, *alg = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-r") == 0) rounds = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "-min") == 0) minb = strtoull(argv[i + 1], NULL, 0);
         else if (strcmp(argv[i], "-max") == 0) maxb = strtoull(argv[i + 1], NULL, 0);
         else if (strcmp(argv[i], "-c") == 0) only = argv[i + 1];
+        else if (strcmp(argv[i], "-a") == 0) alg = argv[i + 1];
     }
     if (rounds < 1) rounds = 1;
     /* sendbuf: up to N blocks of maxb/N (alltoall, scatter, reduce_scatter) */
@@ -133,7 +136,7 @@ int main(int argc, char **argv) {
         if (only && strcmp(only, kname[k]) != 0) continue;
         int idx[64], n = 0;
         for (int a = 0; a < NALGS; a++) {
-            if (algs[a].k != (kind)k) continue;
+            if (algs[a].k != (kind)k || (alg && strcmp(alg, algs[a].name) != 0)) continue;
             /* require fails for this N: MPI_ERR_UNSUPPORTED_OPERATION, no message sent */
             if (call((kind)k, algs[a].fn, sb, rb, 4096) == MPI_ERR_UNSUPPORTED_OPERATION) continue;
             idx[n++] = a;
@@ -150,10 +153,11 @@ int main(int argc, char **argv) {
             if (iters < 1) iters = 1;
             if (iters > 100) iters = 100;
             /* warm-up: first touch, cached scratch, connections */
-            call((kind)k, NULL, sb, rb, bytes);
+            int native = !alg || strcmp(alg, "native") == 0;
+            if (native) call((kind)k, NULL, sb, rb, bytes);
             for (int j = 0; j < n; j++) call((kind)k, algs[idx[j]].fn, sb, rb, bytes);
             for (int r = 0; r < rounds; r++) {
-                tn[r] = timed((kind)k, NULL, sb, rb, bytes, iters);
+                tn[r] = native ? timed((kind)k, NULL, sb, rb, bytes, iters) : 0;
                 for (int j = 0; j < n; j++)
                     tn[(size_t)(j + 1) * rounds + r] = timed((kind)k, algs[idx[j]].fn, sb, rb, bytes, iters);
             }
@@ -167,7 +171,10 @@ int main(int argc, char **argv) {
                 for (int j = 0; j < n; j++) {
                     double *t = tn + (size_t)(j + 1) * rounds;
                     char cell[40];
-                    snprintf(cell, sizeof cell, "%.2f (%.2f)", med / t[rounds / 2], best / t[0]);
+                    if (native)
+                        snprintf(cell, sizeof cell, "%.2f (%.2f)", med / t[rounds / 2], best / t[0]);
+                    else
+                        snprintf(cell, sizeof cell, "%.1f us", t[rounds / 2] * 1e6);
                     printf("  %-16s", cell);
                 }
                 printf("\n");

@@ -83,9 +83,116 @@ static void test_call_geometry(void) {
     CHECK_EQ(coll_world_destroy(w), COLL_OK);
 }
 
+static const coll_alg_info ar_chunk_info = {COLL_ABI_VERSION, "deferral probe", COLL_ALLREDUCE,
+                                            COLL_ALG_CHUNK_CALLS_ONLY};
+
+/* Deferred copies into a scratch buffer (one rank): reads of pending chunks
+ * take `in`, a reduce into them fuses, an overwrite drops them, a partly
+ * pending read materialises the pending part, and what is still pending in
+ * scratch at the end is never copied. count 8, split 4: chunks of 2. */
+static void test_scratch_deferral(void) {
+    coll_world *w;
+    coll_comm *c;
+    CHECK_EQ(coll_comm_create_cpu(1, &w), COLL_OK);
+    CHECK_EQ(coll_comm_join(w, 0, &c), COLL_OK);
+    float in[8], out[8];
+    for (int i = 0; i < 8; i++) in[i] = (float)(i + 1), out[i] = -5;
+    coll_call *call;
+    CHECK_EQ(coll_begin(c, &ar_chunk_info, in, out, 8, COLL_F32, COLL_SUM, 0, &call), COLL_OK);
+    int64_t scratch[2] = {4, 4};
+    CHECK_EQ(coll_setup(call, 4, 2, scratch), COLL_OK);
+    float *acc = coll_buf_ptr(call, COLL_BUF_SCRATCH0), *tmp = coll_buf_ptr(call, COLL_BUF_SCRATCH0 + 1);
+    for (int i = 0; i < 8; i++) acc[i] = -1, tmp[i] = 100;
+    coll_copy(call, COLL_BUF_IN, 0, COLL_BUF_SCRATCH0, 0, 4);
+    CHECK_EQ(coll_step_end(call), COLL_OK);
+    for (int i = 0; i < 8; i++) CHECK(acc[i] == -1); /* deferred */
+    coll_reduce(call, COLL_BUF_IN, 0, COLL_BUF_SCRATCH0, 0, 1);  /* fused: in0 + in0 */
+    coll_copy(call, COLL_BUF_SCRATCH0 + 1, 2, COLL_BUF_SCRATCH0, 2, 1); /* overwrite */
+    CHECK_EQ(coll_step_end(call), COLL_OK);
+    CHECK(acc[0] == 2 && acc[1] == 4 && acc[4] == 100 && acc[5] == 100);
+    CHECK(acc[2] == -1 && acc[3] == -1 && acc[6] == -1 && acc[7] == -1);
+    coll_copy(call, COLL_BUF_SCRATCH0, 1, COLL_BUF_OUT, 1, 3); /* partly pending */
+    coll_copy(call, COLL_BUF_SCRATCH0, 0, COLL_BUF_OUT, 0, 1);
+    CHECK_EQ(coll_step_end(call), COLL_OK);
+    CHECK(acc[2] == 3 && acc[3] == 4 && acc[6] == 7 && acc[7] == 8); /* materialised */
+    CHECK_EQ(coll_finish(call, COLL_OK), COLL_OK);
+    const float want[8] = {2, 4, 3, 4, 100, 100, 7, 8};
+    for (int i = 0; i < 8; i++) CHECK(out[i] == want[i]);
+
+    /* pending scratch chunks are dropped; pending out chunks are flushed,
+     * reading through scratch: out[1] := acc[1] := in[1] */
+    CHECK_EQ(coll_begin(c, &ar_chunk_info, in, out, 8, COLL_F32, COLL_SUM, 0, &call), COLL_OK);
+    CHECK_EQ(coll_setup(call, 4, 2, scratch), COLL_OK);
+    acc = coll_buf_ptr(call, COLL_BUF_SCRATCH0);
+    for (int i = 0; i < 8; i++) acc[i] = -1, out[i] = -5;
+    coll_copy(call, COLL_BUF_IN, 0, COLL_BUF_SCRATCH0, 0, 4);
+    CHECK_EQ(coll_step_end(call), COLL_OK);
+    coll_copy(call, COLL_BUF_SCRATCH0, 1, COLL_BUF_OUT, 1, 1);
+    CHECK_EQ(coll_finish(call, COLL_OK), COLL_OK);
+    for (int i = 0; i < 8; i++) CHECK(acc[i] == -1);
+    for (int i = 0; i < 8; i++) CHECK(out[i] == (i == 2 || i == 3 ? (float)(i + 1) : -5.0f));
+    CHECK_EQ(coll_comm_destroy(c), COLL_OK);
+    CHECK_EQ(coll_world_destroy(w), COLL_OK);
+}
+
+static const coll_alg_info a2a_cow_info = {COLL_ABI_VERSION, "copy-on-write probe", COLL_ALLTOALL,
+                                           COLL_ALG_CHUNK_CALLS_ONLY};
+
+/* In-place copy on write (one rank, alltoall in place, split 2): one step
+ * swaps the two halves: in chunk 1 is saved before out chunk 1 (its memory)
+ * is written, the write to out chunk 0 (the memory of in chunk 0, read in
+ * the same step) is redirected and landed after the step. One rank runs its
+ * local operations in order, so only the e2e in-place alltoall tests (a
+ * peer reading in chunk 0 while out chunk 0 is received) show a missing
+ * redirect. The last call leaves its input untouched: an identity copy moves
+ * nothing. */
+static void test_copy_on_write(void) {
+    coll_world *w;
+    coll_comm *c;
+    CHECK_EQ(coll_comm_create_cpu(1, &w), COLL_OK);
+    CHECK_EQ(coll_comm_join(w, 0, &c), COLL_OK);
+    double buf[7];
+    for (int i = 0; i < 7; i++) buf[i] = i;
+    coll_call *call;
+    CHECK_EQ(coll_begin(c, &a2a_cow_info, COLL_IN_PLACE, buf, 7, COLL_F64, COLL_SUM, 0, &call), COLL_OK);
+    CHECK_EQ(coll_call_in_place(call), 1);
+    CHECK_EQ(coll_setup(call, 2, 0, NULL), COLL_OK);
+    CHECK(coll_buf_ptr(call, COLL_BUF_IN) == (void *)buf); /* no private copy */
+    coll_copy(call, COLL_BUF_IN, 0, COLL_BUF_OUT, 1, 1); /* 4 elements: sizes differ */
+    CHECK_EQ(coll_step_end(call), COLL_ERR_INTERNAL);
+    CHECK_EQ(coll_finish(call, COLL_OK), COLL_ERR_INTERNAL);
+
+    /* count 8: chunks of 4 */
+    double b8[8];
+    for (int i = 0; i < 8; i++) b8[i] = i;
+    CHECK_EQ(coll_begin(c, &a2a_cow_info, COLL_IN_PLACE, b8, 8, COLL_F64, COLL_SUM, 0, &call), COLL_OK);
+    CHECK_EQ(coll_setup(call, 2, 0, NULL), COLL_OK);
+    coll_copy(call, COLL_BUF_IN, 0, COLL_BUF_OUT, 1, 1);
+    coll_copy(call, COLL_BUF_IN, 1, COLL_BUF_OUT, 0, 1);
+    CHECK_EQ(coll_step_end(call), COLL_OK);
+    for (int i = 0; i < 8; i++) CHECK(b8[i] == (i + 4) % 8);
+    /* in chunk 0 is still readable (from the save area): the copy into its
+     * own memory is a real copy now */
+    coll_copy(call, COLL_BUF_IN, 0, COLL_BUF_OUT, 0, 1);
+    CHECK_EQ(coll_finish(call, COLL_OK), COLL_OK);
+    const double want[8] = {0, 1, 2, 3, 0, 1, 2, 3};
+    for (int i = 0; i < 8; i++) CHECK(b8[i] == want[i]);
+
+    for (int i = 0; i < 8; i++) b8[i] = i;
+    CHECK_EQ(coll_begin(c, &a2a_cow_info, b8, b8, 8, COLL_F64, COLL_SUM, 0, &call), COLL_OK);
+    CHECK_EQ(coll_setup(call, 2, 0, NULL), COLL_OK);
+    coll_copy(call, COLL_BUF_IN, 0, COLL_BUF_OUT, 0, 2);
+    CHECK_EQ(coll_finish(call, COLL_OK), COLL_OK);
+    for (int i = 0; i < 8; i++) CHECK(b8[i] == i);
+    CHECK_EQ(coll_comm_destroy(c), COLL_OK);
+    CHECK_EQ(coll_world_destroy(w), COLL_OK);
+}
+
 int main(void) {
     test_geometry();
     test_call_geometry();
+    test_scratch_deferral();
+    test_copy_on_write();
     printf("chunk: ok\n");
     return 0;
 }
