@@ -349,13 +349,23 @@ void coll_reduce_bytes(coll_call *cl, void *dst, const void *a, const void *b, s
 
 static void run_step(struct coll_call *cl) {
     coll_comm *c = cl->comm;
-    /* Staging for the receive-reduces of this step, 64-byte aligned pieces. */
+    /* Staging for the receive-reduces of this step, 64-byte aligned pieces.
+     * A receive-reduce whose local operand is other memory than its
+     * destination (the fused copy: dst := in (+) remote) receives straight
+     * into dst and reduces dst := dst (+) in on arrival: the reduction ops are
+     * commutative, and a staging area cold in cache would cost two more
+     * passes over memory. */
     size_t need = 0;
-    for (size_t i = 0; i < c->nops; i++)
-        if (c->ops[i].kind == OPK_RECV_REDUCE) {
-            c->ops[i].stage_off = need;
-            need += (c->ops[i].bytes + 63) & ~(size_t)63;
+    for (size_t i = 0; i < c->nops; i++) {
+        pend *op = &c->ops[i];
+        if (op->kind != OPK_RECV_REDUCE) continue;
+        if (op->a + op->bytes <= op->dst || op->dst + op->bytes <= op->a) {
+            op->stage_off = SIZE_MAX;
+            continue;
         }
+        op->stage_off = need;
+        need += (op->bytes + 63) & ~(size_t)63;
+    }
     if (need > c->stage_cap) {
         free(c->stage);
         c->stage_cap = 0;
@@ -377,7 +387,7 @@ static void run_step(struct coll_call *cl) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
             return;
         }
-        void *buf = op->kind == OPK_RECV ? op->dst : c->stage + op->stage_off;
+        void *buf = op->kind == OPK_RECV || op->stage_off == SIZE_MAX ? op->dst : c->stage + op->stage_off;
         int rc = PMPI_Irecv(buf, (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &c->reqs[r]);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
@@ -413,7 +423,10 @@ static void run_step(struct coll_call *cl) {
             collrt_fail(&cl->b, COLL_ERR_INTERNAL);  /* the ranks' schedules disagree */
             return;
         }
-        if (op->kind == OPK_RECV_REDUCE) reduce(cl, op->dst, op->a, c->stage + op->stage_off, op->bytes);
+        if (op->kind == OPK_RECV_REDUCE && op->stage_off == SIZE_MAX)
+            reduce(cl, op->dst, op->dst, op->a, op->bytes);
+        else if (op->kind == OPK_RECV_REDUCE)
+            reduce(cl, op->dst, op->a, c->stage + op->stage_off, op->bytes);
         if (cl->b.status != COLL_OK) return;
     }
 }
