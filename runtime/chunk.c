@@ -374,6 +374,7 @@ static void materialise(collrt_call *c, int buf, int64_t lo, int64_t hi) {
         if (!collrt_range(c, buf, d, d + 1, &dp, &dn) ||
             !collrt_range(c, COLL_BUF_IN, d + delta, d + delta + 1, &sp, &sn))
             return;
+        if (dn && c->before_write) c->before_write(c, dp, dn);
         if (dn) memcpy(dp, sp, dn);
         set_pending(c, buf, d, false);
     }

@@ -71,6 +71,10 @@ typedef struct collrt_call {
     int hooks_ok;          /* set by the target: it calls collrt_step_done after
                               every completed step and collrt_defer_flush
                               before finishing a successful call */
+    /* Set by a target whose sends may still read their memory after their
+     * step: called before the runtime itself writes [p, p + bytes) (deferred
+     * copies materialised at post time). */
+    void (*before_write)(struct collrt_call *c, void *p, size_t bytes);
     /* Deferred copies in -> out or scratch (COLL_ALG_CHUNK_CALLS_ONLY, see
      * chunk.c), per buffer; npending counts over all of them. */
     collrt_deferred defer[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];

@@ -7,13 +7,21 @@
  *    never match the application's, and the dup is made once.
  *  - Every step uses its own tag (a per-communicator step counter modulo
  *    MPI_TAG_UB + 1), so messages of different steps cannot match even when
- *    a sender runs steps ahead (eager sends); within a step MPI's
- *    non-overtaking rule gives coll.h's FIFO matching per ordered pair.
+ *    a sender runs steps ahead; within a step MPI's non-overtaking rule
+ *    gives coll.h's FIFO matching per ordered pair.
  *  - coll_send posts MPI_Isend at once. Receives and local operations are
  *    queued and started by coll_step_end: MPI_Irecv for every receive in
- *    program order (receive-reduces land in a staging area), local copies
- *    and reductions, then MPI_Waitany, reducing each staged message as it
- *    completes, until every request of the step is done.
+ *    program order (receive-reduces land in a staging area or in their
+ *    destination), local copies and reductions, then MPI_Waitany, reducing
+ *    each message as it completes, until every receive of the step is done.
+ *  - Sends outlive their step: a rank goes on as soon as its receives are
+ *    done (a broadcast root posts its sends of all steps back to back, the
+ *    way a tree broadcast posts all its children). coll.h lets a program
+ *    overwrite a range it sent from the next step on, so an operation that
+ *    writes memory an earlier step's send still reads waits for that send
+ *    first (before_write), and coll_finish waits for all of them. A step
+ *    cannot deadlock on this: the receive of an earlier step's send is
+ *    posted by its step end, which never waits for a later step.
  *  - Messages above a segment size (COLLMPI_SEGMENT bytes, default 1 MiB)
  *    are cut into segments by both sides (the cut depends only on the byte
  *    length, which both sides know), so reductions overlap the transfers of
@@ -40,6 +48,13 @@ typedef struct pend {
     size_t stage_off;       /* OPK_RECV_REDUCE: offset in the staging area */
 } pend;
 
+typedef struct sent {
+    MPI_Request req;
+    const char *p;          /* the bytes it reads */
+    size_t bytes;
+    uint64_t step;          /* coll_comm.step it was posted in */
+} sent;
+
 struct coll_call {
     collrt_call b;          /* must be first: common code views it */
     struct coll_comm *comm;
@@ -53,9 +68,11 @@ struct coll_comm {
     uint64_t step;          /* steps so far: the tag of the current step */
     size_t seg;             /* segment size in bytes (multiple of 64) */
     struct coll_call call;
-    MPI_Request *reqs;      /* this step's requests: sends first, then receives */
-    int *req_op;            /* [nreqs] index of the pend for a receive, -1 send */
+    MPI_Request *reqs;      /* this step's receive requests */
+    int *req_op;            /* [nreqs] index of the pend of each receive */
     size_t nreqs, cap_reqs;
+    sent *sends;            /* sends not known to be complete, of any step */
+    size_t nsends, cap_sends;
     pend *ops;
     size_t nops, cap_ops;
     char *scratch;
@@ -77,6 +94,7 @@ static _Thread_local int from_mpi_err = MPI_SUCCESS;
 
 static void free_comm(coll_comm *c) {
     if (c->mpi != MPI_COMM_NULL) PMPI_Comm_free(&c->mpi);
+    free(c->sends);
     free(c->reqs);
     free(c->req_op);
     free(c->ops);
@@ -223,11 +241,40 @@ static void reset_step(coll_comm *c) {
     c->nops = 0;
 }
 
-/* Drops the requests of an abandoned step. Sends complete in the
+/* Drops the requests of an abandoned call. Sends complete in the
  * background; receives were only posted if the step got that far. */
 static void drop_requests(coll_comm *c) {
     for (size_t i = 0; i < c->nreqs; i++)
         if (c->reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&c->reqs[i]);
+    for (size_t i = 0; i < c->nsends; i++)
+        if (c->sends[i].req != MPI_REQUEST_NULL) PMPI_Request_free(&c->sends[i].req);
+    c->nsends = 0;
+}
+
+/* Waits for the outstanding sends of earlier steps that read [p, p +
+ * bytes) (all outstanding sends when p is NULL) and forgets them. A send of
+ * the current step is never waited for here: its receiver may be waiting for
+ * ours. */
+static void wait_sends(struct coll_call *cl, const void *p, size_t bytes) {
+    coll_comm *c = cl->comm;
+    if (!c->nsends) return;
+    const char *lo = p, *hi = lo + bytes;
+    size_t keep = 0;
+    for (size_t i = 0; i < c->nsends; i++) {
+        sent *x = &c->sends[i];
+        if (p && (x->step == c->step || x->p >= hi || x->p + x->bytes <= lo)) {
+            c->sends[keep++] = *x;
+            continue;
+        }
+        int rc = PMPI_Wait(&x->req, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) mpi_fail(cl, rc);
+    }
+    c->nsends = keep;
+}
+
+/* collrt_call.before_write: the runtime writes [p, p + bytes) itself. */
+static void before_write(collrt_call *b, void *p, size_t bytes) {
+    wait_sends((struct coll_call *)(void *)b, p, bytes);
 }
 
 /* ---- calls ---- */
@@ -243,6 +290,7 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
                                dtype, op, root);
     if (rc != COLL_OK) return rc;
     cl->b.hooks_ok = 1; /* collrt_step_done, collrt_defer_flush */
+    cl->b.before_write = before_write;
     cl->active = 1;
     comm->nreqs = comm->nops = 0;
     *call = cl;
@@ -285,12 +333,13 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
     const char *p = src;
     for (size_t off = 0; off < bytes; off += c->seg) {
         size_t n = bytes - off < c->seg ? bytes - off : c->seg;
-        int r = add_req(c, -1);
-        if (r < 0) {
+        if (!grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
             return;
         }
-        int rc = PMPI_Isend(p + off, (int)n, MPI_BYTE, (int)peer, tag_of(c), c->mpi, &c->reqs[r]);
+        sent *x = &c->sends[c->nsends++];
+        *x = (sent){MPI_REQUEST_NULL, p + off, n, c->step};
+        int rc = PMPI_Isend(p + off, (int)n, MPI_BYTE, (int)peer, tag_of(c), c->mpi, &x->req);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
             return;
@@ -376,6 +425,9 @@ static void run_step(struct coll_call *cl) {
         }
         c->stage_cap = need;
     }
+    /* Memory this step writes that an earlier step's send still reads. */
+    for (size_t i = 0; i < c->nops; i++) wait_sends(cl, c->ops[i].dst, c->ops[i].bytes);
+    if (cl->b.status != COLL_OK) return;
     /* Receives in program order (FIFO per pair), then local operations:
      * a race-free schedule never touches a received range locally. */
     int tag = tag_of(c);
@@ -429,6 +481,9 @@ static void run_step(struct coll_call *cl) {
             reduce(cl, op->dst, op->a, c->stage + op->stage_off, op->bytes);
         if (cl->b.status != COLL_OK) return;
     }
+    /* Copy-on-write lands redirected writes on memory this step's sends
+     * may read (collrt_step_done): let them finish first. */
+    if (cl->b.cow) wait_sends(cl, NULL, 0);
 }
 
 int coll_step_end(coll_call *cl) {
@@ -452,6 +507,8 @@ int coll_finish(coll_call *cl, int status) {
         run_step(cl);
         if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
     }
+    /* The caller may reuse its buffers when we return. */
+    if (status == COLL_OK && cl->b.status == COLL_OK) wait_sends(cl, NULL, 0);
     if (status == COLL_OK) status = cl->b.status;
     if (status == COLL_OK) collrt_defer_flush(&cl->b);
     if (status != COLL_OK) drop_requests(c);

@@ -111,6 +111,8 @@ ALGS = {
     "binomial_scatter": ("scatter", lambda n, p: 1,
                          lambda n, p: max(clog2(n), 1), lambda n, p: tree_sg_xfers(n),
                          None, False, {}),
+    "linear_broadcast": ("broadcast", lambda n, p: 1,
+                         lambda n, p: 1, lambda n, p: n, None, True, {}),
     "linear_scatter": ("scatter", lambda n, p: 1,
                        lambda n, p: 1, lambda n, p: n, None, True, {}),
     "binomial_gather": ("gather", lambda n, p: 1,
