@@ -8,6 +8,7 @@
 /* ---- geometry ---- */
 
 size_t coll_chunk_offset(size_t count, int64_t split, int64_t c) {
+    if (split == 1 && c >= 0) return (size_t)c * count;
     if (split < 1 || c < 0) return 0;
     size_t P = (size_t)split, cc = (size_t)c;
     size_t block = cc / P, k = cc % P;
@@ -16,6 +17,7 @@ size_t coll_chunk_offset(size_t count, int64_t split, int64_t c) {
 }
 
 size_t coll_chunk_len(size_t count, int64_t split, int64_t c) {
+    if (split == 1 && c >= 0) return count;
     if (split < 1 || c < 0) return 0;
     size_t P = (size_t)split, k = (size_t)c % P;
     return count / P + (k < count % P ? 1 : 0);
@@ -63,7 +65,10 @@ static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn) {
 int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int me,
                       const void *sendbuf, void *recvbuf, size_t count,
                       coll_dtype dtype, coll_op op, int root) {
-    memset(c, 0, sizeof *c);
+    memset(c, 0, offsetof(collrt_call, base));
+    c->base[COLL_BUF_IN] = c->base[COLL_BUF_OUT] = NULL;
+    c->chunks[COLL_BUF_IN] = c->chunks[COLL_BUF_OUT] = 0;
+    c->nbufs = COLL_BUF_SCRATCH0;
     if (!info) return COLL_ERR_INTERNAL;
     if (info->abi_version != COLL_ABI_VERSION) return COLL_ERR_ABI;
     coll_collective coll = info->collective;
@@ -197,15 +202,16 @@ int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
         __builtin_mul_overflow(c->out_blocks, split, &c->chunks[COLL_BUF_OUT]))
         return COLL_ERR_BAD_COUNT;
     c->split = split;
-    c->nbufs = COLL_BUF_SCRATCH0 + nscratch;
     size_t total = 0;
     for (int k = 0; k < nscratch; k++) {
         if (scratch_chunks[k] < 0) return COLL_ERR_INTERNAL;
         c->chunks[COLL_BUF_SCRATCH0 + k] = scratch_chunks[k];
+        c->base[COLL_BUF_SCRATCH0 + k] = NULL;
         size_t b = chunk_bytes(c, scratch_chunks[k]);
         if (b == SIZE_MAX || total + align64(b) < total) return COLL_ERR_BAD_COUNT;
         total += align64(b);
     }
+    c->nbufs = COLL_BUF_SCRATCH0 + nscratch; /* entries [0, nbufs) are set */
     if (needs_input_copy(c)) total += align64((size_t)c->in_blocks * c->count * c->esz);
     if (copy_on_write(c)) {
         /* save and redirect areas (their pages are touched only when
@@ -243,7 +249,7 @@ void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
         c->in_place = 0;
         off += align64(b);
     }
-    memset(c->defer, 0, sizeof c->defer);
+    memset(c->defer, 0, (size_t)c->nbufs * sizeof *c->defer);
     c->npending = 0;
     c->cow = 0;
     c->ncow_fix = 0;
@@ -618,7 +624,7 @@ void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
 
 void *coll_buf_ptr(const coll_call *call, int buf) {
     const collrt_call *c = (const collrt_call *)(const void *)call;
-    return buf >= 0 && buf < COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH ? c->base[buf] : NULL;
+    return buf >= 0 && buf < c->nbufs ? c->base[buf] : NULL;
 }
 
 int64_t coll_buf_chunks(const coll_call *call, int buf) {

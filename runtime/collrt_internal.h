@@ -63,8 +63,6 @@ typedef struct collrt_call {
     const collrt_kernels *kern; /* NULL for non-reducing collectives */
     int64_t split;         /* P, set by coll_setup (0 before) */
     int nbufs;             /* 2 + nscratch */
-    char *base[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
-    int64_t chunks[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH]; /* on this rank */
     int64_t in_blocks, out_blocks;
     int in_place;          /* in and out alias in the in-place layout */
     int status;            /* first error (sticky) */
@@ -75,10 +73,7 @@ typedef struct collrt_call {
      * step: called before the runtime itself writes [p, p + bytes) (deferred
      * copies materialised at post time). */
     void (*before_write)(struct collrt_call *c, void *p, size_t bytes);
-    /* Deferred copies in -> out or scratch (COLL_ALG_CHUNK_CALLS_ONLY, see
-     * chunk.c), per buffer; npending counts over all of them. */
-    collrt_deferred defer[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
-    int64_t npending;
+    int64_t npending;      /* deferred chunks over all buffers */
     /* Copy-on-write of the input of an in-place call that is not
      * COLL_ALG_INPLACE_SAFE (see chunk.c). */
     int cow;               /* active for this call */
@@ -91,6 +86,14 @@ typedef struct collrt_call {
     int64_t *cow_fix;      /* out ranges [lo, hi) redirected in this step */
     int64_t ncow_fix;
     uint32_t step;         /* current step, from 1 */
+    /* Per buffer; collrt_begin_args clears nothing from here on (a call
+     * costs no clearing of 66-entry arrays): entries [0, nbufs) are set by
+     * begin_args and setup, the others are never read. */
+    char *base[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+    int64_t chunks[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH]; /* on this rank */
+    /* Deferred copies in -> out or scratch (COLL_ALG_CHUNK_CALLS_ONLY, see
+     * chunk.c). */
+    collrt_deferred defer[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
 } collrt_call;
 
 /* Materialises every deferred copy (a target's coll_finish calls it on the

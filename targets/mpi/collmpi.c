@@ -59,9 +59,13 @@ int collmpi_to_mpi_error(int status, int mpi_err) {
 
 /* ---- datatypes ---- */
 
+static int named_dtype(MPI_Datatype dt, coll_dtype *out);
+
 /* 1 if `dt` describes `size` contiguous bytes per element, in order, with
  * extent == size (so count elements are count * size contiguous bytes). */
 static int contiguous_type(MPI_Datatype dt, int depth) {
+    coll_dtype named;
+    if (named_dtype(dt, &named)) return 1; /* the common case, without 4 MPI calls */
     int size;
     MPI_Aint lb, extent, tlb, textent;
     if (dt == MPI_DATATYPE_NULL || depth > 16) return 0;

@@ -257,7 +257,9 @@ static void drop_requests(coll_comm *c) {
  * ours. */
 static void wait_sends(struct coll_call *cl, const void *p, size_t bytes) {
     coll_comm *c = cl->comm;
-    if (!c->nsends) return;
+    /* sends are kept in posting order: none of an earlier step if the first
+     * is of this one */
+    if (!c->nsends || (p && c->sends[0].step == c->step)) return;
     const char *lo = p, *hi = lo + bytes;
     size_t keep = 0;
     for (size_t i = 0; i < c->nsends; i++) {
