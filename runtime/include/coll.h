@@ -240,15 +240,18 @@ typedef struct coll_alg_info {
 
 /* The program stays correct when `in` and `out` alias with the in-place
  * layout (it never reads an input chunk after writing the out chunk that
- * shares its memory). Without this flag an in-place call gets a private copy
- * of its input (one extra pass over it). */
+ * shares its memory). Without this flag the runtime protects the input of
+ * an in-place call: chunk by chunk, copied just before its memory is first
+ * written (COLL_ALG_CHUNK_CALLS_ONLY programs), or whole, to private memory
+ * in coll_setup (others). */
 #define COLL_ALG_INPLACE_SAFE 1u
 /* The program moves data only with the chunk-level calls below (never the
  * *_bytes forms). The runtime may then defer a local copy of `in` chunks into
- * `out` chunks (coll_copy) until the chunks are first used: a later read
- * takes the data from `in`, a receive-reduce into them becomes
+ * `out` or scratch chunks (coll_copy) until the chunks are first used: a
+ * later read takes the data from `in`, a receive-reduce into them becomes
  * coll_recv_reduce_copy (one pass instead of two), an overwrite makes the
- * copy unnecessary, and whatever is left is copied when the call finishes.
+ * copy unnecessary, and whatever is left in `out` is copied when the call
+ * finishes; and it may copy the input of an in-place call on write.
  * collc sets it on every generated program. */
 #define COLL_ALG_CHUNK_CALLS_ONLY 2u
 
@@ -279,8 +282,8 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
  * buffer (nscratch <= COLL_MAX_SCRATCH). Scratch memory is allocated once per
  * communicator and reused (grown when a call needs more); its contents are
  * undefined at the start of a call. Also makes the private input copy of an
- * in-place call when the algorithm is not COLL_ALG_INPLACE_SAFE. Must be
- * called once, before the first transfer. */
+ * in-place call when the algorithm is neither COLL_ALG_INPLACE_SAFE nor
+ * COLL_ALG_CHUNK_CALLS_ONLY. Must be called once, before the first transfer. */
 int coll_setup(coll_call *call, int64_t split, int nscratch,
                const int64_t *scratch_chunks);
 
