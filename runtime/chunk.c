@@ -274,8 +274,8 @@ void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
     if (defer)
         for (int b = COLL_BUF_OUT; b < c->nbufs; b++) {
             size_t n = ((size_t)c->chunks[b] + 7) / 8;
-            c->defer[b].bits = (unsigned char *)mem + off;
-            memset(c->defer[b].bits, 0, n);
+            c->defer[b].bits = n ? (unsigned char *)mem + off : NULL; /* NULL: no chunks */
+            if (n) memset(c->defer[b].bits, 0, n);
             off += align64(n);
         }
 }
