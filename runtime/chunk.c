@@ -429,6 +429,11 @@ static bool defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t 
         return false;
     if (slo < 0 || dlo < 0 || slo + n > c->chunks[COLL_BUF_IN] || dlo + n > c->chunks[dbuf])
         return false;
+    /* Into `out` only for reducing collectives: there the copy usually fuses
+     * with a reduction. Otherwise it is almost always final, and done now it
+     * overlaps the step's communication instead of running after the last
+     * step. */
+    if (dbuf == COLL_BUF_OUT && !c->kern) return false;
     collrt_deferred *x = &c->defer[dbuf];
     int64_t delta = slo - dlo;
     if (x->n && delta != x->delta) return false; /* one mapping at a time */

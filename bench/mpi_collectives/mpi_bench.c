@@ -4,7 +4,9 @@
  * each compiled algorithm) run in turn, round after round (alternating, so
  * that noise hits them alike), and the table prints busbw(ours) /
  * busbw(native) = t(native) / t(ours): the ratio of the median times and of
- * the best times. >1 means collc's algorithm is faster.
+ * the best times. >1 means collc's algorithm is faster. The first column,
+ * "(native again)", times the library's collective a second time as if it
+ * were a contender: how far it is from 1.00 is the noise of the run.
  *
  *   GLIBC_TUNABLES=glibc.malloc.hugetlb=1 mpirun -n N mpi_bench \
  *       [-r ROUNDS] [-min BYTES] [-max BYTES] [-c COLLECTIVE] [-a ALGORITHM]
@@ -134,7 +136,10 @@ int main(int argc, char **argv) {
     double *tn = malloc(sizeof(double) * (size_t)rounds * (NALGS + 1));
     for (int k = 0; k < K_COUNT; k++) {
         if (only && strcmp(only, kname[k]) != 0) continue;
+        /* idx -1: the library's collective again, timed like a contender:
+         * its ratio to the first native column is the noise of the run */
         int idx[64], n = 0;
+        if (!alg) idx[n++] = -1;
         for (int a = 0; a < NALGS; a++) {
             if (algs[a].k != (kind)k || (alg && strcmp(alg, algs[a].name) != 0)) continue;
             /* require fails for this N: MPI_ERR_UNSUPPORTED_OPERATION, no message sent */
@@ -143,7 +148,7 @@ int main(int argc, char **argv) {
         }
         if (me == 0) {
             printf("\n## %s (N=%d)\n%-9s %12s", kname[k], N, "size", "native GB/s");
-            for (int j = 0; j < n; j++) printf("  %-*s", 16, algs[idx[j]].name);
+            for (int j = 0; j < n; j++) printf("  %-*s", 16, idx[j] < 0 ? "(native again)" : algs[idx[j]].name);
             printf("\n");
         }
         for (size_t bytes = minb; bytes <= maxb; bytes *= 4) {
@@ -155,11 +160,12 @@ int main(int argc, char **argv) {
             /* warm-up: first touch, cached scratch, connections */
             int native = !alg || strcmp(alg, "native") == 0;
             if (native) call((kind)k, NULL, sb, rb, bytes);
-            for (int j = 0; j < n; j++) call((kind)k, algs[idx[j]].fn, sb, rb, bytes);
+            for (int j = 0; j < n; j++) call((kind)k, idx[j] < 0 ? NULL : algs[idx[j]].fn, sb, rb, bytes);
             for (int r = 0; r < rounds; r++) {
                 tn[r] = native ? timed((kind)k, NULL, sb, rb, bytes, iters) : 0;
                 for (int j = 0; j < n; j++)
-                    tn[(size_t)(j + 1) * rounds + r] = timed((kind)k, algs[idx[j]].fn, sb, rb, bytes, iters);
+                    tn[(size_t)(j + 1) * rounds + r] =
+                        timed((kind)k, idx[j] < 0 ? NULL : algs[idx[j]].fn, sb, rb, bytes, iters);
             }
             for (int j = 0; j <= n; j++) qsort(tn + (size_t)j * rounds, (size_t)rounds, sizeof(double), cmp_d);
             if (me == 0) {

@@ -160,13 +160,19 @@ int collmpi_map(const collmpi_args *a, collmpi_call *m, const char **why) {
         *why = "null communicator";
         return COLL_ERR_NULL_COMM;
     }
-    int inter = 0;
-    if (PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS || inter) {
-        *why = "intercommunicator";
-        return COLL_ERR_NULL_COMM;
+    /* An intracommunicator collc ran on before: size and rank are cached. */
+    if ((m->cc = collmpi_comm_cached(a->comm))) {
+        m->nranks = coll_comm_size(m->cc);
+        m->rank = coll_comm_rank(m->cc);
+    } else {
+        int inter = 0;
+        if (PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS || inter) {
+            *why = "intercommunicator";
+            return COLL_ERR_NULL_COMM;
+        }
+        PMPI_Comm_size(a->comm, &m->nranks);
+        PMPI_Comm_rank(a->comm, &m->rank);
     }
-    PMPI_Comm_size(a->comm, &m->nranks);
-    PMPI_Comm_rank(a->comm, &m->rank);
     int N = m->nranks, me = m->rank;
     m->root = a->root;
     if (is_root_coll(a->coll) && (a->root < 0 || a->root >= N)) {
@@ -299,8 +305,8 @@ int collmpi_map(const collmpi_args *a, collmpi_call *m, const char **why) {
 int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
                    int *mpi_err) {
     *mpi_err = MPI_SUCCESS;
-    coll_comm *cc;
-    int rc = coll_comm_from_mpi(comm, &cc);
+    coll_comm *cc = m->cc;
+    int rc = cc ? COLL_OK : coll_comm_from_mpi(comm, &cc);
     if (rc != COLL_OK) {
         *mpi_err = collmpi_from_mpi_error();
         return rc;

@@ -18,6 +18,9 @@ void collmpi_comm_set_user_op(coll_comm *c, int on, MPI_Op op, MPI_Datatype dt);
 int collmpi_comm_mpi_error(const coll_comm *c);
 /* MPI error code of the last failed coll_comm_from_mpi (this thread). */
 int collmpi_from_mpi_error(void);
+/* The coll_comm cached on `comm` by an earlier coll_comm_from_mpi, or NULL
+ * (makes none: no communication). */
+coll_comm *collmpi_comm_cached(MPI_Comm comm);
 
 /* ---- argument mapping (collmpi.c) ---- */
 
@@ -46,6 +49,7 @@ typedef struct collmpi_call {
     int user_op;             /* reduce with MPI_Reduce_local(uop, udt) */
     MPI_Op uop;
     MPI_Datatype udt;
+    coll_comm *cc;           /* the cached coll_comm of the communicator, or NULL */
 } collmpi_call;
 
 /* Maps an MPI call; no communication, no side effect. Returns COLL_OK or a

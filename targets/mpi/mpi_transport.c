@@ -124,32 +124,34 @@ static size_t segment_size(void) {
     return ((size_t)v + 63) & ~(size_t)63;
 }
 
+coll_comm *collmpi_comm_cached(MPI_Comm comm) {
+    void *val = NULL;
+    int found = 0;
+    if (comm == MPI_COMM_NULL) return NULL;
+    pthread_once(&keyval_once, make_keyval);
+    if (keyval_err != MPI_SUCCESS || PMPI_Comm_get_attr(comm, keyval, &val, &found) != MPI_SUCCESS ||
+        !found)
+        return NULL;
+    return val;
+}
+
 int coll_comm_from_mpi(MPI_Comm comm, coll_comm **out) {
     from_mpi_err = MPI_SUCCESS;
     if (!out) return COLL_ERR_NULL_COMM;
     *out = NULL;
     if (comm == MPI_COMM_NULL) return COLL_ERR_NULL_COMM;
+    /* Only intracommunicators get the attribute: a cached one needs no
+     * more checks (the common case, one MPI call). */
+    if ((*out = collmpi_comm_cached(comm))) return COLL_OK;
     int inter = 0, rc = PMPI_Comm_test_inter(comm, &inter);
     if (rc != MPI_SUCCESS) {
         from_mpi_err = rc;
         return COLL_ERR_TRANSPORT;
     }
     if (inter) return COLL_ERR_NULL_COMM;
-    pthread_once(&keyval_once, make_keyval);
     if (keyval_err != MPI_SUCCESS) {
         from_mpi_err = keyval_err;
         return COLL_ERR_TRANSPORT;
-    }
-    void *val = NULL;
-    int found = 0;
-    rc = PMPI_Comm_get_attr(comm, keyval, &val, &found);
-    if (rc != MPI_SUCCESS) {
-        from_mpi_err = rc;
-        return COLL_ERR_TRANSPORT;
-    }
-    if (found) {
-        *out = val;
-        return COLL_OK;
     }
     coll_comm *c = calloc(1, sizeof *c);
     if (!c) return COLL_ERR_NOMEM;
@@ -161,7 +163,7 @@ int coll_comm_from_mpi(MPI_Comm comm, coll_comm **out) {
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_rank(c->mpi, &c->rank);
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_size(c->mpi, &c->nranks);
-    int *ub = NULL;
+    int *ub = NULL, found = 0;
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_get_attr(c->mpi, MPI_TAG_UB, &ub, &found);
     if (rc == MPI_SUCCESS) c->tag_ub = found && ub && *ub > 0 ? *ub : 32767;
     if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(comm, keyval, c);
