@@ -1,8 +1,9 @@
 /* mpi_bench.c - every example compiled with `collc compile --target=mpi`
  * against the MPI library's own collective, in the same mpirun, on the same
- * buffers: per collective and size, the contenders (the library first, then
+ * buffers: per collective and size, the contenders (the library, then
  * each compiled algorithm) run in turn, round after round (alternating, so
- * that noise hits them alike), and the table prints busbw(ours) /
+ * that noise hits them alike; each round starts with the next contender),
+ * and the table prints busbw(ours) /
  * busbw(native) = t(native) / t(ours): the ratio of the median times and of
  * the best times. >1 means collc's algorithm is faster. The first column,
  * "(native again)", times the library's collective a second time as if it
@@ -161,12 +162,16 @@ int main(int argc, char **argv) {
             int native = !alg || strcmp(alg, "native") == 0;
             if (native) call((kind)k, NULL, sb, rb, bytes);
             for (int j = 0; j < n; j++) call((kind)k, idx[j] < 0 ? NULL : algs[idx[j]].fn, sb, rb, bytes);
-            for (int r = 0; r < rounds; r++) {
-                tn[r] = native ? timed((kind)k, NULL, sb, rb, bytes, iters) : 0;
-                for (int j = 0; j < n; j++)
-                    tn[(size_t)(j + 1) * rounds + r] =
-                        timed((kind)k, idx[j] < 0 ? NULL : algs[idx[j]].fn, sb, rb, bytes, iters);
-            }
+            /* Contender c = 0 is the library, c = j + 1 is idx[j]. Each round
+             * starts one contender later, so that none always runs right
+             * after the same other one (a slow one disturbs its successor). */
+            for (int r = 0; r < rounds; r++)
+                for (int i = 0; i <= n; i++) {
+                    int cn = (r + i) % (n + 1);
+                    void (*fn)(void) = cn == 0 || idx[cn - 1] < 0 ? NULL : algs[idx[cn - 1]].fn;
+                    if (cn == 0 && !native) tn[r] = 0;
+                    else tn[(size_t)cn * rounds + r] = timed((kind)k, fn, sb, rb, bytes, iters);
+                }
             for (int j = 0; j <= n; j++) qsort(tn + (size_t)j * rounds, (size_t)rounds, sizeof(double), cmp_d);
             if (me == 0) {
                 double med = tn[rounds / 2], best = tn[0];
