@@ -503,6 +503,13 @@ static char *cow_write(collrt_call *c, int buf, int64_t lo, int64_t hi, char *p)
     for (int64_t i = ilo; i < ihi; i++) busy |= c->cow_read[i] == c->step;
     cow_save(c, ilo, ihi);
     if (!busy) return p;
+    /* One range per out chunk at most in a race-free step; a schedule that
+     * writes a chunk twice in one step (compiled with --no-verify) must not
+     * overrun the list. */
+    if (c->ncow_fix >= c->chunks[COLL_BUF_OUT]) {
+        collrt_fail(c, COLL_ERR_INTERNAL);
+        return p;
+    }
     c->cow_fix[2 * c->ncow_fix] = lo;
     c->cow_fix[2 * c->ncow_fix + 1] = hi;
     c->ncow_fix++;
