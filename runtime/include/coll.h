@@ -215,8 +215,11 @@ int coll_cpu_run(int nranks, int (*fn)(coll_comm *comm, void *arg), void *arg);
  * completes the step. Within a step all operations see the state before the
  * step, PROVIDED the schedule is race-free (collc verify guarantees that no
  * chunk is written in a step in which it is also read). Rank a may write a
- * range it sent in step s from step s+1 on: step_end returns only when all of
- * this rank's sends of the step have been consumed by their receivers.
+ * range it sent in step s from step s+1 on; the transport makes that safe:
+ * the cpu transport's step_end returns only when all of this rank's sends of
+ * the step have been consumed by their receivers, the mpi transport waits
+ * for such a send just before the write (and for all of them in
+ * coll_finish), so a sender can run ahead of slow receivers.
  *
  * Matching: the k-th send rank a posts to rank b in a call matches the k-th
  * receive (of any kind) rank b posts from rank a in that call (FIFO per
@@ -321,8 +324,9 @@ void coll_reduce_bytes(coll_call *call, void *dst, const void *a, const void *b,
                        size_t bytes);
 
 /* Ends the current step: runs receives and local operations, waits until
- * every receive of the step is done and every send of the step has been
- * consumed. Returns COLL_OK or the first error of the call. */
+ * every receive of the step is done (and, on the cpu target, every send of
+ * the step has been consumed; see "Steps" above). Returns COLL_OK or the
+ * first error of the call. */
 int coll_step_end(coll_call *call);
 
 /* Ends the call (any posted but unfinished step is completed first when
