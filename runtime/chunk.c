@@ -66,9 +66,13 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
                       const void *sendbuf, void *recvbuf, size_t count,
                       coll_dtype dtype, coll_op op, int root) {
     memset(c, 0, offsetof(collrt_call, base));
-    c->base[COLL_BUF_IN] = c->base[COLL_BUF_OUT] = NULL;
-    c->chunks[COLL_BUF_IN] = c->chunks[COLL_BUF_OUT] = 0;
+    /* the per-buffer entries below nbufs (the rest is never read) */
     c->nbufs = COLL_BUF_SCRATCH0;
+    for (int b = COLL_BUF_IN; b < COLL_BUF_SCRATCH0; b++) {
+        c->base[b] = NULL;
+        c->chunks[b] = 0;
+        c->defer[b] = (collrt_deferred){0};
+    }
     if (!info) return COLL_ERR_INTERNAL;
     if (info->abi_version != COLL_ABI_VERSION) return COLL_ERR_ABI;
     coll_collective coll = info->collective;
@@ -139,8 +143,6 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
         }
     }
     if (count == 0) {
-        c->base[COLL_BUF_IN] = NULL;
-        c->base[COLL_BUF_OUT] = NULL;
         c->in_place = 0;
         return COLL_OK;
     }
@@ -149,7 +151,6 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
         return COLL_ERR_OVERLAP;
     c->base[COLL_BUF_IN] = (char *)in;
     c->base[COLL_BUF_OUT] = out;
-    c->nbufs = COLL_BUF_SCRATCH0;
     return COLL_OK;
 }
 
@@ -191,9 +192,36 @@ static int defer_possible(const collrt_call *c) {
     return chunk_level(c) && c->in_blocks && c->count && !c->in_place;
 }
 
-int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
-                      const int64_t *scratch_chunks, size_t *bytes) {
-    *bytes = 0;
+/* Copies into `out` are deferred only for reducing collectives, where they
+ * usually fuse with a reduction; elsewhere they are almost always final,
+ * and done at once they overlap the step's communication instead of
+ * running after the last step. Scratch copies are deferred for all. */
+static int defers_into(const collrt_call *c, int buf) {
+    return defer_possible(c) && c->chunks[buf] && (buf != COLL_BUF_OUT || c->kern);
+}
+
+/* Where the pieces of one call's scratch area go: offsets from its start,
+ * each 64-byte aligned, SIZE_MAX for a piece that is not there. One plan
+ * both sizes the area and places the pieces, so the two cannot disagree. */
+typedef struct scratch_plan {
+    size_t scratch[COLL_MAX_SCRATCH];   /* scratch buffer k */
+    size_t input_copy;                  /* private input copy */
+    size_t cow_save, cow_tmp, cow_saved, cow_read, cow_fix; /* copy on write */
+    size_t defer_bits[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH]; /* per buffer */
+    size_t total;
+} scratch_plan;
+
+/* Appends a piece of n bytes at *at (SIZE_MAX when n is 0); false on
+ * overflow. */
+static bool place(scratch_plan *p, size_t *at, size_t n) {
+    *at = n ? p->total : SIZE_MAX;
+    return n <= (size_t)PTRDIFF_MAX && !__builtin_add_overflow(p->total, align64(n), &p->total);
+}
+
+/* Validates coll_setup's arguments, records the geometry (split, chunk
+ * counts, nbufs) and plans the scratch area. */
+static int plan_scratch(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
+                        scratch_plan *p) {
     if (c->split) return COLL_ERR_INTERNAL;              /* setup twice */
     if (split < 1 || nscratch < 0 || nscratch > COLL_MAX_SCRATCH ||
         (nscratch && !scratch_chunks))
@@ -202,102 +230,103 @@ int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
         __builtin_mul_overflow(c->out_blocks, split, &c->chunks[COLL_BUF_OUT]))
         return COLL_ERR_BAD_COUNT;
     c->split = split;
-    size_t total = 0;
+    p->total = 0;
+    p->cow_save = p->cow_tmp = p->cow_saved = p->cow_read = p->cow_fix = SIZE_MAX;
     for (int k = 0; k < nscratch; k++) {
         if (scratch_chunks[k] < 0) return COLL_ERR_INTERNAL;
         c->chunks[COLL_BUF_SCRATCH0 + k] = scratch_chunks[k];
         c->base[COLL_BUF_SCRATCH0 + k] = NULL;
         size_t b = chunk_bytes(c, scratch_chunks[k]);
-        if (b == SIZE_MAX || total + align64(b) < total) return COLL_ERR_BAD_COUNT;
-        total += align64(b);
+        if (b == SIZE_MAX || !place(p, &p->scratch[k], b)) return COLL_ERR_BAD_COUNT;
     }
-    c->nbufs = COLL_BUF_SCRATCH0 + nscratch; /* entries [0, nbufs) are set */
-    if (needs_input_copy(c)) total += align64((size_t)c->in_blocks * c->count * c->esz);
+    /* entries [0, nbufs) are set; a failed setup leaves no deferral */
+    memset(c->defer, 0, (size_t)(COLL_BUF_SCRATCH0 + nscratch) * sizeof *c->defer);
+    c->nbufs = COLL_BUF_SCRATCH0 + nscratch;
+    /* in and out fit in memory (collrt_begin_args) */
+    size_t in_bytes = (size_t)c->in_blocks * c->count * c->esz;
+    size_t out_bytes = (size_t)c->out_blocks * c->count * c->esz;
+    if (!place(p, &p->input_copy, needs_input_copy(c) ? in_bytes : 0)) return COLL_ERR_BAD_COUNT;
     if (copy_on_write(c)) {
         /* save and redirect areas (their pages are touched only when
          * needed), saved bitmap, read steps, redirected ranges */
         size_t in_chunks = (size_t)c->chunks[COLL_BUF_IN], out_chunks = (size_t)c->chunks[COLL_BUF_OUT];
         size_t steps, fixes;
         if (__builtin_mul_overflow(in_chunks, sizeof(uint32_t), &steps) ||
-            __builtin_mul_overflow(out_chunks, 2 * sizeof(int64_t), &fixes) || fixes > (size_t)PTRDIFF_MAX)
+            __builtin_mul_overflow(out_chunks, 2 * sizeof(int64_t), &fixes) ||
+            !place(p, &p->cow_save, in_bytes) || !place(p, &p->cow_tmp, out_bytes) ||
+            !place(p, &p->cow_saved, (in_chunks + 7) / 8) || !place(p, &p->cow_read, steps) ||
+            !place(p, &p->cow_fix, fixes))
             return COLL_ERR_BAD_COUNT;
-        size_t parts[] = {(size_t)c->in_blocks * c->count * c->esz,
-                          (size_t)c->out_blocks * c->count * c->esz, (in_chunks + 7) / 8, steps, fixes};
-        for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
-            if (__builtin_add_overflow(total, align64(parts[k]), &total)) return COLL_ERR_BAD_COUNT;
     }
-    if (defer_possible(c))
-        for (int b = COLL_BUF_OUT; b < c->nbufs; b++)
-            if (__builtin_add_overflow(total, align64(((size_t)c->chunks[b] + 7) / 8), &total))
-                return COLL_ERR_BAD_COUNT;
-    *bytes = total;
+    for (int b = COLL_BUF_OUT; b < c->nbufs; b++)
+        if (!place(p, &p->defer_bits[b], defers_into(c, b) ? ((size_t)c->chunks[b] + 7) / 8 : 0))
+            return COLL_ERR_BAD_COUNT;
     return COLL_OK;
 }
 
-void collrt_setup_assign(collrt_call *c, int nscratch, char *mem) {
-    size_t off = 0;
-    for (int k = 0; k < nscratch; k++) {
-        size_t b = chunk_bytes(c, c->chunks[COLL_BUF_SCRATCH0 + k]);
-        c->base[COLL_BUF_SCRATCH0 + k] = b ? mem + off : NULL;
-        off += align64(b);
-    }
-    int defer = defer_possible(c);
-    if (needs_input_copy(c)) {
-        size_t b = (size_t)c->in_blocks * c->count * c->esz;
-        memcpy(mem + off, c->base[COLL_BUF_IN], b);
-        c->base[COLL_BUF_IN] = mem + off;
+static char *at(char *mem, size_t off) { return off == SIZE_MAX ? NULL : mem + off; }
+
+/* Assigns the planned pieces inside `mem` (at least p->total bytes) and
+ * makes the private input copy if needed. */
+static void assign_scratch(collrt_call *c, int nscratch, const scratch_plan *p, char *mem) {
+    for (int k = 0; k < nscratch; k++) c->base[COLL_BUF_SCRATCH0 + k] = at(mem, p->scratch[k]);
+    if (p->input_copy != SIZE_MAX) {
+        memcpy(mem + p->input_copy, c->base[COLL_BUF_IN], (size_t)c->in_blocks * c->count * c->esz);
+        c->base[COLL_BUF_IN] = mem + p->input_copy;
         c->in_place = 0;
-        off += align64(b);
     }
-    memset(c->defer, 0, (size_t)c->nbufs * sizeof *c->defer);
     c->npending = 0;
-    c->cow = 0;
+    c->cow = copy_on_write(c);
     c->ncow_fix = 0;
     c->step = 1;
-    if (copy_on_write(c)) {
-        size_t in_chunks = (size_t)c->chunks[COLL_BUF_IN], out_chunks = (size_t)c->chunks[COLL_BUF_OUT];
-        c->cow = 1;
+    if (c->cow) {
+        size_t in_chunks = (size_t)c->chunks[COLL_BUF_IN];
         c->cow_shift = c->inplace_shift * c->split;
-        c->cow_save = mem + off;
-        off += align64((size_t)c->in_blocks * c->count * c->esz);
-        c->cow_tmp = mem + off;
-        off += align64((size_t)c->out_blocks * c->count * c->esz);
-        c->cow_saved = (unsigned char *)mem + off;
+        c->cow_save = mem + p->cow_save;
+        c->cow_tmp = mem + p->cow_tmp;
+        c->cow_saved = (unsigned char *)mem + p->cow_saved;
         memset(c->cow_saved, 0, (in_chunks + 7) / 8);
-        off += align64((in_chunks + 7) / 8);
-        c->cow_read = (uint32_t *)(void *)(mem + off);
+        c->cow_read = (uint32_t *)(void *)(mem + p->cow_read);
         memset(c->cow_read, 0, in_chunks * sizeof(uint32_t));
-        off += align64(in_chunks * sizeof(uint32_t));
-        c->cow_fix = (int64_t *)(void *)(mem + off);
-        off += align64(out_chunks * 2 * sizeof(int64_t));
+        c->cow_fix = (int64_t *)(void *)(mem + p->cow_fix);
     }
-    if (defer)
-        for (int b = COLL_BUF_OUT; b < c->nbufs; b++) {
-            size_t n = ((size_t)c->chunks[b] + 7) / 8;
-            c->defer[b].bits = n ? (unsigned char *)mem + off : NULL; /* NULL: no chunks */
-            if (n) memset(c->defer[b].bits, 0, n);
-            off += align64(n);
-        }
+    for (int b = COLL_BUF_OUT; b < c->nbufs; b++) {
+        c->defer[b].bits = (unsigned char *)at(mem, p->defer_bits[b]); /* NULL: no deferral */
+        if (c->defer[b].bits) memset(c->defer[b].bits, 0, ((size_t)c->chunks[b] + 7) / 8);
+    }
 }
 
-/* coll_setup of every target: sizes the scratch area, grows the target's
+/* coll_setup of every target: plans the scratch area, grows the target's
  * per-communicator block when needed (once, then reused: fresh pages cost
  * ~20 us each here), and assigns the buffers. The caller guarantees that
  * nothing still reads the old block (all requests of earlier calls done). */
 int collrt_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
                  char **scratch, size_t *cap) {
-    size_t bytes;
-    int rc = collrt_setup_size(c, split, nscratch, scratch_chunks, &bytes);
+    scratch_plan p;
+    int rc = plan_scratch(c, split, nscratch, scratch_chunks, &p);
     if (rc != COLL_OK) return rc;
-    if (bytes > *cap) {
+    if (p.total > *cap) {
         free(*scratch);
         *cap = 0;
-        *scratch = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+        *scratch = aligned_alloc(64, p.total);   /* a multiple of 64 */
         if (!*scratch) return COLL_ERR_NOMEM;
-        *cap = bytes;
+        *cap = p.total;
     }
-    collrt_setup_assign(c, nscratch, *scratch);
+    assign_scratch(c, nscratch, &p, *scratch);
     return COLL_OK;
+}
+
+bool collrt_grow(void **arr, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 64;
+    while (ncap < need) ncap *= 2;
+    size_t bytes;
+    if (__builtin_mul_overflow(ncap, elem, &bytes)) return false;
+    void *p = realloc(*arr, bytes);
+    if (!p) return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
 }
 
 /* ---- chunk ranges ---- */
@@ -371,18 +400,23 @@ static int64_t pending_in(const collrt_call *c, int buf, int64_t lo, int64_t hi)
     return n;
 }
 
+/* Copies the pending chunks of buf[lo, hi) from `in`, one memcpy per run
+ * of consecutive pending chunks (a run is contiguous on both sides: one
+ * delta per buffer). */
 static void materialise(collrt_call *c, int buf, int64_t lo, int64_t hi) {
     int64_t delta = c->defer[buf].delta;
     for (int64_t d = lo; d < hi; d++) {
         if (!pending_bit(c, buf, d)) continue;
+        int64_t e = d + 1;
+        while (e < hi && pending_bit(c, buf, e)) e++;
         char *dp, *sp;
         size_t dn, sn;
-        if (!collrt_range(c, buf, d, d + 1, &dp, &dn) ||
-            !collrt_range(c, COLL_BUF_IN, d + delta, d + delta + 1, &sp, &sn))
+        if (!collrt_range(c, buf, d, e, &dp, &dn) ||
+            !collrt_range(c, COLL_BUF_IN, d + delta, e + delta, &sp, &sn))
             return;
         if (dn && c->before_write) c->before_write(c, dp, dn);
         if (dn) memcpy(dp, sp, dn);
-        set_pending(c, buf, d, false);
+        for (; d < e; d++) set_pending(c, buf, d, false);
     }
 }
 
@@ -391,16 +425,17 @@ static void clear_pending(collrt_call *c, int buf, int64_t lo, int64_t hi) {
     for (int64_t d = lo; d < hi; d++) set_pending(c, buf, d, false);
 }
 
-/* Where to read buf[lo, hi) from: `in` when all of it is pending. Returns
- * the buffer and lo to use. */
-static int read_source(collrt_call *c, int buf, int64_t *lo, int64_t hi) {
-    if (!deferring(c, buf) || *lo < 0 || hi > c->chunks[buf] || *lo >= hi) return buf;
-    int64_t p = pending_in(c, buf, *lo, hi);
-    if (p == hi - *lo) {
+/* Where to read the n chunks buf[lo, lo + n) from: `in` when all of them
+ * are pending. Returns the buffer and lo to use; out-of-range arguments are
+ * left for collrt_range to reject. */
+static int read_source(collrt_call *c, int buf, int64_t *lo, int64_t n) {
+    if (!deferring(c, buf) || n <= 0 || *lo < 0 || *lo > c->chunks[buf] - n) return buf;
+    int64_t p = pending_in(c, buf, *lo, *lo + n);
+    if (p == n) {
         *lo += c->defer[buf].delta;
         return COLL_BUF_IN;
     }
-    if (p) materialise(c, buf, *lo, hi);
+    if (p) materialise(c, buf, *lo, *lo + n);
     return buf;
 }
 
@@ -429,11 +464,6 @@ static bool defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t 
         return false;
     if (slo < 0 || dlo < 0 || slo + n > c->chunks[COLL_BUF_IN] || dlo + n > c->chunks[dbuf])
         return false;
-    /* Into `out` only for reducing collectives: there the copy usually fuses
-     * with a reduction. Otherwise it is almost always final, and done now it
-     * overlaps the step's communication instead of running after the last
-     * step. */
-    if (dbuf == COLL_BUF_OUT && !c->kern) return false;
     collrt_deferred *x = &c->defer[dbuf];
     int64_t delta = slo - dlo;
     if (x->n && delta != x->delta) return false; /* one mapping at a time */
@@ -540,9 +570,9 @@ void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
     collrt_call *c = BASE(call);
     char *p;
     size_t n;
-    int64_t l = lo, h;
-    int b = read_source(c, buf, &l, hi);
-    h = l + (hi - lo);
+    int64_t l = lo, len = lo >= 0 && hi >= lo ? hi - lo : -1;
+    int b = read_source(c, buf, &l, len);
+    int64_t h = b == buf ? hi : l + len;
     if (collrt_range(c, b, l, h, &p, &n)) coll_send_bytes(call, peer, cow_read(c, b, l, h, p), n);
 }
 
@@ -569,15 +599,21 @@ void coll_recv_reduce(coll_call *call, int64_t peer, int buf, int64_t lo, int64_
     coll_recv_reduce_bytes(call, peer, cow_write(c, buf, lo, hi, p), p, n);
 }
 
-/* Two ranges of n chunks; false unless both are valid and the same size (the
- * chunk position rule makes that so for verified programs). */
-static bool two_ranges(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo,
-                       int64_t n, char **sp, char **dp, size_t *bytes) {
-    size_t sn, dn;
+/* A length n from the program that lo + n cannot overflow for either
+ * range (else sticky COLL_ERR_INTERNAL). */
+static bool length_ok(collrt_call *c, int64_t slo, int64_t dlo, int64_t n) {
     if (n < 0 || slo > INT64_MAX - n || dlo > INT64_MAX - n) {
         collrt_fail(c, COLL_ERR_INTERNAL);
         return false;
     }
+    return true;
+}
+
+/* Two ranges of n chunks (length_ok); false unless both are valid and the
+ * same size (the chunk position rule makes that so for verified programs). */
+static bool two_ranges(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo,
+                       int64_t n, char **sp, char **dp, size_t *bytes) {
+    size_t sn, dn;
     if (!collrt_range(c, sbuf, slo, slo + n, sp, &sn) ||
         !collrt_range(c, dbuf, dlo, dlo + n, dp, &dn))
         return false;
@@ -594,7 +630,8 @@ void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t s
     collrt_call *c = BASE(call);
     char *s, *d;
     size_t bytes;
-    int sb = read_source(c, src_buf, &src_lo, src_lo + n);
+    if (!length_ok(c, src_lo, dst_lo, n)) return;
+    int sb = read_source(c, src_buf, &src_lo, n);
     if (two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) {
         clear_pending(c, dst_buf, dst_lo, dst_lo + n);
         const char *src = cow_read(c, sb, src_lo, src_lo + n, s);
@@ -607,7 +644,8 @@ void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
     collrt_call *c = BASE(call);
     char *s, *d;
     size_t bytes;
-    int sb = read_source(c, src_buf, &src_lo, src_lo + n);
+    if (!length_ok(c, src_lo, dst_lo, n)) return;
+    int sb = read_source(c, src_buf, &src_lo, n);
     if (!two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) return;
     if (s == d && cow_intact(c, sb, src_lo, src_lo + n)) return; /* in place: nothing to move */
     if (defer_copy(c, sb, src_lo, dst_buf, dst_lo, n)) return;
@@ -621,7 +659,8 @@ void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
     collrt_call *c = BASE(call);
     char *s, *d;
     size_t bytes;
-    int sb = read_source(c, src_buf, &src_lo, src_lo + n);
+    if (!length_ok(c, src_lo, dst_lo, n)) return;
+    int sb = read_source(c, src_buf, &src_lo, n);
     if (!two_ranges(c, sb, src_lo, dst_buf, dst_lo, n, &s, &d, &bytes)) return;
     const char *in = fused_operand(c, dst_buf, dst_lo, n, bytes);
     if (in) {

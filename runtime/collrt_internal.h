@@ -110,25 +110,42 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
                       const void *sendbuf, void *recvbuf, size_t count,
                       coll_dtype dtype, coll_op op, int root);
 
-/* coll_setup, common part: computes the scratch bytes needed (scratch
- * buffers, private input copy or copy-on-write state, deferral bitmap), each
- * piece 64-byte aligned. */
-int collrt_setup_size(collrt_call *c, int64_t split, int nscratch,
-                      const int64_t *scratch_chunks, size_t *bytes);
 /* The whole of coll_setup for a target that keeps one growing scratch block
- * (*scratch, *cap) per communicator: size, grow, assign. */
+ * (*scratch, *cap) per communicator: validates, plans the scratch area
+ * (scratch buffers, private input copy or copy-on-write state, deferral
+ * bitmaps; chunk.c), grows the block, assigns the pieces. */
 int collrt_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
                  char **scratch, size_t *cap);
-/* Assigns scratch pointers inside `mem` (at least `bytes` from
- * collrt_setup_size) and makes the private input copy if needed (in-place
- * calls of programs that are neither in-place safe nor chunk-level only, or
- * on a target without hooks; the others copy on write). */
-void collrt_setup_assign(collrt_call *c, int nscratch, char *mem);
 
 /* Records the first error of a call. */
 static inline void collrt_fail(collrt_call *c, int status) {
     if (c->status == COLL_OK) c->status = status;
 }
+
+/* Transport helpers shared by the targets:
+ *   collrt_postable: an operation may be posted on an active call that has
+ *     not failed, with peer (when it has one) a rank; a bad peer is a
+ *     sticky COLL_ERR_INTERNAL;
+ *   collrt_reducible: the call reduces and `bytes` is whole elements (else
+ *     sticky COLL_ERR_INTERNAL);
+ *   collrt_grow: *arr holds at least `need` elements of `elem` bytes
+ *     (doubling); false when out of memory. */
+static inline bool collrt_postable(collrt_call *c, int active, int64_t peer) {
+    if (!active || c->status != COLL_OK) return false;
+    if (peer < 0 || peer >= c->nranks) {
+        collrt_fail(c, COLL_ERR_INTERNAL);
+        return false;
+    }
+    return true;
+}
+static inline bool collrt_reducible(collrt_call *c, size_t bytes) {
+    if (!c->kern || bytes % c->esz) {
+        collrt_fail(c, COLL_ERR_INTERNAL);
+        return false;
+    }
+    return true;
+}
+bool collrt_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* Byte range of chunks [lo, hi) of buffer buf; false (and sticky
  * COLL_ERR_INTERNAL) if out of bounds. */

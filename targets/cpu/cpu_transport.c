@@ -369,13 +369,7 @@ int coll_setup(coll_call *cl, int64_t split, int nscratch, const int64_t *scratc
 /* ---- posting ---- */
 
 static int check_peer(struct coll_call *cl, int64_t peer) {
-    if (!cl || !cl->active) return 0;
-    if (cl->b.status != COLL_OK) return 0;
-    if (peer < 0 || peer >= cl->comm->nranks) {
-        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
-        return 0;
-    }
-    return 1;
+    return cl && collrt_postable(&cl->b, cl->active, peer);
 }
 
 static chan *out_chan(coll_comm *c, int peer) {
@@ -410,16 +404,6 @@ static int publish(coll_comm *c, int peer, const void *src, size_t bytes) {
     return 1;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 1;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    while (ncap < need) ncap *= 2;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p) return 0;
-    *arr = p;
-    *cap = ncap;
-    return 1;
-}
 
 void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
     if (!check_peer(cl, peer) || bytes == 0) return;
@@ -432,7 +416,7 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
     }
     /* Publish now unless earlier sends still wait for room (keeps FIFO). */
     if (c->first_send == c->nsends && publish(c, p, src, bytes)) return;
-    if (!grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
+    if (!collrt_grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
         collrt_fail(&cl->b, COLL_ERR_NOMEM);
         return;
     }
@@ -441,7 +425,7 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
 
 static void add_op(struct coll_call *cl, pending op) {
     coll_comm *c = cl->comm;
-    if (!grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
+    if (!collrt_grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
         collrt_fail(&cl->b, COLL_ERR_NOMEM);
         return;
     }
@@ -452,13 +436,6 @@ static void add_op(struct coll_call *cl, pending op) {
     }
 }
 
-static int reducible(struct coll_call *cl, size_t bytes) {
-    if (!cl->b.kern || bytes % cl->b.esz) {
-        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
-        return 0;
-    }
-    return 1;
-}
 
 void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
     if (!check_peer(cl, peer) || bytes == 0) return;
@@ -467,7 +444,7 @@ void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
 
 void coll_recv_reduce_bytes(coll_call *cl, int64_t peer, void *dst, const void *local,
                             size_t bytes) {
-    if (!check_peer(cl, peer) || bytes == 0 || !reducible(cl, bytes)) return;
+    if (!check_peer(cl, peer) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
     add_op(cl, (pending){OP_RECV_REDUCE, (int)peer, dst, local, NULL, bytes, 0});
 }
 
@@ -478,7 +455,7 @@ void coll_copy_bytes(coll_call *cl, void *dst, const void *src, size_t bytes) {
 
 void coll_reduce_bytes(coll_call *cl, void *dst, const void *a, const void *b,
                        size_t bytes) {
-    if (!check_peer(cl, 0) || bytes == 0 || !reducible(cl, bytes)) return;
+    if (!check_peer(cl, 0) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
     add_op(cl, (pending){OP_REDUCE, 0, dst, a, b, bytes, 0});
 }
 

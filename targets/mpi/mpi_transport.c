@@ -190,16 +190,6 @@ int collmpi_comm_mpi_error(const coll_comm *c) { return c ? c->mpi_err : MPI_SUC
 
 /* ---- helpers ---- */
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 1;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    while (ncap < need) ncap *= 2;
-    void *p = realloc(*arr, ncap * elem);
-    if (!p) return 0;
-    *arr = p;
-    *cap = ncap;
-    return 1;
-}
 
 static void mpi_fail(struct coll_call *cl, int rc) {
     if (cl->b.status == COLL_OK) cl->comm->mpi_err = rc;
@@ -310,19 +300,14 @@ int coll_setup(coll_call *cl, int64_t split, int nscratch, const int64_t *scratc
 }
 
 static int check_peer(struct coll_call *cl, int64_t peer) {
-    if (!cl || !cl->active || cl->b.status != COLL_OK) return 0;
-    if (peer < 0 || peer >= cl->comm->nranks) {
-        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
-        return 0;
-    }
-    return 1;
+    return cl && collrt_postable(&cl->b, cl->active, peer);
 }
 
 static int add_req(coll_comm *c, int op_index) {
     if (c->nreqs + 1 > c->cap_reqs) {
         size_t c1 = c->cap_reqs, c2 = c->cap_reqs;
-        if (!grow((void **)&c->reqs, &c1, c->nreqs + 1, sizeof *c->reqs) ||
-            !grow((void **)&c->req_op, &c2, c->nreqs + 1, sizeof *c->req_op))
+        if (!collrt_grow((void **)&c->reqs, &c1, c->nreqs + 1, sizeof *c->reqs) ||
+            !collrt_grow((void **)&c->req_op, &c2, c->nreqs + 1, sizeof *c->req_op))
             return -1;
         c->cap_reqs = c1 < c2 ? c1 : c2;
     }
@@ -337,7 +322,7 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
     const char *p = src;
     for (size_t off = 0; off < bytes; off += c->seg) {
         size_t n = bytes - off < c->seg ? bytes - off : c->seg;
-        if (!grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
+        if (!collrt_grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
             return;
         }
@@ -353,20 +338,13 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
 
 static void add_op(struct coll_call *cl, pend op) {
     coll_comm *c = cl->comm;
-    if (!grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
+    if (!collrt_grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
         collrt_fail(&cl->b, COLL_ERR_NOMEM);
         return;
     }
     c->ops[c->nops++] = op;
 }
 
-static int reducible(struct coll_call *cl, size_t bytes) {
-    if (!cl->b.kern || bytes % cl->b.esz) {
-        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
-        return 0;
-    }
-    return 1;
-}
 
 void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
     if (!check_peer(cl, peer) || bytes == 0) return;
@@ -379,7 +357,7 @@ void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
 
 void coll_recv_reduce_bytes(coll_call *cl, int64_t peer, void *dst, const void *local,
                             size_t bytes) {
-    if (!check_peer(cl, peer) || bytes == 0 || !reducible(cl, bytes)) return;
+    if (!check_peer(cl, peer) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
     size_t seg = cl->comm->seg;
     for (size_t off = 0; off < bytes; off += seg) {
         size_t n = bytes - off < seg ? bytes - off : seg;
@@ -394,7 +372,7 @@ void coll_copy_bytes(coll_call *cl, void *dst, const void *src, size_t bytes) {
 }
 
 void coll_reduce_bytes(coll_call *cl, void *dst, const void *a, const void *b, size_t bytes) {
-    if (!check_peer(cl, 0) || bytes == 0 || !reducible(cl, bytes)) return;
+    if (!check_peer(cl, 0) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
     add_op(cl, (pend){OPK_REDUCE, 0, dst, a, b, bytes, 0});
 }
 
@@ -405,9 +383,11 @@ static void run_step(struct coll_call *cl) {
     /* Staging for the receive-reduces of this step, 64-byte aligned pieces.
      * A receive-reduce whose local operand is other memory than its
      * destination (the fused copy: dst := in (+) remote) receives straight
-     * into dst and reduces dst := dst (+) in on arrival: the reduction ops are
-     * commutative, and a staging area cold in cache would cost two more
-     * passes over memory. */
+     * into dst and reduces dst := dst (+) in on arrival: a staging area cold
+     * in cache would cost two more passes over memory. The operands swap
+     * sides, which changes nothing but the sign of a zero MAX/MIN picks
+     * between +0 and -0 and which NaN payload survives (MPI leaves operand
+     * order to the library too; the cpu target keeps in (+) remote). */
     size_t need = 0;
     for (size_t i = 0; i < c->nops; i++) {
         pend *op = &c->ops[i];
@@ -455,8 +435,7 @@ static void run_step(struct coll_call *cl) {
         if (op->kind == OPK_COPY) memmove(op->dst, op->a, op->bytes);
         else if (op->kind == OPK_REDUCE) reduce(cl, op->dst, op->a, op->b, op->bytes);
     }
-    size_t left = 0;
-    for (size_t i = 0; i < c->nreqs; i++) left += c->reqs[i] != MPI_REQUEST_NULL;
+    size_t left = c->nreqs;  /* this step's receives (sends are in c->sends) */
     /* MPI_Waitany, not MPI_Waitsome: Open MPI 4.1's Waitsome took milliseconds
      * per 256 KiB message where Wait/Waitany/Testsome take ~17 us
      * (docs/mpi.md). */
@@ -470,9 +449,7 @@ static void run_step(struct coll_call *cl) {
         }
         if (r == MPI_UNDEFINED) break;
         left--;
-        int o = c->req_op[r];
-        if (o < 0) continue;
-        pend *op = &c->ops[o];
+        pend *op = &c->ops[c->req_op[r]];
         int got = 0;
         PMPI_Get_count(&st, MPI_BYTE, &got);
         if ((size_t)got != op->bytes) {
@@ -485,9 +462,9 @@ static void run_step(struct coll_call *cl) {
             reduce(cl, op->dst, op->a, c->stage + op->stage_off, op->bytes);
         if (cl->b.status != COLL_OK) return;
     }
-    /* Copy-on-write lands redirected writes on memory this step's sends
+    /* Copy-on-write lands this step's redirected writes on memory its sends
      * may read (collrt_step_done): let them finish first. */
-    if (cl->b.cow) wait_sends(cl, NULL, 0);
+    if (cl->b.ncow_fix) wait_sends(cl, NULL, 0);
 }
 
 int coll_step_end(coll_call *cl) {
