@@ -48,6 +48,7 @@ typedef struct rule {
 
 static rule rules[MAX_RULES];
 static int nrules;
+static unsigned rule_colls;     /* bit c: some rule names collective c */
 static int debug;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -165,6 +166,7 @@ static void load_config(void) {
         r.na = calloc(MAX_NA, 1);
         if (!r.object || !r.alg || !r.na) break;
         rules[nrules++] = r;
+        rule_colls |= 1u << r.coll;
     }
     fclose(f);
 }
@@ -198,13 +200,15 @@ static void log_once(const collmpi_args *a, const collmpi_call *m, const char *w
             m->total_bytes, m->nranks, what, *detail ? " " : "", detail);
 }
 
+/* Loads r's algorithm (under `lock`); r->loaded is published with release
+ * order, so that callers may test it without the lock. */
 static int load_rule(rule *r) {
     if (r->loaded) return r->loaded;
-    r->loaded = -1;
+    int st = -1;
     void *h = dlopen(r->object, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         fprintf(stderr, "collmpi: rule at line %d: %s\n", r->line, dlerror());
-        return -1;
+        goto done;
     }
     char sym[512];
     snprintf(sym, sizeof sym, "collc_%s", r->alg);
@@ -216,16 +220,18 @@ static int load_rule(rule *r) {
                 "collmpi: rule at line %d: %s has no algorithm '%s' (compile it with "
                 "`collc compile --target=mpi`)\n",
                 r->line, r->object, r->alg);
-        return -1;
+        goto done;
     }
     if ((*info)->abi_version != COLL_ABI_VERSION || (*info)->collective != r->coll) {
         fprintf(stderr, "collmpi: rule at line %d: '%s' is not a %s algorithm of this runtime's ABI\n",
                 r->line, r->alg, collmpi_mpi_name(r->coll));
-        return -1;
+        goto done;
     }
     *(void **)&r->fn = fn;
-    r->loaded = 1;
-    return 1;
+    st = 1;
+done:
+    __atomic_store_n(&r->loaded, st, __ATOMIC_RELEASE);
+    return st;
 }
 
 static int n_ok(const rule *r, int n) {
@@ -239,7 +245,8 @@ static int n_ok(const rule *r, int n) {
  * and sets *code, or 0 for "use the MPI library". */
 static int try_collc(const collmpi_args *a, int *code) {
     pthread_once(&config_once, load_config);
-    if (nrules == 0 && !debug) return 0;
+    /* the common case of a collective no rule names: no mapping at all */
+    if (!debug && !(rule_colls & (1u << a->coll))) return 0;
     collmpi_call m;
     const char *why;
     int rc = collmpi_map(a, &m, &why);
@@ -252,9 +259,12 @@ static int try_collc(const collmpi_args *a, int *code) {
         if (r->coll != a->coll || m.total_bytes < r->lo || m.total_bytes >= r->hi ||
             !n_ok(r, m.nranks))
             continue;
-        pthread_mutex_lock(&lock);
-        int ok = load_rule(r);
-        pthread_mutex_unlock(&lock);
+        int ok = __atomic_load_n(&r->loaded, __ATOMIC_ACQUIRE);
+        if (!ok) {
+            pthread_mutex_lock(&lock);
+            ok = load_rule(r);
+            pthread_mutex_unlock(&lock);
+        }
         if (ok != 1) continue;
         int mpi_err;
         rc = collmpi_invoke(a->coll, &m, a->comm, r->fn, &mpi_err);
@@ -265,9 +275,11 @@ static int try_collc(const collmpi_args *a, int *code) {
             log_once(a, &m, "not applicable:", r->alg);
             continue;
         }
-        char detail[600];
-        snprintf(detail, sizeof detail, "(collc, %s)", r->object);
-        log_once(a, &m, r->alg, detail);
+        if (debug) {
+            char detail[600];
+            snprintf(detail, sizeof detail, "(collc, %s)", r->object);
+            log_once(a, &m, r->alg, detail);
+        }
         *code = collmpi_to_mpi_error(rc, mpi_err);
         if (*code != MPI_SUCCESS) PMPI_Comm_call_errhandler(a->comm, *code);
         return 1;
