@@ -18,7 +18,7 @@
  * crossing it. Single-node cuts reproduce the per-node formulas above with
  * the node's real capacity (d*beta on full(d)); bisections and other cuts
  * add the topology. */
-#include "cost.h"
+#include "analysis/cost.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * exact Gaussian elimination over all points at once: a subset fits iff the
  * system is consistent with full column rank, which is the "checked on
  * every evaluated N" guarantee. */
-#include "cost.h"
+#include "analysis/cost.h"
 
 #include <stdarg.h>
 #include <stdio.h>

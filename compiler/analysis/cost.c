@@ -1,7 +1,7 @@
 /* cost.c - the alpha-beta-gamma cost of a Schedule (model in cost.h and
  * docs/cost.md). Counts chunks in int64 and turns them into exact fractions
  * of M only per step, so the inner loop is integer arithmetic. */
-#include "cost.h"
+#include "analysis/cost.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -25,9 +25,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "rational.h"
+#include "analysis/rational.h"
 #include "schedule/schedule.h"
-#include "topology.h"
+#include "analysis/topology.h"
 
 typedef struct CostTerms {
     Rat a; /* multiple of alpha */

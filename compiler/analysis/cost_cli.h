@@ -4,8 +4,8 @@
 #define COLLC_COST_CLI_H
 
 #include "driver/driver.h"
-#include "cost.h"
-#include "topology.h"
+#include "analysis/cost.h"
+#include "analysis/topology.h"
 
 /* Which options a command accepts (bit set). */
 enum {

@@ -1,5 +1,5 @@
 /* cost_format.c - human units and coefficient terms for the cost reports. */
-#include "cost.h"
+#include "analysis/cost.h"
 
 #include <math.h>
 #include <stdio.h>

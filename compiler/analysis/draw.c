@@ -4,7 +4,7 @@
  * values: a chunk holds nothing, or (origin chunk, set of origin ranks).
  * This is a picture, not verification: races and double counting are drawn
  * as they come out (collc verify is the judge). */
-#include "draw.h"
+#include "analysis/draw.h"
 
 #include <math.h>
 #include <stdlib.h>

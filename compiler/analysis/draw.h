@@ -10,7 +10,7 @@
 #define COLLC_DRAW_H
 
 #include <stdio.h>
-#include "cost.h"
+#include "analysis/cost.h"
 #include "schedule/schedule.h"
 
 /* Largest N and chunks per buffer that draw accepts (pictures beyond that

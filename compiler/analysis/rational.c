@@ -1,5 +1,5 @@
 /* rational.c - exact rationals with sticky overflow (see rational.h). */
-#include "rational.h"
+#include "analysis/rational.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* topology.c - built-in and user topologies, shortest-path routing.
  * See topology.h for the model and docs/cost.md for the user's view. */
-#include "topology.h"
+#include "analysis/topology.h"
 
 #include <ctype.h>
 #include <stdarg.h>

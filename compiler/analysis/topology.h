@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include "front/ast.h"
 #include "support/diag.h"
-#include "rational.h"
+#include "analysis/rational.h"
 
 typedef enum TopoKind {
     TOPO_STAR,  /* full(d) / switch: per-rank injection + ejection links */

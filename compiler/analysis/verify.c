@@ -23,14 +23,14 @@
  * mistake gives one diagnostic, not a cascade.
  *
  * Messages number steps from 1, as `collc expand` does. */
-#include "verify.h"
+#include "analysis/verify.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "../support/util.h"
+#include "support/util.h"
 
 /* The slot array reaches hundreds of MiB (N = 4096, split N: 33M slots) and
  * is accessed with a stride of one rank's chunks, so it is mapped directly

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "../schedule/schedule.h"
+#include "schedule/schedule.h"
 
 /* Default number of errors reported for one failing (N, root) instance. */
 #define VERIFY_DEFAULT_MAX_ERRORS 3u

@@ -4,12 +4,12 @@
  * Only the first failing instance is reported in full: every later N would
  * mostly repeat the same diagnostic with other numbers. Later instances are
  * still checked, silently, so the summary can say exactly which N fail. */
-#include "verify.h"
+#include "analysis/verify.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../support/util.h"
+#include "support/util.h"
 
 size_t verify_default_ns(int64_t *out, size_t cap) {
     size_t n = 0;

@@ -1,5 +1,5 @@
 /* cmd_check.c - `collc check FILE...`: parse and check, report, exit 0/1. */
-#include "driver.h"
+#include "driver/driver.h"
 
 #include <stdlib.h>
 #include <string.h>

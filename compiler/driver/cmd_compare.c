@@ -6,7 +6,7 @@
  * size is the lower envelope of these lines, walked from the smallest size:
  * the current winner is overtaken at the first size where a line with a
  * smaller slope meets it. Every pairwise crossover is listed as well. */
-#include "driver.h"
+#include "driver/driver.h"
 #include "analysis/cost_cli.h"
 #include "support/util.h"
 

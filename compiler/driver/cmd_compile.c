@@ -9,7 +9,7 @@
  *   --emit=c          C source           NAME.c
  *   --emit=rankir     Rank IR dump       stdout
  * where NAME is the input file's base name; -o FILE overrides, -o - is stdout. */
-#include "driver.h"
+#include "driver/driver.h"
 #include "analysis/verify.h"
 #include "emit/emit_c.h"
 #include "emit/emit_llvm.h"

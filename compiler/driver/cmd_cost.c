@@ -2,7 +2,7 @@
  * beside its lower bounds, for one or more N, or as a closed form in N
  * (--n). Also the option parsing shared with compare and draw
  * (analysis/cost_cli.h). The model is documented in docs/cost.md. */
-#include "driver.h"
+#include "driver/driver.h"
 #include "analysis/cost_cli.h"
 #include "support/util.h"
 

@@ -1,7 +1,7 @@
 /* cmd_draw.c - `collc draw FILE -N 4 [-o flow.svg] [--format svg|dot]`: the
  * chunk flows of one algorithm, one panel per step (analysis/draw.h). The
  * SVG's subtitle carries the cost at this N on the chosen topology. */
-#include "driver.h"
+#include "driver/driver.h"
 #include "analysis/cost_cli.h"
 #include "analysis/draw.h"
 #include "support/util.h"

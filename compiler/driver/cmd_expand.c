@@ -2,7 +2,7 @@
  * the schedule (docs/schedule-format.md), or the seed-style ownership table
  * of one buffer (--table BUF), or the communicating pairs of every step
  * (--pairs). */
-#include "driver.h"
+#include "driver/driver.h"
 #include "support/util.h"
 
 #include <inttypes.h>

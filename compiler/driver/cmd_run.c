@@ -2,12 +2,12 @@
  * threads of this process with the cpu runtime, check the result against the
  * naive reference, and print time, algbw and busbw as nccl-tests defines
  * them (busbw = algbw x the collective's bus factor). */
-#include "driver.h"
+#include "driver/driver.h"
 #include "analysis/verify.h"
 #include "emit/jit.h"
 #include "lower/rankir.h"
 #include "support/util.h"
-#include "run_threads.h"
+#include "driver/run_threads.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

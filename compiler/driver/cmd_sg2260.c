@@ -6,7 +6,7 @@
  *                                        the naive reference, report time,
  *                                        link utilisation and a trace.
  * The lowering itself is compiler/emit/emit_sg2260.c. */
-#include "driver.h"
+#include "driver/driver.h"
 #include "analysis/cost.h"
 #include "analysis/verify.h"
 #include "emit/emit_sg2260.h"

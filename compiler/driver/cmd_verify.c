@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "driver.h"
+#include "driver/driver.h"
 #include "analysis/verify.h"
 
 static const char verify_usage[] =

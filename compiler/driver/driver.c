@@ -1,6 +1,6 @@
 /* driver.c - what all subcommands share: common options, value parsers and
  * the Session (load + parse + check); see driver.h and docs/cli.md. */
-#include "driver.h"
+#include "driver/driver.h"
 #include "support/util.h"
 
 #include <ctype.h>

@@ -13,7 +13,7 @@
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 #define X(name, fn, synopsis) int fn(int argc, char **argv);
-#include "commands.def"
+#include "driver/commands.def"
 #undef X
 
 /* Options common to the subcommands that read .coll files. */

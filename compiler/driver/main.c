@@ -5,7 +5,7 @@
  * Conventions every command follows (docs/cli.md): argv[0] is the command
  * name; `--help`/`-h` prints its help on stdout and returns 0 (that is what
  * `collc help CMD` runs); exit status 0 ok, 1 errors in the input, 2 usage. */
-#include "driver.h"
+#include "driver/driver.h"
 
 #include <string.h>
 
@@ -24,7 +24,7 @@ typedef struct Command {
 
 static const Command commands[] = {
 #define X(name, fn, synopsis) {#name, fn, synopsis},
-#include "commands.def"
+#include "driver/commands.def"
 #undef X
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };

@@ -1,7 +1,7 @@
 /* run_threads.c - the runtime half of `collc run`: runs a compiled
  * collective on N threads with the cpu target, checks every rank bit for bit
  * against the naive reference and times it. */
-#include "run_threads.h"
+#include "driver/run_threads.h"
 #include "collref.h"
 
 #include <coll.h>

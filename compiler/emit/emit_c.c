@@ -1,7 +1,7 @@
 /* emit_c.c - Rank IR -> readable C against the transport ABI (coll.h). */
-#include "emit_c.h"
-#include "emit_mpi.h"
-#include "../support/util.h"
+#include "emit/emit_c.h"
+#include "emit/emit_mpi.h"
+#include "support/util.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -355,7 +355,7 @@ static void stmts(EmitC *E, const RStmt *s) {
 static const char *coll_enum(Collective c) {
     switch (c) {
 #define X(id, kw, rooted, ib, iw, ob, ow, red) case COLLECTIVE_##id: return "COLL_" #id;
-#include "../front/collectives.def"
+#include "front/collectives.def"
 #undef X
     case COLLECTIVE__COUNT: break;
     }

@@ -10,7 +10,7 @@
 #define COLLC_EMIT_C_H
 
 #include <stdio.h>
-#include "../lower/rankir.h"
+#include "lower/rankir.h"
 
 typedef struct EmitCOptions {
     const char *source_name;  /* for the header comment */

@@ -7,9 +7,9 @@
  * (COLL_ERR_INTERNAL), short-circuit && and ||, and the transport ABI calls
  * of runtime/include/coll.h. mem2reg/SROA (in the default pipelines) turn
  * the slots into SSA values. */
-#include "emit_llvm.h"
-#include "emit_mpi.h"
-#include "../support/util.h"
+#include "emit/emit_llvm.h"
+#include "emit/emit_mpi.h"
+#include "support/util.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitWriter.h>

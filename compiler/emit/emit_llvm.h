@@ -7,8 +7,8 @@
 #ifndef COLLC_EMIT_LLVM_H
 #define COLLC_EMIT_LLVM_H
 
-#include "../lower/rankir.h"
-#include "../support/diag.h"
+#include "lower/rankir.h"
+#include "support/diag.h"
 
 typedef enum LLVMOutputKind {
     LLVM_OUT_IR,       /* -S -emit-llvm: textual IR (.ll) */

@@ -18,8 +18,8 @@
 #define COLLC_EMIT_MPI_H
 
 #include <stdio.h>
-#include "emit_llvm.h"
-#include "../lower/rankir.h"
+#include "emit/emit_llvm.h"
+#include "lower/rankir.h"
 
 /* Prefix of the transport-ABI function of an algorithm under --target=mpi. */
 #define EMIT_MPI_CORE_PREFIX "collc_"

@@ -1,7 +1,7 @@
 /* emit_sg2260.c - Schedule IR -> SG2260 CDMA descriptor programs (see
  * emit_sg2260.h for the scheme, docs/sg2260.md "Backend" for the user's
  * view). */
-#include "emit_sg2260.h"
+#include "emit/emit_sg2260.h"
 #include "support/util.h"
 
 #include <inttypes.h>

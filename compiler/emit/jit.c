@@ -1,7 +1,7 @@
 /* jit.c - LLJIT over the module of emit_llvm_module; see jit.h. */
-#include "jit.h"
-#include "emit_llvm.h"
-#include "../support/util.h"
+#include "emit/jit.h"
+#include "emit/emit_llvm.h"
+#include "support/util.h"
 
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>

@@ -4,8 +4,8 @@
 #ifndef COLLC_JIT_H
 #define COLLC_JIT_H
 
-#include "../lower/rankir.h"
-#include "../support/diag.h"
+#include "lower/rankir.h"
+#include "support/diag.h"
 
 typedef struct JitSymbol { const char *name; void *address; } JitSymbol;
 

@@ -2,19 +2,19 @@
  * printer for expressions (used by dumps and diagnostics). */
 #include <inttypes.h>
 #include <string.h>
-#include "ast.h"
-#include "../support/arena.h"
-#include "../support/util.h"
+#include "front/ast.h"
+#include "support/arena.h"
+#include "support/util.h"
 
 const CollectiveInfo collective_info[COLLECTIVE__COUNT] = {
 #define X(id, kw, rooted, ib, iw, ob, ow, red) {kw, rooted, ib, iw, ob, ow, red},
-#include "collectives.def"
+#include "front/collectives.def"
 #undef X
 };
 
 const BuiltinInfo builtin_info[BUILTIN__COUNT] = {
 #define X(id, name, arity, desc) {name, arity, desc},
-#include "builtins.def"
+#include "front/builtins.def"
 #undef X
 };
 

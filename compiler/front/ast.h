@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "../support/source.h"
+#include "support/source.h"
 
 /* ---- collectives and built-in functions (X-macro tables) ---- */
 typedef enum BlockCount { BLOCKS_ONE, BLOCKS_N } BlockCount;
@@ -35,7 +35,7 @@ typedef enum HeldBy { HELD_ALL, HELD_ROOT } HeldBy;
 
 typedef enum Collective {
 #define X(id, kw, rooted, ib, iw, ob, ow, red) COLLECTIVE_##id,
-#include "collectives.def"
+#include "front/collectives.def"
 #undef X
     COLLECTIVE__COUNT
 } Collective;
@@ -56,7 +56,7 @@ Collective collective_lookup(const char *name);
 
 typedef enum Builtin {
 #define X(id, name, arity, desc) BUILTIN_##id,
-#include "builtins.def"
+#include "front/builtins.def"
 #undef X
     BUILTIN__COUNT
 } Builtin;

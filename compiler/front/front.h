@@ -11,9 +11,9 @@
 #ifndef COLLC_FRONT_H
 #define COLLC_FRONT_H
 
-#include "ast.h"
-#include "../support/arena.h"
-#include "../support/diag.h"
+#include "front/ast.h"
+#include "support/arena.h"
+#include "support/diag.h"
 
 /* Parses source file `file_id` and appends its algorithms and topologies to
  * *prog. Reports syntax errors (with recovery, several per run) through dx.

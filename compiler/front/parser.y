@@ -29,7 +29,7 @@
 
 %code requires {
 #include <stdint.h>
-#include "front.h"
+#include "front/front.h"
 
 /* The location type is the AST's Span (byte offsets). */
 #define COLL_YYLTYPE Span
@@ -106,7 +106,7 @@ void parse_note_match(ParseState *ps, char close);
 %code {
 #include <stdarg.h>
 #include <string.h>
-#include "../support/util.h"
+#include "support/util.h"
 
 #define YYMAXDEPTH 10000
 #define YYINITDEPTH 256

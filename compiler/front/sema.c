@@ -14,9 +14,9 @@
  *   - checks range lengths that are statically known.
  * Diagnostic codes are listed in docs/diagnostics-sema.md. */
 #include <string.h>
-#include "front.h"
-#include "../schedule/eval_ops.h"
-#include "../support/util.h"
+#include "front/front.h"
+#include "schedule/eval_ops.h"
+#include "support/util.h"
 
 /* ---------- lookup helpers (used by the driver) ---------- */
 

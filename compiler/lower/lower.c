@@ -16,8 +16,8 @@
  * A transfer whose two ends are the same rank is a local operation and is
  * emitted on the send side only. See rankir.h for the matching argument. */
 #include <string.h>
-#include "rankir.h"
-#include "../support/util.h"
+#include "lower/rankir.h"
+#include "support/util.h"
 
 /* ---------- expression helpers ---------- */
 

@@ -30,10 +30,10 @@
 #define COLLC_RANKIR_H
 
 #include <stdio.h>
-#include "../front/ast.h"
-#include "../schedule/schedule.h"
-#include "../support/arena.h"
-#include "../support/diag.h"
+#include "front/ast.h"
+#include "schedule/schedule.h"
+#include "support/arena.h"
+#include "support/diag.h"
 
 typedef enum RStmtKind {
     RS_LET,     /* slot := value */

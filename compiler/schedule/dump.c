@@ -2,7 +2,7 @@
  * `collc expand` prints it and the tests diff it, so any change here is a
  * format change: update the document and the tests together. */
 #include <inttypes.h>
-#include "schedule.h"
+#include "schedule/schedule.h"
 
 static void dump_range(FILE *out, const Schedule *s, const SlotRange *r) {
     const char *name = s->alg->buffers[r->buffer].name;

@@ -6,7 +6,7 @@
 #define COLLC_EVAL_OPS_H
 
 #include <stdint.h>
-#include "../front/ast.h"
+#include "front/ast.h"
 
 /* Outcome of one operator application. */
 typedef enum EvalErr {

@@ -14,10 +14,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "schedule.h"
-#include "eval_ops.h"
-#include "../front/front.h"
-#include "../support/util.h"
+#include "schedule/schedule.h"
+#include "schedule/eval_ops.h"
+#include "front/front.h"
+#include "support/util.h"
 
 /* Result of executing a statement. */
 typedef enum Flow {

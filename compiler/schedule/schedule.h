@@ -19,9 +19,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../front/ast.h"
-#include "../support/arena.h"
-#include "../support/diag.h"
+#include "front/ast.h"
+#include "support/arena.h"
+#include "support/diag.h"
 
 /* A half-open chunk range [lo, hi) of one buffer of one rank. */
 typedef struct SlotRange {

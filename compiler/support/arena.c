@@ -1,6 +1,6 @@
 /* arena.c - bump allocator; see arena.h. */
-#include "arena.h"
-#include "util.h"
+#include "support/arena.h"
+#include "support/util.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * until the next one starts or diag_flush(). SARIF is one document per run:
  * every result is kept until diag_finish(). */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty */
-#include "diag.h"
-#include "util.h"
+#include "support/diag.h"
+#include "support/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

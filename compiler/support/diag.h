@@ -20,7 +20,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include "source.h"
+#include "support/source.h"
 
 typedef enum DiagSeverity {
     DIAG_ERROR,   /* input is wrong: exit status 1 */

@@ -5,8 +5,8 @@
  * The line table is built only when the first diagnostic of a file needs a
  * line number: most successful compilations never pay for it. */
 #define _POSIX_C_SOURCE 200809L /* fileno */
-#include "source.h"
-#include "util.h"
+#include "support/source.h"
+#include "support/util.h"
 
 #include <sys/stat.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* util.c - internal errors and checked allocation. */
-#include "util.h"
+#include "support/util.h"
 
 _Noreturn void collc_internal_error(const char *file, int line, const char *msg) {
     fflush(stdout);
