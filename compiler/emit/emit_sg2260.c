@@ -2,6 +2,7 @@
  * emit_sg2260.h for the scheme, docs/sg2260.md "Backend" for the user's
  * view). */
 #include "emit/emit_sg2260.h"
+#include "emit/llvm_target.h"
 #include "support/util.h"
 
 #include <inttypes.h>
@@ -9,8 +10,6 @@
 #include <string.h>
 
 #include <llvm-c/Core.h>
-#include <llvm-c/Target.h>
-#include <llvm-c/TargetMachine.h>
 
 /* One SEND/RECV pair on one link (a hop of a possibly routed transfer). */
 typedef struct LMsg {
@@ -644,30 +643,12 @@ int sg2260_write_c(FILE *out, const Sg2260Compiled *c, int n, DiagEngine *dx) {
     return ferror(out) ? -1 : 0;
 }
 
-int sg2260_write_object(const char *path, const char *triple_opt, const Sg2260Compiled *c, int n,
+int sg2260_write_object(const char *path, const char *triple, const Sg2260Compiled *c, int n,
                         DiagEngine *dx) {
-    LLVMInitializeAllTargetInfos();
-    LLVMInitializeAllTargets();
-    LLVMInitializeAllTargetMCs();
-    LLVMInitializeAllAsmPrinters();
-    char *triple = triple_opt ? LLVMNormalizeTargetTriple(triple_opt) : LLVMGetDefaultTargetTriple();
-    LLVMTargetRef target;
-    char *msg = NULL;
-    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-        diag_error(dx, span_none(), "bad-triple", "unknown target triple '%s': %s", triple, msg);
-        LLVMDisposeMessage(msg);
-        LLVMDisposeMessage(triple);
-        return -1;
-    }
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, "generic", "", LLVMCodeGenLevelNone,
-                                                      LLVMRelocPIC, LLVMCodeModelDefault);
-    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-    LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("sg2260", ctx);
-    LLVMSetTarget(mod, triple);
-    LLVMSetModuleDataLayout(mod, td);
-    LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx), i64 = LLVMInt64TypeInContext(ctx);
-    LLVMTypeRef ulong = LLVMIntPtrTypeInContext(ctx, td); /* `unsigned long` on LP64 and ILP32 */
+    LLVMTargetCtx t;
+    if (llvm_target_open(&t, NULL, "sg2260", triple, 0, dx)) return -1;
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(t.ctx), i64 = LLVMInt64TypeInContext(t.ctx);
+    LLVMTypeRef ulong = LLVMIntPtrTypeInContext(t.ctx, t.td); /* `unsigned long` on LP64 and ILP32 */
     int failed = 0;
     for (int i = 0; i < n && !failed; i++) {
         Sg2260Error err;
@@ -678,38 +659,31 @@ int sg2260_write_object(const char *path, const char *triple_opt, const Sg2260Co
             failed = 1;
             break;
         }
-        LLVMValueRef init = LLVMConstStringInContext(ctx, (const char *)img, (unsigned)sz, 1);
-        LLVMValueRef g = LLVMAddGlobal(mod, LLVMArrayType(i8, (unsigned)sz), c[i].name);
+        LLVMValueRef init = LLVMConstStringInContext(t.ctx, (const char *)img, (unsigned)sz, 1);
+        LLVMValueRef g = LLVMAddGlobal(t.mod, LLVMArrayType(i8, (unsigned)sz), c[i].name);
         LLVMSetInitializer(g, init);
         LLVMSetGlobalConstant(g, 1);
         LLVMSetAlignment(g, SG2260_ALIGN);
         free(img);
-        char *nm = malloc(strlen(c[i].name) + 16);
-        sprintf(nm, "%s_size", c[i].name);
-        g = LLVMAddGlobal(mod, ulong, nm);
+        size_t nmsz = strlen(c[i].name) + 16;
+        char *nm = xmalloc(nmsz);
+        snprintf(nm, nmsz, "%s_size", c[i].name);
+        g = LLVMAddGlobal(t.mod, ulong, nm);
         LLVMSetInitializer(g, LLVMConstInt(ulong, (unsigned long long)sz, 0));
         LLVMSetGlobalConstant(g, 1);
         uint64_t *w = xmalloc((size_t)(16 + 2 * c[i].layout->nbuffers + c[i].N) * sizeof *w);
         int nw = layout_words(&c[i], w);
         LLVMValueRef *vals = xmalloc((size_t)nw * sizeof *vals);
         for (int k = 0; k < nw; k++) vals[k] = LLVMConstInt(i64, w[k], 0);
-        sprintf(nm, "%s_layout", c[i].name);
-        g = LLVMAddGlobal(mod, LLVMArrayType(i64, (unsigned)nw), nm);
+        snprintf(nm, nmsz, "%s_layout", c[i].name);
+        g = LLVMAddGlobal(t.mod, LLVMArrayType(i64, (unsigned)nw), nm);
         LLVMSetInitializer(g, LLVMConstArray(i64, vals, (unsigned)nw));
         LLVMSetGlobalConstant(g, 1);
         free(vals);
         free(w);
         free(nm);
     }
-    if (!failed && LLVMTargetMachineEmitToFile(tm, mod, (char *)path, LLVMObjectFile, &msg)) {
-        diag_error(dx, span_none(), "io", "cannot write '%s': %s", path, msg);
-        LLVMDisposeMessage(msg);
-        failed = 1;
-    }
-    LLVMDisposeModule(mod);
-    LLVMContextDispose(ctx);
-    LLVMDisposeTargetData(td);
-    LLVMDisposeTargetMachine(tm);
-    LLVMDisposeMessage(triple);
+    if (!failed && llvm_target_write(&t, LLVM_OUT_OBJECT, path, dx)) failed = 1;
+    llvm_target_close(&t);
     return failed ? -1 : 0;
 }
