@@ -2,7 +2,7 @@
  * --target=sg2260 ...` (cmd_compile hands the whole command line to
  * cmd_compile_sg2260), and what it shares with `collc sim` (cmd_sim.c):
  * the options, the machine and chips, the session and the lowering of one
- * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/emit/emit_sg2260.c. */
+ * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/sg2260/. */
 #include "driver/sg2260_cli.h"
 #include "driver/sg2260_ref.h"
 #include "analysis/cost.h"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "driver/driver.h"
 #include "emit/emit_sg2260.h"
+#include "sg2260/lower.h"
 
 /* compile --emit=KIND */
 typedef enum SgEmit {
