@@ -205,7 +205,8 @@ static int parse_args(SgOptions *o, int argc, char **argv) {
     return -1;
 }
 
-/* The chip of each rank: --chips, else the machine's ring of N chips. */
+/* The chip of each rank: --chips, else the machine's default placement
+ * (sg2260_machine_place: its ring of N chips). */
 static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
     if (o->N > m->nchips)
         return usage_error(cmd, "-N %" PRId64 " is more than the %d chips of machine '%s'", o->N, m->nchips,
@@ -222,20 +223,7 @@ static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
         }
         return -1;
     }
-    for (int k = 0; k < m->nrings; k++)
-        if (m->rings[k].len == o->N) {
-            memcpy(o->chips, m->rings[k].chips, (size_t)o->N * sizeof(int));
-            o->nchips = (int)o->N;
-            return -1;
-        }
-    if (o->N <= 2 && m->nrings > 0 && m->rings[0].len >= 2) { /* an adjacent pair (or one chip) */
-        memcpy(o->chips, m->rings[0].chips, (size_t)o->N * sizeof(int));
-        o->nchips = (int)o->N;
-        return -1;
-    }
-    if (o->N <= 2 && m->nlinks > 0) {
-        o->chips[0] = m->links[0].a;
-        o->chips[1] = m->links[0].b;
+    if (sg2260_machine_place(m, (int)o->N, o->chips) == 0) {
         o->nchips = (int)o->N;
         return -1;
     }
