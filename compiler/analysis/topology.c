@@ -418,7 +418,9 @@ TopoStatus topo_build(const char *spec, int64_t N, int64_t ports, const Program 
                 seterr(err, errsz, "topology '%s' takes no arguments", name);
                 return TOPO_USAGE;
             }
-            return extra[k].build(N, ports, out, err, errsz);
+            char none[8];
+            return err && errsz ? extra[k].build(N, ports, out, err, errsz)
+                                : extra[k].build(N, ports, out, none, sizeof none);
         }
     int builtin = strcmp(name, "ring") == 0 || strcmp(name, "biring") == 0 ||
                   strcmp(name, "hypercube") == 0 || strcmp(name, "torus") == 0;

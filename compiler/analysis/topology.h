@@ -77,7 +77,7 @@ typedef enum TopoStatus {
 /* A topology that the caller builds, named in --topo like a built-in one
  * and taking no arguments: a target's board, which analysis/ may not see
  * (the driver builds the SG2260 board from its machine model). build
- * returns as topo_build does. */
+ * returns as topo_build does; its err is never NULL. */
 typedef struct TopoExtra {
     const char *name;
     TopoStatus (*build)(int64_t N, int64_t ports, TopoModel **out, char *err, size_t errsz);
