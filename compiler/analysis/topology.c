@@ -62,7 +62,6 @@ static TopoModel *finish(const char *name, TopoKind kind, int64_t N, int64_t nno
     t->links = l->v;
     t->nlinks = l->n;
     free(l->spans);
-    for (size_t k = 0; k < ARRAY_LEN(t->chip_of_rank); k++) t->chip_of_rank[k] = -1;
 
     t->out_first = xcalloc((size_t)nnodes + 1, sizeof *t->out_first);
     t->out_idx = xmalloc((l->n ? l->n : 1) * sizeof *t->out_idx);
@@ -170,41 +169,12 @@ static TopoModel *make_torus(int64_t A, int64_t B, int64_t ports) {
     return finish(name, TOPO_GRAPH, N, N, &l, ports);
 }
 
-/* The SC11 board (docs/sg2260.md): ring 0,2,6,7,3,1,5,4 plus chords 0-1 and
- * 2-3 (chip numbers). Rank i runs on chip ring_order[i], so the ring
- * r -> r+1 of the ranks is the board's ring. With N = 4 the ranks use the
- * 4-chip ring 7,6,2,3 of the same board. */
-static TopoModel *make_sg2260(int64_t N, int64_t ports, char *err, size_t errsz) {
-    static const int64_t ring8[8] = {0, 2, 6, 7, 3, 1, 5, 4};
-    static const int64_t ring4[4] = {7, 6, 2, 3};
-    static const int64_t chords[2][2] = {{0, 1}, {2, 3}};
-    const int64_t *order;
-    if (N == 8) order = ring8;
-    else if (N == 4) order = ring4;
-    else {
-        seterr(err, errsz, "topology sg2260 has 8 chips (or the 4-chip ring 7,6,2,3); N = %lld",
-               (long long)N);
-        return NULL;
-    }
+TopoModel *topo_graph_new(const char *name, int64_t N, int64_t nnodes, const TopoLink *links, size_t nlinks,
+                          int64_t ports) {
     LinkList l = {0};
-    for (int64_t r = 0; r < N; r++) {
-        add_unit(&l, r, (r + 1) % N);
-        add_unit(&l, r, (r + N - 1) % N);
-    }
-    if (N == 8) {
-        for (int k = 0; k < 2; k++) {
-            int64_t a = -1, b = -1;
-            for (int64_t r = 0; r < 8; r++) {
-                if (order[r] == chords[k][0]) a = r;
-                if (order[r] == chords[k][1]) b = r;
-            }
-            add_unit(&l, a, b);
-            add_unit(&l, b, a);
-        }
-    }
-    TopoModel *t = finish("sg2260", TOPO_GRAPH, N, N, &l, ports);
-    for (int64_t r = 0; r < N; r++) t->chip_of_rank[r] = order[r];
-    return t;
+    for (size_t k = 0; k < nlinks; k++)
+        add_link(&l, links[k].from, links[k].to, links[k].alpha, links[k].tpb, span_none());
+    return finish(name, TOPO_GRAPH, N, nnodes, &l, ports);
 }
 
 /* ---- user topologies ---- */
@@ -415,8 +385,8 @@ static int split_spec(const char *spec, char *name, size_t nsz, int64_t args[2])
 }
 
 TopoStatus topo_build(const char *spec, int64_t N, int64_t ports, const Program *prog,
-                      double alpha_s, double beta_Bps, DiagEngine *dx, TopoModel **out,
-                      char *err, size_t errsz) {
+                      const TopoExtra *extra, size_t nextra, double alpha_s, double beta_Bps,
+                      DiagEngine *dx, TopoModel **out, char *err, size_t errsz) {
     *out = NULL;
     if (err && errsz) err[0] = 0;
     if (!spec) spec = "full";
@@ -442,9 +412,18 @@ TopoStatus topo_build(const char *spec, int64_t N, int64_t ports, const Program 
         *out = make_star(nm, N, d);
         return TOPO_OK;
     }
+    for (size_t k = 0; k < nextra; k++)
+        if (strcmp(name, extra[k].name) == 0) {
+            if (nargs) {
+                seterr(err, errsz, "topology '%s' takes no arguments", name);
+                return TOPO_USAGE;
+            }
+            char none[8];
+            return err && errsz ? extra[k].build(N, ports, out, err, errsz)
+                                : extra[k].build(N, ports, out, none, sizeof none);
+        }
     int builtin = strcmp(name, "ring") == 0 || strcmp(name, "biring") == 0 ||
-                  strcmp(name, "hypercube") == 0 || strcmp(name, "torus") == 0 ||
-                  strcmp(name, "sg2260") == 0;
+                  strcmp(name, "hypercube") == 0 || strcmp(name, "torus") == 0;
     if (builtin && strcmp(name, "torus") != 0 && nargs) {
         seterr(err, errsz, "topology '%s' takes no arguments", name);
         return TOPO_USAGE;
@@ -489,20 +468,20 @@ TopoStatus topo_build(const char *spec, int64_t N, int64_t ports, const Program 
         *out = make_torus(A, B, ports);
         return TOPO_OK;
     }
-    if (strcmp(name, "sg2260") == 0) {
-        *out = make_sg2260(N, ports, err, errsz);
-        return *out ? TOPO_OK : TOPO_NOT_APPLICABLE;
-    }
     const Topology *ut = NULL;
     if (prog) {
         for (int k = 0; k < prog->ntopologies; k++)
             if (strcmp(prog->topologies[k]->name, spec) == 0) ut = prog->topologies[k];
     }
     if (!ut) {
+        char names[256] = "";
+        size_t len = 0;
+        for (size_t k = 0; k < nextra && len < sizeof names; k++)
+            len += (size_t)snprintf(names + len, sizeof names - len, ", %s", extra[k].name);
         seterr(err, errsz,
                "unknown topology '%s' (built-in: full, full(d), switch, ring, biring, hypercube, "
-               "torus(A,B), sg2260, or a topology block of the input)",
-               spec);
+               "torus(A,B)%s, or a topology block of the input)",
+               spec, names);
         return TOPO_USAGE;
     }
     return make_user(ut, N, ports, alpha_s, beta_Bps, dx, out);
@@ -569,137 +548,4 @@ void topo_describe(const TopoModel *t, char *buf, size_t size) {
     else
         snprintf(buf, size, "%s (%lld nodes, %zu links)", t->name, (long long)t->nnodes,
                  t->nlinks);
-}
-
-/* ---- machine files ---- */
-
-TopoStatus topo_from_machine_file(const char *path, int64_t N, int64_t ports, TopoModel **out,
-                                  double *alpha_s, double *beta_Bps, double *gamma_Bps,
-                                  char *err, size_t errsz) {
-    *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        seterr(err, errsz, "cannot open machine file '%s'", path);
-        return TOPO_USAGE;
-    }
-    enum { MAXL = 4096 };
-    int64_t la[MAXL], lb[MAXL];
-    size_t nl = 0;
-    int64_t ring[TOPO_MAX_GRAPH_NODES];
-    int64_t chips = -1;
-    int have_ring = 0, lineno = 0;
-    double startup = -1, sync = 0, link_bw = -1, sum_bw = -1;
-    char name[64] = "machine";
-    char line[1024];
-    TopoStatus st = TOPO_OK;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash) *hash = 0;
-        char *p = line;
-        while (isspace((unsigned char)*p)) p++;
-        if (!*p) continue;
-        char *end = p + strlen(p);
-        while (end > p && isspace((unsigned char)end[-1])) *--end = 0;
-        if (strncmp(p, "link", 4) == 0 && isspace((unsigned char)p[4])) {
-            long long a, b;
-            if (sscanf(p + 4, "%lld %lld", &a, &b) != 2 || nl == MAXL) goto bad;
-            la[nl] = a;
-            lb[nl] = b;
-            nl++;
-            continue;
-        }
-        if (strncmp(p, "ring", 4) == 0 && isspace((unsigned char)p[4])) {
-            int64_t tmp[TOPO_MAX_GRAPH_NODES];
-            int64_t k = 0;
-            char *q = p + 4;
-            for (;;) {
-                char *e;
-                long long v = strtoll(q, &e, 10);
-                if (e == q) break;
-                if (k == TOPO_MAX_GRAPH_NODES) goto bad;
-                tmp[k++] = v;
-                q = e;
-            }
-            while (isspace((unsigned char)*q)) q++;
-            if (*q) goto bad;
-            if (k == N && !have_ring) {
-                memcpy(ring, tmp, (size_t)k * sizeof *tmp);
-                have_ring = 1;
-            }
-            continue;
-        }
-        char *eq = strchr(p, '=');
-        if (!eq) goto bad;
-        char *key = p, *val = eq + 1;
-        char *ke = eq;
-        while (ke > key && isspace((unsigned char)ke[-1])) ke--;
-        *ke = 0;
-        while (isspace((unsigned char)*val)) val++;
-        char *ve;
-        double d = strtod(val, &ve);
-        int numeric = ve != val && *ve == 0;
-        if (strcmp(key, "name") == 0) snprintf(name, sizeof name, "%s", val);
-        else if (strcmp(key, "chips") == 0 && numeric) chips = (int64_t)d;
-        else if (strcmp(key, "link_bandwidth") == 0 && numeric) link_bw = d;
-        else if (strcmp(key, "sum_bandwidth") == 0 && numeric) sum_bw = d;
-        else if (strcmp(key, "startup_latency") == 0 && numeric) startup = d;
-        else if (strcmp(key, "sync_latency") == 0 && numeric) sync = d;
-        /* other keys (memory, credit_depth, ...) belong to the engine model */
-        continue;
-    bad:
-        seterr(err, errsz, "%s:%d: cannot read this line of the machine file", path, lineno);
-        st = TOPO_USAGE;
-        break;
-    }
-    fclose(f);
-    if (st != TOPO_OK) return st;
-    /* the machine's parameters do not depend on N: hand them out first */
-    if (startup >= 0) *alpha_s = (startup + sync) * 1e-6;
-    if (link_bw > 0) *beta_Bps = link_bw * 1e9;
-    if (sum_bw > 0) *gamma_Bps = sum_bw * 1e9;
-    if (chips < 1 || chips > TOPO_MAX_GRAPH_NODES) {
-        seterr(err, errsz, "machine file '%s' gives no valid 'chips = K'", path);
-        return TOPO_USAGE;
-    }
-    for (size_t k = 0; k < nl; k++)
-        if (la[k] < 0 || la[k] >= chips || lb[k] < 0 || lb[k] >= chips || la[k] == lb[k]) {
-            seterr(err, errsz, "machine file '%s': link %lld %lld is not between two of its %lld chips",
-                   path, (long long)la[k], (long long)lb[k], (long long)chips);
-            return TOPO_USAGE;
-        }
-    if (!have_ring) {
-        if (N != chips) {
-            seterr(err, errsz, "machine '%s' has %lld chips and no ring of %lld; N = %lld", name,
-                   (long long)chips, (long long)N, (long long)N);
-            return TOPO_NOT_APPLICABLE;
-        }
-        for (int64_t r = 0; r < N; r++) ring[r] = r;
-    }
-    /* rank space: rank r is chip ring[r]; chips not on the ring are routers */
-    int64_t *rank_of = xmalloc((size_t)chips * sizeof *rank_of);
-    for (int64_t c = 0; c < chips; c++) rank_of[c] = -1;
-    for (int64_t r = 0; r < N; r++) {
-        if (ring[r] < 0 || ring[r] >= chips || rank_of[ring[r]] >= 0) {
-            free(rank_of);
-            seterr(err, errsz, "machine file '%s': ring of %lld chips is not a list of distinct chips",
-                   path, (long long)N);
-            return TOPO_USAGE;
-        }
-        rank_of[ring[r]] = r;
-    }
-    int64_t next = N;
-    for (int64_t c = 0; c < chips; c++)
-        if (rank_of[c] < 0) rank_of[c] = next++;
-    LinkList l = {0};
-    for (size_t k = 0; k < nl; k++) {
-        add_unit(&l, rank_of[la[k]], rank_of[lb[k]]);
-        add_unit(&l, rank_of[lb[k]], rank_of[la[k]]);
-    }
-    TopoModel *t = finish(name, TOPO_GRAPH, N, chips, &l, ports);
-    for (int64_t r = 0; r < N && r < (int64_t)ARRAY_LEN(t->chip_of_rank); r++)
-        t->chip_of_rank[r] = ring[r];
-    free(rank_of);
-    *out = t;
-    return TOPO_OK;
 }

@@ -13,8 +13,9 @@
  *              tpb 1/d). A transfer costs one alpha and loads the sender's
  *              injection and the receiver's ejection link, i.e. a rank's
  *              out-bytes and in-bytes are spread over its d ports.
- *   TOPO_GRAPH ring, biring, hypercube, torus(A,B), sg2260 and user
- *              topologies: transfers between non-adjacent ranks follow a
+ *   TOPO_GRAPH ring, biring, hypercube, torus(A,B), user topologies and
+ *              those built outside analysis/ (a target's board: TopoExtra,
+ *              topo_graph_new): transfers between non-adjacent ranks follow a
  *              shortest path (fewest links); among equal paths the one BFS
  *              finds scanning each node's out-links in declaration order.
  *
@@ -64,7 +65,6 @@ typedef struct TopoModel {
     int32_t *parent;
     int32_t *hops;
     uint8_t *row_done;    /* [nnodes] */
-    int64_t chip_of_rank[8]; /* sg2260: the chip each rank runs on, else -1 */
 } TopoModel;
 
 typedef enum TopoStatus {
@@ -74,27 +74,32 @@ typedef enum TopoStatus {
     TOPO_INPUT_ERROR,    /* a user topology failed; reported through dx */
 } TopoStatus;
 
+/* A topology that the caller builds, named in --topo like a built-in one
+ * and taking no arguments: a target's board, which analysis/ may not see
+ * (the driver builds the SG2260 board from its machine model). build
+ * returns as topo_build does; its err is never NULL. */
+typedef struct TopoExtra {
+    const char *name;
+    TopoStatus (*build)(int64_t N, int64_t ports, TopoModel **out, char *err, size_t errsz);
+} TopoExtra;
+
 /* Builds the topology named by `spec` for N ranks:
  *   full | full(d) | switch | ring | biring | hypercube | torus | torus(A,B)
- *   | sg2260 | NAME of a `topology` block in prog.
+ *   | the name of one of extra[0..nextra) | NAME of a `topology` block in
+ *   prog.
  * ports > 0 overrides the ports of full/switch and the message ports of a
  * graph. alpha_s / beta_Bps are the global alpha and beta, needed to turn a
  * user link's absolute `alpha = 2us` / `beta = 32GB/s` into multiples. On
  * failure *out is NULL and err (if non-NULL) holds a message. */
 TopoStatus topo_build(const char *spec, int64_t N, int64_t ports, const Program *prog,
-                      double alpha_s, double beta_Bps, DiagEngine *dx, TopoModel **out,
-                      char *err, size_t errsz);
+                      const TopoExtra *extra, size_t nextra, double alpha_s, double beta_Bps,
+                      DiagEngine *dx, TopoModel **out, char *err, size_t errsz);
+/* A graph topology from explicit links (copied): nodes 0..nnodes-1, of
+ * which 0..N-1 are the ranks and the others only forward. For topologies
+ * described outside analysis/, e.g. by a target's machine model. */
+TopoModel *topo_graph_new(const char *name, int64_t N, int64_t nnodes, const TopoLink *links, size_t nlinks,
+                          int64_t ports);
 void topo_free(TopoModel *t);
-
-/* A target machine file (targets/sg2260/machines/ *.machine: `key = value`
- * lines, `link A B` full-duplex chip links, `ring C0 C1 ...` rank orders).
- * The topology is the chips and links; rank i runs on chip ring[i] of the
- * first ring with N chips. *alpha_s = startup_latency + sync_latency,
- * *beta_Bps = link_bandwidth, *gamma_Bps = sum_bandwidth (GB/s, us), each
- * left unchanged when the file does not give it. */
-TopoStatus topo_from_machine_file(const char *path, int64_t N, int64_t ports, TopoModel **out,
-                                  double *alpha_s, double *beta_Bps, double *gamma_Bps,
-                                  char *err, size_t errsz);
 
 /* The links of the route src -> dst (src != dst, both ranks) into buf (room
  * for nnodes entries). Returns the number of links, or -1 if unreachable. */

@@ -68,16 +68,6 @@ static const char *default_suffix(EmitKind k) {
     return NULL;
 }
 
-/* "dir/ring.coll" -> "ring" + suffix (in the current directory, as cc -c). */
-static char *default_output(Arena *a, const char *input, const char *suffix) {
-    const char *base = strrchr(input, '/');
-    base = base ? base + 1 : input;
-    size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".coll") == 0) n -= 5;
-    if (strcmp(input, "-") == 0) { base = "stdin"; n = 5; }
-    return arena_printf(a, "%.*s%s", (int)n, base, suffix);
-}
-
 /* --target=sg2260: lowering to CDMA descriptor programs (cmd_sg2260.c). */
 int cmd_compile_sg2260(int argc, char **argv);
 
@@ -208,7 +198,7 @@ int cmd_compile(int argc, char **argv) {
                                          : prefix;
     if (!failed) {
         const char *path = output;
-        if (!path) path = kind == EMIT_RANKIR ? "-" : default_output(&s.arena, files[0], default_suffix(kind));
+        if (!path) path = kind == EMIT_RANKIR ? "-" : default_output_path(&s.arena, files[0], default_suffix(kind));
         if (kind == EMIT_C || kind == EMIT_RANKIR) {
             FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
             if (!out) {

@@ -4,6 +4,7 @@
  * (analysis/cost_cli.h). The model is documented in docs/cost.md. */
 #include "driver/driver.h"
 #include "analysis/cost_cli.h"
+#include "driver/cost_machine.h"
 #include "support/util.h"
 
 #include <math.h>
@@ -174,12 +175,10 @@ int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
     }
     if (c->nfiles == 0) return usage_error(cmd, "no input files");
     if (c->machine_file) {
-        TopoModel *t = NULL;
-        char err[256];
-        TopoStatus st = topo_from_machine_file(c->machine_file, 1, 0, &t, &c->machine.alpha,
-                                               &c->machine.beta, &c->machine.gamma, err, sizeof err);
-        topo_free(t);
-        if (st == TOPO_USAGE) return usage_error(cmd, "%s", err);
+        Sg2260Machine m;
+        int rc = cost_machine_load(cmd, c->machine_file, &m);
+        if (rc) return rc;
+        cost_machine_params(&m, &c->machine);
         for (int k = 0; k < 3; k++)
             if (explicit_set[k]) *(k == 0 ? &c->machine.alpha : k == 1 ? &c->machine.beta : &c->machine.gamma) = explicit_v[k];
         if (explicit_topo) c->machine_file_topology = 0;
@@ -205,11 +204,13 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
                       size_t errsz) {
     TopoStatus st;
     if (c->machine_file_topology) {
-        double a = 0, b = 0, g = 0; /* already applied by cost_cli_parse */
-        st = topo_from_machine_file(c->machine_file, N, c->ports, out, &a, &b, &g, err, errsz);
+        Sg2260Machine m;
+        /* read once more: cost_cli_parse checked it */
+        if (cost_machine_load(c->cmd, c->machine_file, &m)) return 2;
+        st = cost_machine_topology(&m, N, c->ports, out, err, errsz);
     } else {
-        st = topo_build(c->topo, N, c->ports, &s->prog, c->machine.alpha, c->machine.beta, s->dx,
-                        out, err, errsz);
+        st = topo_build(c->topo, N, c->ports, &s->prog, cost_machine_boards, cost_machine_nboards,
+                        c->machine.alpha, c->machine.beta, s->dx, out, err, errsz);
     }
     switch (st) {
     case TOPO_OK:

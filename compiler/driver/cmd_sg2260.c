@@ -1,15 +1,12 @@
-/* cmd_sg2260.c - the SG2260 target in the driver:
- *   collc compile --target=sg2260 ...   (cmd_compile hands the whole command
- *                                        line to cmd_compile_sg2260)
- *   collc sim FILE -N n ...             compile, run on the engine model with
- *                                        real data, check bit-exactly against
- *                                        the naive reference, report time,
- *                                        link utilisation and a trace.
- * The lowering itself is compiler/emit/emit_sg2260.c. */
-#include "driver/driver.h"
+/* cmd_sg2260.c - the SG2260 target in the driver: `collc compile
+ * --target=sg2260 ...` (cmd_compile hands the whole command line to
+ * cmd_compile_sg2260), and what it shares with `collc sim` (cmd_sim.c):
+ * the options, the machine and chips, the session and the lowering of one
+ * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/sg2260/. */
+#include "driver/sg2260_cli.h"
+#include "driver/sg2260_ref.h"
 #include "analysis/cost.h"
 #include "analysis/verify.h"
-#include "emit/emit_sg2260.h"
 #include "support/util.h"
 
 #include <errno.h>
@@ -19,41 +16,6 @@
 #include <strings.h>
 
 int cmd_compile_sg2260(int argc, char **argv);
-
-/* sg2260_ref.c: the naive reference behind plain ints */
-int sg2260_ref_dtype_ok(int dtype);
-size_t sg2260_ref_in_blocks(int coll, int N, int root, int r);
-size_t sg2260_ref_out_blocks(int coll, int N, int root, int r);
-void sg2260_ref_fill(int coll, int dtype, int op, int N, int root, int r, size_t count, void *in);
-size_t sg2260_ref_check(int coll, int dtype, int op, int N, int root, size_t count, int r, const void *out);
-
-typedef enum SgEmit { SG_EMIT_OBJECT, SG_EMIT_ASM, SG_EMIT_BIN, SG_EMIT_C } SgEmit;
-
-typedef struct SgOptions {
-    int sim;                      /* collc sim (else compile) */
-    CommonOptions common;
-    char **files;
-    int nfiles;
-    int64_t N, root;
-    int have_N;
-    int chips[SG2260_MAX_CHIPS];
-    int nchips;                   /* 0 = default order */
-    const char *machine_path;
-    Sg2260Dtype dtype;
-    const char *dtype_name, *op_name;
-    int op_bitwise;               /* band/bor/bxor: no CDMA reduce op */
-    Sg2260Op op;
-    int64_t count;                /* -1 = from size */
-    double size;
-    int store_forward;
-    int sink_local;
-    int no_verify;
-    SgEmit emit;
-    int flag_c;
-    const char *output, *prefix, *triple;
-    const char *trace, *svg;
-    int race_check;
-} SgOptions;
 
 static const struct { const char *names[3]; Sg2260Dtype t; } dtypes[] = {
     {{"fp32", "f32", "float"}, SG2260_FP32}, {{"fp16", "f16", "half"}, SG2260_FP16},
@@ -243,7 +205,8 @@ static int parse_args(SgOptions *o, int argc, char **argv) {
     return -1;
 }
 
-/* The chip of each rank: --chips, else the machine's ring of N chips. */
+/* The chip of each rank: --chips, else the machine's default placement
+ * (sg2260_machine_place: its ring of N chips). */
 static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
     if (o->N > m->nchips)
         return usage_error(cmd, "-N %" PRId64 " is more than the %d chips of machine '%s'", o->N, m->nchips,
@@ -260,36 +223,13 @@ static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
         }
         return -1;
     }
-    for (int k = 0; k < m->nrings; k++)
-        if (m->rings[k].len == o->N) {
-            memcpy(o->chips, m->rings[k].chips, (size_t)o->N * sizeof(int));
-            o->nchips = (int)o->N;
-            return -1;
-        }
-    if (o->N <= 2 && m->nrings > 0 && m->rings[0].len >= 2) { /* an adjacent pair (or one chip) */
-        memcpy(o->chips, m->rings[0].chips, (size_t)o->N * sizeof(int));
-        o->nchips = (int)o->N;
-        return -1;
-    }
-    if (o->N <= 2 && m->nlinks > 0) {
-        o->chips[0] = m->links[0].a;
-        o->chips[1] = m->links[0].b;
+    if (sg2260_machine_place(m, (int)o->N, o->chips) == 0) {
         o->nchips = (int)o->N;
         return -1;
     }
     return usage_error(cmd, "machine '%s' has no ring of %" PRId64 " chips; give the chips with --chips", m->name,
                        o->N);
 }
-
-/* One algorithm lowered for the chips. */
-typedef struct SgLowered {
-    Algorithm *alg;
-    Schedule sched;
-    Sg2260Bundle bundle;
-    Sg2260Layout layout;
-    Sg2260LowerStats stats;
-    uint64_t count;
-} SgLowered;
 
 static int cmp_slot(const void *pa, const void *pb) {
     const Sg2260ProgramSlot *a = pa, *b = pb;
@@ -298,9 +238,7 @@ static int cmp_slot(const void *pa, const void *pb) {
     return (int)a->chan - (int)b->chan;
 }
 
-/* Instantiates, verifies, checks dtype x op and lowers one algorithm.
- * Returns 0, or 1 after reporting. */
-static int lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L) {
+int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L) {
     DiagEngine *dx = s->dx;
     memset(L, 0, sizeof *L);
     L->alg = alg;
@@ -370,14 +308,14 @@ static int lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm
     return 0;
 }
 
-static void lowered_free(SgLowered *L) {
+void sg_lowered_free(SgLowered *L) {
     if (L->alg) {
         schedule_free(&L->sched);
         sg2260_bundle_free(&L->bundle);
     }
 }
 
-static void print_chips(FILE *out, const SgOptions *o) {
+void sg_print_chips(FILE *out, const SgOptions *o) {
     for (int i = 0; i < o->nchips; i++) fprintf(out, "%s%d", i ? "," : "", o->chips[i]);
 }
 
@@ -385,7 +323,7 @@ static void write_asm_header(FILE *out, const SgOptions *o, const Sg2260Machine 
     const Algorithm *a = L->alg;
     fprintf(out, "; %s (%s) for SG2260: N = %" PRId64 " on machine %s, chips ", a->name,
             collective_info[a->coll].keyword, o->N, m->name);
-    print_chips(out, o);
+    sg_print_chips(out, o);
     fprintf(out, "\n; dtype %s", sg2260_dtype_name(o->dtype));
     if (collective_info[a->coll].reducing) fprintf(out, ", op %s", sg2260_op_name(o->op));
     fprintf(out, ", count %" PRIu64 " elements per block, split %" PRId64 "\n", L->count, L->sched.split);
@@ -397,15 +335,6 @@ static void write_asm_header(FILE *out, const SgOptions *o, const Sg2260Machine 
     fprintf(out, "\n; %d programs, %zu descriptors: %zu SEND/RECV pairs, %zu GENERAL, %zu barriers, %zu routed\n",
             L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.barriers,
             L->stats.routed);
-}
-
-static char *default_output(Arena *a, const char *input, const char *suffix) {
-    const char *base = strrchr(input, '/');
-    base = base ? base + 1 : input;
-    size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".coll") == 0) n -= 5;
-    if (strcmp(input, "-") == 0) { base = "stdin"; n = 5; }
-    return arena_printf(a, "%.*s%s", (int)n, base, suffix);
 }
 
 static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
@@ -425,21 +354,20 @@ static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
 static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *Ls, int n) {
     DiagEngine *dx = s->dx;
     const char *suffix = o->emit == SG_EMIT_ASM ? NULL : o->emit == SG_EMIT_BIN ? ".cdma" : o->emit == SG_EMIT_C ? ".c" : ".o";
-    const char *path = o->output ? o->output : suffix ? default_output(&s->arena, o->files[0], suffix) : "-";
+    const char *path = o->output ? o->output : suffix ? default_output_path(&s->arena, o->files[0], suffix) : "-";
     if (o->emit == SG_EMIT_BIN && n > 1) {
         diag_error(dx, Ls[1].alg->name_span, "sg2260-one-bundle",
                    "--emit=cdma writes one bundle; select one of the %d algorithms with --algorithm", n);
         return 1;
     }
-    if (o->emit == SG_EMIT_OBJECT) {
-        Sg2260Compiled *c = ARENA_ARRAY(&s->arena, Sg2260Compiled, n);
-        for (int i = 0; i < n; i++)
-            c[i] = (Sg2260Compiled){.name = arena_printf(&s->arena, "%s%s_sg2260", o->prefix, Ls[i].alg->name),
-                                    .bundle = &Ls[i].bundle, .layout = &Ls[i].layout, .N = o->N,
-                                    .root = collective_info[Ls[i].alg->coll].rooted ? o->root : -1,
-                                    .count = Ls[i].count, .dtype = o->dtype, .op = o->op, .chips = o->chips};
-        return sg2260_write_object(path, o->triple, c, n, dx) ? 1 : 0;
-    }
+    /* the symbols of every algorithm, for the object and the C source */
+    Sg2260Compiled *c = ARENA_ARRAY(&s->arena, Sg2260Compiled, n);
+    for (int i = 0; i < n; i++)
+        c[i] = (Sg2260Compiled){.name = arena_printf(&s->arena, "%s%s_sg2260", o->prefix, Ls[i].alg->name),
+                                .bundle = &Ls[i].bundle, .layout = &Ls[i].layout, .N = o->N,
+                                .root = collective_info[Ls[i].alg->coll].rooted ? o->root : -1,
+                                .count = Ls[i].count, .dtype = o->dtype, .op = o->op, .chips = o->chips};
+    if (o->emit == SG_EMIT_OBJECT) return sg2260_write_object(path, o->triple, c, n, dx) ? 1 : 0;
     FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, o->emit == SG_EMIT_BIN ? "wb" : "w");
     if (!out) {
         diag_error(dx, span_none(), "io", "cannot open '%s' for writing: %s", path, strerror(errno));
@@ -464,12 +392,6 @@ static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowe
             free(img);
         }
     } else {
-        Sg2260Compiled *c = ARENA_ARRAY(&s->arena, Sg2260Compiled, n);
-        for (int i = 0; i < n; i++)
-            c[i] = (Sg2260Compiled){.name = arena_printf(&s->arena, "%s%s_sg2260", o->prefix, Ls[i].alg->name),
-                                    .bundle = &Ls[i].bundle, .layout = &Ls[i].layout, .N = o->N,
-                                    .root = collective_info[Ls[i].alg->coll].rooted ? o->root : -1,
-                                    .count = Ls[i].count, .dtype = o->dtype, .op = o->op, .chips = o->chips};
         failed = sg2260_write_c(out, c, n, dx) != 0;
     }
     if (out != stdout && fclose(out) != 0) {
@@ -479,161 +401,56 @@ static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowe
     return failed;
 }
 
-static void human_bytes(double b, char *buf, size_t n) {
-    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (b >= 1024 && k < 4) { b /= 1024; k++; }
-    snprintf(buf, n, k ? "%.4g %s" : "%.0f %s", b, u[k]);
-}
-
-/* Runs one lowered algorithm on the engine model with reference data. */
-static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *L) {
-    DiagEngine *dx = s->dx;
-    const Algorithm *alg = L->alg;
-    int cc = (int)alg->coll, dt = (int)o->dtype, op = (int)o->op;
-    int N = (int)o->N, root = collective_info[alg->coll].rooted ? (int)o->root : 0;
-    size_t es = sg2260_dtype_size(o->dtype), count = (size_t)L->count;
-    double M = (double)count * (double)es * (double)cost_blocks(alg->coll, o->N);
-    Sg2260Sim *sim = sg2260_sim_new(m);
-    Sg2260Error err;
-    if (sg2260_sim_load(sim, &L->bundle, &err)) {
-        diag_error(dx, alg->name_span, err.code, "%s", err.msg);
-        sg2260_sim_free(sim);
-        return 1;
-    }
-    sg2260_sim_enable_trace(sim, o->trace || o->svg);
-    sg2260_sim_set_race_check(sim, o->race_check);
-    for (int r = 0; r < N; r++) {
-        size_t nb = sg2260_ref_in_blocks(cc, N, root, r) * count * es;
-        if (!nb) continue;
-        void *buf = xmalloc(nb);
-        sg2260_ref_fill(cc, dt, op, N, root, r, count, buf);
-        if (sg2260_mem_write(sim, o->chips[r], L->layout.base[BUF_IN], buf, nb))
-            COLLC_UNREACHABLE("layout checked against the machine's memory");
-        free(buf);
-    }
-    Sg2260Result res;
-    int rc = sg2260_sim_run(sim, &res);
-    char szbuf[32];
-    human_bytes(M, szbuf, sizeof szbuf);
-    printf("%s (%s) on %s: N = %d, chips ", alg->name, collective_info[alg->coll].keyword, m->name, N);
-    print_chips(stdout, o);
-    if (collective_info[alg->coll].rooted) printf(", root %d", root);
-    printf(", %s %s", szbuf, sg2260_dtype_name(o->dtype));
-    if (collective_info[alg->coll].reducing) printf(" %s", sg2260_op_name(o->op));
-    printf(", count %zu\n", count);
-    printf("  programs %d channels, %zu descriptors: %zu SEND/RECV, %zu GENERAL (%zu chunk copies sunk), %zu "
-           "barriers, %zu routed\n",
-           L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.sunk,
-           L->stats.barriers, L->stats.routed);
-    printf("  steps    %zu (%zu local only, %zu with exposed local copies), at most %zu message%s per link and "
-           "step, M = %.0f B\n",
-           L->sched.nsteps, L->stats.local_steps, L->stats.local_exposed, L->stats.max_link_msgs,
-           L->stats.max_link_msgs == 1 ? "" : "s", M);
-    int status = 0;
-    if (rc) {
-        diag_error(dx, alg->name_span, res.err.code, "%s", res.err.msg);
-        status = 1;
-    } else {
-        int bad = -1;
-        size_t bad_e = 0;
-        for (int r = 0; r < N && bad < 0; r++) {
-            size_t nb = sg2260_ref_out_blocks(cc, N, root, r) * count * es;
-            if (!nb) continue;
-            void *buf = xmalloc(nb);
-            sg2260_mem_read(sim, o->chips[r], L->layout.base[BUF_OUT], buf, nb);
-            size_t e = sg2260_ref_check(cc, dt, op, N, root, count, r, buf);
-            if (e != (size_t)-1) bad = r, bad_e = e;
-            free(buf);
-        }
-        printf("  time     %.3f us (simulated)\n", res.time_us);
-        double bytes = M;
-        printf("  algbw    %.3f GB/s\n", res.time_us > 0 ? bytes / (res.time_us * 1e3) : 0.0);
-        if (bad >= 0) {
-            diag_error(dx, alg->name_span, "wrong-result",
-                       "rank %d (chip %d): element %zu of the output differs from the reference", bad,
-                       o->chips[bad], bad_e);
-            status = 1;
-        } else {
-            printf("  check    OK (every rank bit-exact against the naive reference)\n");
-        }
-        sg2260_result_print(stdout, sim, &res);
-    }
-    if (o->trace) {
-        FILE *f = fopen(o->trace, "w");
-        if (!f || sg2260_trace_write_json(sim, f)) {
-            diag_error(dx, span_none(), "io", "cannot write '%s'", o->trace);
-            status = 1;
-        }
-        if (f) fclose(f);
-    }
-    if (o->svg) {
-        FILE *f = fopen(o->svg, "w");
-        if (!f || sg2260_trace_write_svg(sim, f)) {
-            diag_error(dx, span_none(), "io", "cannot write '%s'", o->svg);
-            status = 1;
-        }
-        if (f) fclose(f);
-    }
-    sg2260_sim_free(sim);
+int sg_open(SgCommand *c, int sim, int argc, char **argv) {
+    const char *cmd = sim ? "sim" : "compile";
+    SgOptions *o = &c->o;
+    memset(c, 0, sizeof *c);
+    o->sim = sim;
+    common_options_init(&o->common);
+    o->files = xcalloc((size_t)argc + 1, sizeof *o->files);
+    o->dtype = SG2260_FP32;
+    o->op = SG2260_OP_ADD;
+    o->count = -1;
+    o->size = 1024.0 * 1024;
+    o->prefix = "";
+    o->race_check = 1;
+    o->sink_local = 1;
+    o->emit = SG_EMIT_OBJECT;
+    int status = parse_args(o, argc, argv);
+    if (status < 0) status = load_machine(o, &c->m, cmd);
+    if (status < 0) status = choose_chips(o, &c->m, cmd);
+    if (status < 0 && sim && !sg2260_ref_dtype_ok((int)o->dtype))
+        status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8",
+                             sg2260_dtype_name(o->dtype));
+    if (status < 0 && session_open(&c->s, &o->common, o->files, o->nfiles) != 0)
+        status = session_close(&c->s, EXIT_INPUT);
+    if (status >= 0) free(o->files);
+    else c->nalgs = session_algorithms(&c->s, &c->algs);
     return status;
 }
 
-static int run(int sim, int argc, char **argv) {
-    const char *cmd = sim ? "sim" : "compile";
-    SgOptions o;
-    memset(&o, 0, sizeof o);
-    o.sim = sim;
-    common_options_init(&o.common);
-    o.files = calloc((size_t)argc + 1, sizeof *o.files);
-    o.dtype = SG2260_FP32;
-    o.op = SG2260_OP_ADD;
-    o.count = -1;
-    o.size = 1024.0 * 1024;
-    o.prefix = "";
-    o.race_check = 1;
-    o.sink_local = 1;
-    o.emit = SG_EMIT_OBJECT;
-    int status = parse_args(&o, argc, argv);
-    Sg2260Machine m;
-    if (status < 0) status = load_machine(&o, &m, cmd);
-    if (status < 0) status = choose_chips(&o, &m, cmd);
-    if (status < 0 && sim && !sg2260_ref_dtype_ok((int)o.dtype))
-        status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8",
-                             sg2260_dtype_name(o.dtype));
-    if (status >= 0) {
-        free(o.files);
-        return status;
-    }
-    Session s;
-    if (session_open(&s, &o.common, o.files, o.nfiles) != 0) {
-        free(o.files);
-        return session_close(&s, EXIT_INPUT);
-    }
-    Algorithm **algs;
-    int nalgs = session_algorithms(&s, &algs);
-    SgLowered *Ls = calloc((size_t)(nalgs > 0 ? nalgs : 1), sizeof *Ls);
+int sg_close(SgCommand *c, int failed) {
+    free(c->o.files);
+    return session_close(&c->s, failed ? EXIT_INPUT : EXIT_OK);
+}
+
+int cmd_compile_sg2260(int argc, char **argv) {
+    SgCommand c;
+    int status = sg_open(&c, 0, argc, argv);
+    if (status >= 0) return status;
+    SgLowered *Ls = xcalloc((size_t)(c.nalgs > 0 ? c.nalgs : 1), sizeof *Ls);
     int failed = 0, n = 0;
-    for (int k = 0; k < nalgs; k++) {
-        if (lower_one(&s, &o, &m, algs[k], &Ls[n])) {
-            lowered_free(&Ls[n]);
+    for (int k = 0; k < c.nalgs; k++) {
+        if (sg_lower_one(&c.s, &c.o, &c.m, c.algs[k], &Ls[n])) {
+            sg_lowered_free(&Ls[n]);
             memset(&Ls[n], 0, sizeof Ls[n]);
             failed = 1;
             continue;
         }
-        if (sim) {
-            if (sim_one(&s, &o, &m, &Ls[n])) failed = 1;
-            fflush(stdout);
-        }
         n++;
     }
-    if (!sim && !failed) failed = emit_outputs(&s, &o, &m, Ls, n);
-    for (int i = 0; i < n; i++) lowered_free(&Ls[i]);
+    if (!failed) failed = emit_outputs(&c.s, &c.o, &c.m, Ls, n);
+    for (int i = 0; i < n; i++) sg_lowered_free(&Ls[i]);
     free(Ls);
-    free(o.files);
-    return session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
+    return sg_close(&c, failed);
 }
-
-int cmd_compile_sg2260(int argc, char **argv) { return run(0, argc, argv); }
-
-int cmd_sim(int argc, char **argv) { return run(1, argc, argv); }

@@ -377,3 +377,12 @@ int session_algorithms(Session *s, Algorithm ***out) {
     *out = s->prog.algorithms;
     return s->prog.nalgorithms;
 }
+
+char *default_output_path(Arena *a, const char *input, const char *suffix) {
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".coll") == 0) n -= 5;
+    if (strcmp(input, "-") == 0) { base = "stdin"; n = 5; }
+    return arena_printf(a, "%.*s%s", (int)n, base, suffix);
+}

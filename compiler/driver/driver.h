@@ -65,6 +65,10 @@ int session_close(Session *s, int status);
 /* The algorithms selected by --algorithm (or all), in file order. */
 int session_algorithms(Session *s, Algorithm ***out);
 
+/* The output file of an input when no -o is given: "dir/ring.coll" ->
+ * "ring" + suffix (in the current directory, as cc -c); "-" -> "stdin". */
+char *default_output_path(Arena *a, const char *input, const char *suffix);
+
 /* Usage error: "collc <cmd>: message" + hint, returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

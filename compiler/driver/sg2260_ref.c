@@ -1,17 +1,8 @@
 /* sg2260_ref.c - the naive reference (runtime/reference/collref.h) for
- * `collc sim`, behind plain ints: coll.h and the compiler's AST both name the
- * collectives COLL_*, so cmd_sg2260.c cannot include both (as run_threads.c).
- * dtype is an Sg2260Dtype, op an Sg2260Op, coll a Collective (same order as
- * coll_collective). */
-#include <stddef.h>
+ * `collc sim`, behind the plain ints of driver/sg2260_ref.h. */
+#include "driver/sg2260_ref.h"
 #include "collref.h"
 #include "sg2260.h"
-
-int sg2260_ref_dtype_ok(int dtype);
-size_t sg2260_ref_in_blocks(int coll, int N, int root, int r);
-size_t sg2260_ref_out_blocks(int coll, int N, int root, int r);
-void sg2260_ref_fill(int coll, int dtype, int op, int N, int root, int r, size_t count, void *in);
-size_t sg2260_ref_check(int coll, int dtype, int op, int N, int root, size_t count, int r, const void *out);
 
 static int to_dtype(int t, coll_dtype *out) {
     switch ((Sg2260Dtype)t) {

@@ -11,11 +11,7 @@
 #include "emit/emit_mpi.h"
 #include "support/util.h"
 
-#include <llvm-c/Analysis.h>
-#include <llvm-c/BitWriter.h>
 #include <llvm-c/Core.h>
-#include <llvm-c/Target.h>
-#include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include <stdio.h>
@@ -24,11 +20,8 @@
 /* Everything of one LLVM compilation: context, module, target, types and the
  * runtime's declarations. */
 typedef struct LLVMGen {
-    LLVMContextRef ctx;
-    LLVMModuleRef mod;
+    LLVMTargetCtx t;            /* context, module, target machine, data layout */
     LLVMBuilderRef b;
-    LLVMTargetMachineRef tm;
-    LLVMTargetDataRef td;
     LLVMTypeRef i1, i8, i32, i64, isize, ptr, ptrptr, voidt;
     /* runtime functions: type and declaration */
     struct { LLVMTypeRef ty; LLVMValueRef fn; } begin, setup, send, recv, recv_reduce, copy,
@@ -44,43 +37,13 @@ typedef struct LLVMGen {
     LLVMBuilderRef alloca_b;    /* positioned in the entry block */
 } LLVMGen;
 
-/* ---------- target set-up: triple -> target -> machine -> data layout ---------- */
-
-static int target_setup(LLVMGen *G, const char *triple_opt, int opt_level, DiagEngine *dx) {
-    LLVMInitializeAllTargetInfos();
-    LLVMInitializeAllTargets();
-    LLVMInitializeAllTargetMCs();
-    LLVMInitializeAllAsmPrinters();
-    char *triple = triple_opt ? LLVMNormalizeTargetTriple(triple_opt) : LLVMGetDefaultTargetTriple();
-    LLVMTargetRef target;
-    char *msg = NULL;
-    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-        diag_error(dx, span_none(), "bad-triple", "cannot generate code for target '%s': %s",
-                   triple_opt ? triple_opt : triple, msg ? msg : "unknown target");
-        LLVMDisposeMessage(msg);
-        LLVMDisposeMessage(triple);
-        return -1;
-    }
-    LLVMCodeGenOptLevel lvl = opt_level <= 0 ? LLVMCodeGenLevelNone
-                              : opt_level == 1 ? LLVMCodeGenLevelLess
-                              : opt_level == 2 ? LLVMCodeGenLevelDefault
-                                               : LLVMCodeGenLevelAggressive;
-    G->tm = LLVMCreateTargetMachine(target, triple, "generic", "", lvl, LLVMRelocPIC,
-                                    LLVMCodeModelDefault);
-    G->td = LLVMCreateTargetDataLayout(G->tm);
-    LLVMSetTarget(G->mod, triple);
-    LLVMSetModuleDataLayout(G->mod, G->td);
-    LLVMDisposeMessage(triple);
-    return 0;
-}
-
 /* ---------- declarations ---------- */
 
 #define DECL(field, name, ret, ...)                                                    \
     do {                                                                               \
         LLVMTypeRef ps[] = {__VA_ARGS__};                                              \
         G->field.ty = LLVMFunctionType(ret, ps, (unsigned)(sizeof ps / sizeof *ps), 0); \
-        G->field.fn = LLVMAddFunction(G->mod, name, G->field.ty);                      \
+        G->field.fn = LLVMAddFunction(G->t.mod, name, G->field.ty);                    \
     } while (0)
 
 static void declare_runtime(LLVMGen *G) {
@@ -107,7 +70,7 @@ static LLVMValueRef c64(LLVMGen *G, int64_t v) { return LLVMConstInt(G->i64, (un
 static LLVMValueRef c32(LLVMGen *G, int v) { return LLVMConstInt(G->i32, (unsigned long long)v, 1); }
 
 static LLVMBasicBlockRef new_block(LLVMGen *G, const char *name) {
-    return LLVMAppendBasicBlockInContext(G->ctx, G->fn, name);
+    return LLVMAppendBasicBlockInContext(G->t.ctx, G->fn, name);
 }
 
 /* ---------- checked arithmetic ---------- */
@@ -120,8 +83,8 @@ static void set_err_if(LLVMGen *G, LLVMValueRef cond) {
 static LLVMValueRef overflow_op(LLVMGen *G, const char *intrinsic, LLVMValueRef a, LLVMValueRef b) {
     unsigned id = LLVMLookupIntrinsicID(intrinsic, strlen(intrinsic));
     LLVMTypeRef tys[] = {G->i64};
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->mod, id, tys, 1);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(G->ctx, id, tys, 1);
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->t.mod, id, tys, 1);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(G->t.ctx, id, tys, 1);
     LLVMValueRef args[] = {a, b};
     LLVMValueRef pair = LLVMBuildCall2(G->b, fty, fn, args, 2, "");
     set_err_if(G, LLVMBuildExtractValue(G->b, pair, 1, ""));
@@ -131,8 +94,8 @@ static LLVMValueRef overflow_op(LLVMGen *G, const char *intrinsic, LLVMValueRef 
 static LLVMValueRef ctlz(LLVMGen *G, LLVMValueRef x) {
     unsigned id = LLVMLookupIntrinsicID("llvm.ctlz", 9);
     LLVMTypeRef tys[] = {G->i64};
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->mod, id, tys, 1);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(G->ctx, id, tys, 1);
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->t.mod, id, tys, 1);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(G->t.ctx, id, tys, 1);
     LLVMValueRef args[] = {x, LLVMConstInt(G->i1, 0, 0)};
     return LLVMBuildCall2(G->b, fty, fn, args, 2, "");
 }
@@ -417,22 +380,22 @@ static void stmts(LLVMGen *G, const RStmt *s) {
 
 static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname, unsigned rp_flags) {
     size_t len = strlen(alg->name);
-    LLVMValueRef str = LLVMConstStringInContext(G->ctx, alg->name, (unsigned)len, 0);
+    LLVMValueRef str = LLVMConstStringInContext(G->t.ctx, alg->name, (unsigned)len, 0);
     char gname[600];
     snprintf(gname, sizeof gname, "%.512s.name", fname);
-    LLVMValueRef sg = LLVMAddGlobal(G->mod, LLVMTypeOf(str), gname);
+    LLVMValueRef sg = LLVMAddGlobal(G->t.mod, LLVMTypeOf(str), gname);
     LLVMSetInitializer(sg, str);
     LLVMSetGlobalConstant(sg, 1);
     LLVMSetLinkage(sg, LLVMPrivateLinkage);
     LLVMSetUnnamedAddress(sg, LLVMGlobalUnnamedAddr);
     LLVMTypeRef fields[] = {G->i32, G->ptr, G->i32, G->i32};
-    LLVMTypeRef ity = LLVMStructTypeInContext(G->ctx, fields, 4, 0);
+    LLVMTypeRef ity = LLVMStructTypeInContext(G->t.ctx, fields, 4, 0);
     LLVMValueRef vals[] = {LLVMConstInt(G->i32, 1 /* COLL_ABI_VERSION */, 0),
                            LLVMConstBitCast(sg, G->ptr), LLVMConstInt(G->i32, (unsigned)alg->coll, 0),
                            LLVMConstInt(G->i32, rp_flags, 0)};
     snprintf(gname, sizeof gname, "%.512s.info", fname);
-    LLVMValueRef info = LLVMAddGlobal(G->mod, ity, gname);
-    LLVMSetInitializer(info, LLVMConstStructInContext(G->ctx, vals, 4, 0));
+    LLVMValueRef info = LLVMAddGlobal(G->t.mod, ity, gname);
+    LLVMSetInitializer(info, LLVMConstStructInContext(G->t.ctx, vals, 4, 0));
     LLVMSetGlobalConstant(info, 1);
     LLVMSetLinkage(info, LLVMPrivateLinkage);
     return LLVMConstBitCast(info, G->ptr);
@@ -445,7 +408,7 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     snprintf(fname, sizeof fname, "%s%s", prefix, alg->name);
     LLVMTypeRef params[] = {G->ptr, G->ptr, G->ptr, G->isize, G->i32, G->i32, G->i32};
     LLVMTypeRef fty = LLVMFunctionType(G->i32, params, rooted ? 7 : 6, 0);
-    LLVMValueRef fn = LLVMAddFunction(G->mod, fname, fty);
+    LLVMValueRef fn = LLVMAddFunction(G->t.mod, fname, fty);
     /* COLL_ALG_CHUNK_CALLS_ONLY (2) always, COLL_ALG_INPLACE_SAFE (1) when proven */
     LLVMValueRef info = alg_info(G, alg, fname, 2u | (rp->inplace_safe ? 1u : 0u));
     G->fn = fn;
@@ -456,7 +419,7 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     LLVMBasicBlockRef entry = new_block(G, "entry");
     LLVMBasicBlockRef body = new_block(G, "body");
     G->fail_bb = new_block(G, "fail");
-    G->alloca_b = LLVMCreateBuilderInContext(G->ctx);
+    G->alloca_b = LLVMCreateBuilderInContext(G->t.ctx);
     LLVMPositionBuilderAtEnd(G->alloca_b, entry);
     LLVMPositionBuilderAtEnd(G->b, body);
 
@@ -500,21 +463,6 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     G->slots = NULL;
 }
 
-/* ---------- output ---------- */
-
-static int write_bytes(const char *path, const char *data, size_t n, DiagEngine *dx) {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
-    if (!f) {
-        diag_error(dx, span_none(), "io", "cannot open '%s' for writing", path);
-        return -1;
-    }
-    int bad = fwrite(data, 1, n, f) != n;
-    if (f != stdout) bad |= fclose(f) != 0;
-    else bad |= fflush(f) != 0;
-    if (bad) diag_error(dx, span_none(), "io", "cannot write '%s'", path);
-    return bad ? -1 : 0;
-}
-
 /* ---------- --target=mpi: MPI-signature wrappers (emit_mpi.h) ---------- */
 
 static void emit_mpi_wrapper(LLVMGen *G, const RankProgram *rp, const char *core_prefix,
@@ -524,15 +472,15 @@ static void emit_mpi_wrapper(LLVMGen *G, const RankProgram *rp, const char *core
     char core[512], name[512];
     snprintf(core, sizeof core, "%s%s", core_prefix, alg->name);
     snprintf(name, sizeof name, "%s%s", wrapper_prefix, alg->name);
-    LLVMValueRef core_fn = LLVMGetNamedFunction(G->mod, core);
+    LLVMValueRef core_fn = LLVMGetNamedFunction(G->t.mod, core);
     char gname[600];
     snprintf(gname, sizeof gname, "%.512s.info", core);
-    LLVMValueRef info = LLVMGetNamedGlobal(G->mod, gname);
+    LLVMValueRef info = LLVMGetNamedGlobal(G->t.mod, gname);
     COLLC_ASSERT(core_fn && info);
 
     /* const coll_alg_info *const collc_NAME_alg = &collc_NAME.info; */
     snprintf(gname, sizeof gname, "%.512s_alg", core);
-    LLVMValueRef desc = LLVMAddGlobal(G->mod, G->ptr, gname);
+    LLVMValueRef desc = LLVMAddGlobal(G->t.mod, G->ptr, gname);
     LLVMSetInitializer(desc, LLVMConstBitCast(info, G->ptr));
     LLVMSetGlobalConstant(desc, 1);
 
@@ -547,54 +495,49 @@ static void emit_mpi_wrapper(LLVMGen *G, const RankProgram *rp, const char *core
     ps[n] = G->ptr;
     LLVMTypeRef wty = LLVMFunctionType(G->i32, ps, n, 0);
     LLVMTypeRef ety = LLVMFunctionType(G->i32, ps, n + 1, 0);
-    LLVMValueRef entry = LLVMGetNamedFunction(G->mod, sg->entry);
-    if (!entry) entry = LLVMAddFunction(G->mod, sg->entry, ety);
-    LLVMValueRef fn = LLVMAddFunction(G->mod, name, wty);
+    LLVMValueRef entry = LLVMGetNamedFunction(G->t.mod, sg->entry);
+    if (!entry) entry = LLVMAddFunction(G->t.mod, sg->entry, ety);
+    LLVMValueRef fn = LLVMAddFunction(G->t.mod, name, wty);
     LLVMValueRef args[9];
     for (unsigned k = 0; k < n; k++) {
         args[k] = LLVMGetParam(fn, k);
         LLVMSetValueName2(args[k], sg->names[k], strlen(sg->names[k]));
     }
     args[n] = LLVMConstBitCast(core_fn, G->ptr);
-    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(G->ctx, fn, "entry");
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(G->t.ctx, fn, "entry");
     LLVMPositionBuilderAtEnd(G->b, bb);
     LLVMValueRef rc = LLVMBuildCall2(G->b, ety, entry, args, n + 1, "");
     LLVMSetTailCall(rc, 1);
     LLVMBuildRet(G->b, rc);
 }
 
-/* Builds, verifies and optimises the module of `progs` in G->ctx; with
- * mpi_prefix, also the --target=mpi wrappers. */
-static int build_module(LLVMGen *G, const RankProgram *const *progs, int nprogs,
-                        const EmitLLVMOptions *o, const char *mpi_prefix, DiagEngine *dx) {
-    G->mod = LLVMModuleCreateWithNameInContext(o->module_name ? o->module_name : "collc", G->ctx);
-    if (target_setup(G, o->triple, o->opt_level, dx)) return -1;
-    G->b = LLVMCreateBuilderInContext(G->ctx);
-    G->i1 = LLVMInt1TypeInContext(G->ctx);
-    G->i8 = LLVMInt8TypeInContext(G->ctx);
-    G->i32 = LLVMInt32TypeInContext(G->ctx);
-    G->i64 = LLVMInt64TypeInContext(G->ctx);
-    G->isize = LLVMIntPtrTypeInContext(G->ctx, G->td);
+/* Builds, verifies and optimises the module of `progs` in G->t (open);
+ * with mpi_prefix, also the --target=mpi wrappers. */
+static void build_module(LLVMGen *G, const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
+                         const char *mpi_prefix) {
+    G->b = LLVMCreateBuilderInContext(G->t.ctx);
+    G->i1 = LLVMInt1TypeInContext(G->t.ctx);
+    G->i8 = LLVMInt8TypeInContext(G->t.ctx);
+    G->i32 = LLVMInt32TypeInContext(G->t.ctx);
+    G->i64 = LLVMInt64TypeInContext(G->t.ctx);
+    G->isize = LLVMIntPtrTypeInContext(G->t.ctx, G->t.td);
     G->ptr = LLVMPointerType(G->i8, 0);
     G->ptrptr = LLVMPointerType(G->ptr, 0);
-    G->voidt = LLVMVoidTypeInContext(G->ctx);
+    G->voidt = LLVMVoidTypeInContext(G->t.ctx);
     declare_runtime(G);
     for (int i = 0; i < nprogs; i++) emit_function(G, progs[i], o->prefix ? o->prefix : "");
     if (mpi_prefix)
         for (int i = 0; i < nprogs; i++)
             emit_mpi_wrapper(G, progs[i], o->prefix ? o->prefix : "", mpi_prefix);
+    LLVMDisposeBuilder(G->b);
+    G->b = NULL;
 
-    char *msg = NULL;
-    if (LLVMVerifyModule(G->mod, LLVMReturnStatusAction, &msg)) {
-        fprintf(stderr, "%s\n", msg ? msg : "");
-        COLLC_UNREACHABLE("the LLVM emitter built an invalid module");
-    }
-    LLVMDisposeMessage(msg);
+    llvm_target_verify(&G->t, "from the Rank IR emitter");
     if (o->opt_level > 0) {
         char passes[32];
         snprintf(passes, sizeof passes, "default<O%d>", o->opt_level > 3 ? 3 : o->opt_level);
         LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-        LLVMErrorRef err = LLVMRunPasses(G->mod, passes, G->tm, pbo);
+        LLVMErrorRef err = LLVMRunPasses(G->t.mod, passes, G->t.tm, pbo);
         LLVMDisposePassBuilderOptions(pbo);
         if (err) {
             char *m = LLVMGetErrorMessage(err);
@@ -602,76 +545,31 @@ static int build_module(LLVMGen *G, const RankProgram *const *progs, int nprogs,
             LLVMDisposeErrorMessage(m);
             COLLC_UNREACHABLE("LLVMRunPasses failed");
         }
-        if (LLVMVerifyModule(G->mod, LLVMReturnStatusAction, &msg)) {
-            fprintf(stderr, "%s\n", msg ? msg : "");
-            COLLC_UNREACHABLE("the module is invalid after optimisation");
-        }
-        LLVMDisposeMessage(msg);
+        llvm_target_verify(&G->t, "after optimisation");
     }
-    return 0;
 }
 
-static void release(LLVMGen *G) {
-    if (G->b) LLVMDisposeBuilder(G->b);
-    if (G->td) LLVMDisposeTargetData(G->td);
-    if (G->tm) LLVMDisposeTargetMachine(G->tm);
-}
+static const char *module_name(const EmitLLVMOptions *o) { return o->module_name ? o->module_name : "collc"; }
 
 LLVMModuleRef emit_llvm_module(LLVMContextRef ctx, const RankProgram *const *progs, int nprogs,
                                const EmitLLVMOptions *o, DiagEngine *dx) {
     LLVMGen G;
     memset(&G, 0, sizeof G);
-    G.ctx = ctx;
-    int rc = build_module(&G, progs, nprogs, o, NULL, dx);
-    release(&G);
-    if (rc) {
-        if (G.mod) LLVMDisposeModule(G.mod);
-        return NULL;
-    }
-    return G.mod;
+    if (llvm_target_open(&G.t, ctx, module_name(o), o->triple, o->opt_level, dx)) return NULL;
+    build_module(&G, progs, nprogs, o, NULL);
+    LLVMModuleRef mod = llvm_target_take_module(&G.t);
+    llvm_target_close(&G.t);
+    return mod;
 }
 
 static int emit_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOptions *o,
                      const char *mpi_prefix, DiagEngine *dx) {
     LLVMGen G;
     memset(&G, 0, sizeof G);
-    G.ctx = LLVMContextCreate();
-    int rc = build_module(&G, progs, nprogs, o, mpi_prefix, dx);
-    if (rc) goto out;
-    switch (o->kind) {
-    case LLVM_OUT_IR: {
-        char *s = LLVMPrintModuleToString(G.mod);
-        rc = write_bytes(o->output, s, strlen(s), dx);
-        LLVMDisposeMessage(s);
-        break;
-    }
-    case LLVM_OUT_BITCODE: {
-        LLVMMemoryBufferRef mb = LLVMWriteBitcodeToMemoryBuffer(G.mod);
-        rc = write_bytes(o->output, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), dx);
-        LLVMDisposeMemoryBuffer(mb);
-        break;
-    }
-    case LLVM_OUT_ASM:
-    case LLVM_OUT_OBJECT: {
-        LLVMMemoryBufferRef mb = NULL;
-        char *err = NULL;
-        if (LLVMTargetMachineEmitToMemoryBuffer(G.tm, G.mod,
-                                                o->kind == LLVM_OUT_ASM ? LLVMAssemblyFile : LLVMObjectFile,
-                                                &err, &mb)) {
-            diag_error(dx, span_none(), "codegen", "code generation failed: %s", err ? err : "?");
-            LLVMDisposeMessage(err);
-            rc = -1;
-            break;
-        }
-        rc = write_bytes(o->output, LLVMGetBufferStart(mb), LLVMGetBufferSize(mb), dx);
-        LLVMDisposeMemoryBuffer(mb);
-        break;
-    }
-    }
-out:
-    release(&G);
-    if (G.mod) LLVMDisposeModule(G.mod);
-    LLVMContextDispose(G.ctx);
+    if (llvm_target_open(&G.t, NULL, module_name(o), o->triple, o->opt_level, dx)) return -1;
+    build_module(&G, progs, nprogs, o, mpi_prefix);
+    int rc = llvm_target_write(&G.t, o->kind, o->output, dx);
+    llvm_target_close(&G.t);
     return rc;
 }
 
@@ -684,5 +582,3 @@ int emit_llvm_file_mpi(const RankProgram *const *progs, int nprogs, const EmitLL
                        const char *wrapper_prefix, DiagEngine *dx) {
     return emit_file(progs, nprogs, o, wrapper_prefix ? wrapper_prefix : "", dx);
 }
-
-const char *emit_llvm_version(void) { return COLLC_LLVM_VERSION; }

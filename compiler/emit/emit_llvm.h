@@ -2,20 +2,15 @@
  *
  * Produces the same functions as emit_c (same transport ABI, same checked
  * integer semantics), as LLVM IR text, bitcode, assembly or an object file
- * for a target triple, optimised with the new pass manager (LLVMRunPasses).
- * The module is verified (LLVMVerifyModule) before every emission. */
+ * for a target triple (emit/llvm_target.h), optimised with the new pass
+ * manager (LLVMRunPasses). The module is verified (LLVMVerifyModule) before
+ * and after optimisation and before it is written. */
 #ifndef COLLC_EMIT_LLVM_H
 #define COLLC_EMIT_LLVM_H
 
+#include "emit/llvm_target.h"
 #include "lower/rankir.h"
 #include "support/diag.h"
-
-typedef enum LLVMOutputKind {
-    LLVM_OUT_IR,       /* -S -emit-llvm: textual IR (.ll) */
-    LLVM_OUT_BITCODE,  /* -c -emit-llvm: bitcode (.bc) */
-    LLVM_OUT_ASM,      /* -S: target assembly (.s) */
-    LLVM_OUT_OBJECT,   /* -c: relocatable object (.o) */
-} LLVMOutputKind;
 
 typedef struct EmitLLVMOptions {
     const char *module_name;  /* usually the input file name */
@@ -35,11 +30,7 @@ int emit_llvm_file(const RankProgram *const *progs, int nprogs, const EmitLLVMOp
 /* Builds, verifies and optimises the module in `ctx` (owned by the caller,
  * e.g. an ORC thread-safe context) without writing it; for the JIT of
  * `collc run`. NULL after reporting an error. */
-#include <llvm-c/Types.h>
 LLVMModuleRef emit_llvm_module(LLVMContextRef ctx, const RankProgram *const *progs, int nprogs,
                                const EmitLLVMOptions *opts, DiagEngine *dx);
-
-/* "14.0.6" - the LLVM library collc runs with. */
-const char *emit_llvm_version(void);
 
 #endif

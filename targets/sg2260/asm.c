@@ -105,16 +105,7 @@ static int parse_chip_addr(const char *v, int *chip, uint64_t *addr) {
 static int words_of(char *s, char **w, int max) {
     char *c = strpbrk(s, ";#");
     if (c) *c = 0;
-    int n = 0;
-    while (*s) {
-        while (isspace((unsigned char)*s)) s++;
-        if (!*s) break;
-        if (n == max) return -1;
-        w[n++] = s;
-        while (*s && !isspace((unsigned char)*s)) s++;
-        if (*s) *s++ = 0;
-    }
-    return n;
+    return sg_split_words(s, w, max);
 }
 
 static const char *const CMDS[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS",
@@ -380,15 +371,13 @@ int sg2260_bundle_parse(const char *text, const char *file, const Sg2260Machine 
     memset(b, 0, sizeof *b);
     Sg2260ProgramSlot *cur = NULL;
     int line = 0;
-    const char *p = text;
-    while (*p) {
+    const char *p = text, *ln;
+    size_t len;
+    while (sg_next_line(&p, &ln, &len)) {
         line++;
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
         char *buf = sg_xmalloc(len + 1);
-        memcpy(buf, p, len);
+        memcpy(buf, ln, len);
         buf[len] = 0;
-        p = eol ? eol + 1 : p + len;
         char *w[1024];
         int n = words_of(buf, w, 1024);
         int rc = 0;

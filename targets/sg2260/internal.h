@@ -15,7 +15,12 @@ void *sg_xcalloc(size_t n, size_t m);
 void *sg_xrealloc(void *p, size_t n);
 char *sg_read_file(const char *path, size_t *len);
 
-/* Tokenising helpers for the text formats. */
+/* Tokenising helpers for the text formats. sg_split_words splits s in place
+ * at whitespace into at most max words (-1 if there are more). */
+int sg_split_words(char *s, char **w, int max);
+/* The next line of a text: *line and *len (without the newline), and *p
+ * moves past it. 0 at the end of the text. */
+int sg_next_line(const char **p, const char **line, size_t *len);
 int sg_parse_u64(const char *s, uint64_t *out);   /* dec / 0x hex / suffix K M G */
 int sg_parse_double(const char *s, double *out);
 

@@ -6,34 +6,97 @@
  *   credit_depth = N | memory = BYTES (K/M/G/T suffixes)
  *   link A B [bandwidth=GB/s]       (ports numbered per chip in file order)
  *   ring C0 C1 ... Ck               (consecutive chips must share a link)
- * Everything not given keeps the documented default. */
-#include <ctype.h>
+ *
+ * The board exists once: machines/sg2260-board.machine, compiled in as
+ * sg2260_board_machine_text. The default machine is that text parsed; it
+ * must give every key. Any other file starts from the board: keys it leaves
+ * out keep the board's values, and without `link` lines (and with the
+ * board's chip count) it gets the board's links and rings. */
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* SC11 board (docs/references.md [SG-pub]): the 8-ring plus chords 0-1 and 2-3. */
-static const int board_links[][2] = {{0, 2}, {2, 6}, {6, 7}, {7, 3}, {3, 1},
-                                     {1, 5}, {5, 4}, {4, 0}, {0, 1}, {2, 3}};
-static const int board_ring8[] = {0, 2, 6, 7, 3, 1, 5, 4};
-static const int board_ring4[3][4] = {{7, 6, 2, 3}, {1, 0, 2, 3}, {1, 0, 4, 5}};
+/* How a key's value is read and written. */
+typedef enum KeyKind {
+    KEY_TEXT,    /* char[64] */
+    KEY_COUNT,   /* int in lo..hi */
+    KEY_BYTES,   /* uint64_t in 1..2^40, K/M/G/T suffixes */
+    KEY_RATE,    /* double > 0, GB/s */
+    KEY_LATENCY, /* double >= 0, us */
+} KeyKind;
 
-static void set_scalars_default(Sg2260Machine *m) {
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "sg2260-board");
-    m->nchips = 8;
-    m->link_bw_GBps = 64.0;
-    m->sum_bw_GBps = 512.0;
-    m->startup_us = 0.25;
-    m->sync_us = 0.3;
-    m->ddr_l2_GBps = 128.0;
-    m->credit_depth = 2;
-    m->mem_bytes = UINT64_C(1) << SG2260_ADDR_BITS;
+/* The keys: X(id, key, field of Sg2260Machine, kind, lo, hi, unit). */
+#define MACHINE_KEYS(X)                                                     \
+    X(NAME, "name", name, KEY_TEXT, 0, 0, "")                               \
+    X(CHIPS, "chips", nchips, KEY_COUNT, 1, SG2260_MAX_CHIPS, "")           \
+    X(LINK_BW, "link_bandwidth", link_bw_GBps, KEY_RATE, 0, 0, "GB/s per direction") \
+    X(SUM_BW, "sum_bandwidth", sum_bw_GBps, KEY_RATE, 0, 0, "GB/s")         \
+    X(STARTUP, "startup_latency", startup_us, KEY_LATENCY, 0, 0, "us")      \
+    X(SYNC, "sync_latency", sync_us, KEY_LATENCY, 0, 0, "us")               \
+    X(DDR_L2_BW, "ddr_l2_bandwidth", ddr_l2_GBps, KEY_RATE, 0, 0, "GB/s")   \
+    X(CREDIT_DEPTH, "credit_depth", credit_depth, KEY_COUNT, 1, 64, "")     \
+    X(MEMORY, "memory", mem_bytes, KEY_BYTES, 0, 0, "bytes")
+
+enum {
+#define X(id, key, field, kind, lo, hi, unit) KEY_##id,
+    MACHINE_KEYS(X)
+#undef X
+    NKEYS
+};
+
+static const struct MachineKey {
+    const char *key;
+    size_t off;  /* of the field in Sg2260Machine */
+    KeyKind kind;
+    int lo, hi;  /* KEY_COUNT */
+    const char *unit;
+} machine_keys[NKEYS] = {
+#define X(id, key, field, kind, lo, hi, unit) {key, offsetof(Sg2260Machine, field), kind, lo, hi, unit},
+    MACHINE_KEYS(X)
+#undef X
+};
+
+static void *key_field(Sg2260Machine *m, const struct MachineKey *k) { return (char *)m + k->off; }
+static const void *key_cfield(const Sg2260Machine *m, const struct MachineKey *k) {
+    return (const char *)m + k->off;
+}
+
+/* Reads `val` into key k's field of m; -1 with *err on a bad value. */
+static int set_key(Sg2260Machine *m, const struct MachineKey *k, const char *val, Sg2260Error *err,
+                   const char *file, int line) {
+    uint64_t u;
+    double d;
+    switch (k->kind) {
+    case KEY_TEXT:
+        snprintf((char *)key_field(m, k), sizeof m->name, "%s", val);
+        return 0;
+    case KEY_COUNT:
+        if (sg_parse_u64(val, &u) || u < (uint64_t)k->lo || u > (uint64_t)k->hi)
+            return sg_err(err, "bad-value", file, line, "%s must be %d..%d, got '%s'", k->key, k->lo, k->hi, val);
+        *(int *)key_field(m, k) = (int)u;
+        return 0;
+    case KEY_BYTES:
+        if (sg_parse_u64(val, &u) || u == 0 || u > (UINT64_C(1) << SG2260_ADDR_BITS))
+            return sg_err(err, "bad-value", file, line, "%s must be 1..2^%d bytes, got '%s'", k->key,
+                          SG2260_ADDR_BITS, val);
+        *(uint64_t *)key_field(m, k) = u;
+        return 0;
+    case KEY_RATE:
+    case KEY_LATENCY: {
+        int latency = k->kind == KEY_LATENCY;
+        if (sg_parse_double(val, &d) || (latency ? d < 0 : d <= 0) || d != d)
+            return sg_err(err, "bad-value", file, line, "%s must be a %s number, got '%s'", k->key,
+                          latency ? "non-negative" : "positive", val);
+        *(double *)key_field(m, k) = d;
+        return 0;
+    }
+    }
+    return sg_err(err, "machine", file, line, "key '%s' of an unknown kind", k->key);
 }
 
 /* Adds a link, assigning the next port on each end. */
-static int add_link(Sg2260Machine *m, int a, int b, double bw, Sg2260Error *err,
-                    const char *file, int line) {
+static int add_link(Sg2260Machine *m, int a, int b, double bw, Sg2260Error *err, const char *file, int line) {
     if (m->nlinks >= SG2260_MAX_LINKS)
         return sg_err(err, "machine", file, line, "too many links (max %d)", SG2260_MAX_LINKS);
     if (m->nports[a] >= SG2260_MAX_PORTS || m->nports[b] >= SG2260_MAX_PORTS)
@@ -53,19 +116,6 @@ static int add_link(Sg2260Machine *m, int a, int b, double bw, Sg2260Error *err,
     return 0;
 }
 
-void sg2260_machine_default(Sg2260Machine *m) {
-    set_scalars_default(m);
-    for (size_t i = 0; i < sizeof board_links / sizeof board_links[0]; i++)
-        add_link(m, board_links[i][0], board_links[i][1], 0.0, NULL, "", 0);
-    m->nrings = 4;
-    m->rings[0].len = 8;
-    memcpy(m->rings[0].chips, board_ring8, sizeof board_ring8);
-    for (int r = 0; r < 3; r++) {
-        m->rings[r + 1].len = 4;
-        memcpy(m->rings[r + 1].chips, board_ring4[r], sizeof board_ring4[r]);
-    }
-}
-
 int sg2260_machine_port_to(const Sg2260Machine *m, int chip, int peer) {
     if (chip < 0 || chip >= m->nchips) return -1;
     for (int p = 0; p < m->nports[chip]; p++)
@@ -77,18 +127,27 @@ double sg2260_machine_link_bw(const Sg2260Machine *m, int l) {
     return m->links[l].bw_GBps > 0 ? m->links[l].bw_GBps : m->link_bw_GBps;
 }
 
-/* Splits a line into whitespace-separated words (in place). */
-static int split_words(char *s, char **w, int max) {
-    int n = 0;
-    while (*s) {
-        while (isspace((unsigned char)*s)) s++;
-        if (!*s) break;
-        if (n == max) return -1;
-        w[n++] = s;
-        while (*s && !isspace((unsigned char)*s)) s++;
-        if (*s) *s++ = 0;
+int sg2260_machine_place(const Sg2260Machine *m, int N, int *chips) {
+    if (N < 1 || N > m->nchips) return -1;
+    for (int k = 0; k < m->nrings; k++)
+        if (m->rings[k].len == N) {
+            memcpy(chips, m->rings[k].chips, (size_t)N * sizeof *chips);
+            return 0;
+        }
+    if (N <= 2 && m->nrings > 0 && m->rings[0].len >= 2) { /* an adjacent pair (or one chip) */
+        memcpy(chips, m->rings[0].chips, (size_t)N * sizeof *chips);
+        return 0;
     }
-    return n;
+    if (N <= 2 && m->nlinks > 0) {
+        chips[0] = m->links[0].a;
+        chips[1] = m->links[0].b;
+        return 0;
+    }
+    if (N == m->nchips) {
+        for (int r = 0; r < N; r++) chips[r] = r;
+        return 0;
+    }
+    return -1;
 }
 
 static int parse_chip(const char *s, uint64_t *v) {
@@ -105,26 +164,38 @@ typedef struct PendingRing {
     Sg2260Ring r;
 } PendingRing;
 
-int sg2260_machine_parse(const char *text, const char *file, Sg2260Machine *m,
-                         Sg2260Error *err) {
-    set_scalars_default(m);
+/* Parses text into *m, starting from `base` (NULL: from nothing, and then
+ * every key and the links must be given). */
+static int parse(const char *text, const char *file, const Sg2260Machine *base, Sg2260Machine *m,
+                 Sg2260Error *err) {
+    if (base) {
+        /* the base's keys, none of its links, ports or rings */
+        *m = *base;
+        m->nlinks = 0;
+        memset(m->links, 0, sizeof m->links);
+        memset(m->nports, 0, sizeof m->nports);
+        memset(m->port_link, 0, sizeof m->port_link);
+        memset(m->port_peer, 0, sizeof m->port_peer);
+        m->nrings = 0;
+        memset(m->rings, 0, sizeof m->rings);
+    } else {
+        memset(m, 0, sizeof *m);
+    }
+    unsigned given = 0; /* bit per key */
     PendingLink links[SG2260_MAX_LINKS];
     int nlinks = 0;
     PendingRing rings[SG2260_MAX_RINGS];
     int nrings = 0;
     int chips_line = 0;
     int lineno = 0;
-    const char *p = text;
-    while (*p) {
+    const char *p = text, *line;
+    size_t len;
+    while (sg_next_line(&p, &line, &len)) {
         lineno++;
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
         char buf[1024];
-        if (len >= sizeof buf)
-            return sg_err(err, "syntax", file, lineno, "line too long");
-        memcpy(buf, p, len);
+        if (len >= sizeof buf) return sg_err(err, "syntax", file, lineno, "line too long");
+        memcpy(buf, line, len);
         buf[len] = 0;
-        p = eol ? eol + 1 : p + len;
         char *hash = strchr(buf, '#');
         if (hash) *hash = 0;
         char *eq = strchr(buf, '=');
@@ -135,53 +206,22 @@ int sg2260_machine_parse(const char *text, const char *file, Sg2260Machine *m,
         if (eq && !is_directive) {
             /* key = value */
             *eq = 0;
-            int nk = split_words(buf, w, 2);
+            int nk = sg_split_words(buf, w, 2);
             if (nk != 1) return sg_err(err, "syntax", file, lineno, "expected 'key = value'");
             char *key = w[0];
             char *vw[2];
-            int nv = split_words(eq + 1, vw, 2);
+            int nv = sg_split_words(eq + 1, vw, 2);
             if (nv != 1)
                 return sg_err(err, "syntax", file, lineno, "expected one value for '%s'", key);
-            const char *val = vw[0];
-            double d;
-            uint64_t u;
-            if (!strcmp(key, "name")) {
-                snprintf(m->name, sizeof m->name, "%s", val);
-            } else if (!strcmp(key, "chips")) {
-                if (sg_parse_u64(val, &u) || u < 1 || u > SG2260_MAX_CHIPS)
-                    return sg_err(err, "bad-value", file, lineno,
-                                  "chips must be 1..%d, got '%s'", SG2260_MAX_CHIPS, val);
-                m->nchips = (int)u;
-                chips_line = lineno;
-            } else if (!strcmp(key, "credit_depth")) {
-                if (sg_parse_u64(val, &u) || u < 1 || u > 64)
-                    return sg_err(err, "bad-value", file, lineno,
-                                  "credit_depth must be 1..64, got '%s'", val);
-                m->credit_depth = (int)u;
-            } else if (!strcmp(key, "memory")) {
-                if (sg_parse_u64(val, &u) || u == 0 || u > (UINT64_C(1) << SG2260_ADDR_BITS))
-                    return sg_err(err, "bad-value", file, lineno,
-                                  "memory must be 1..2^40 bytes, got '%s'", val);
-                m->mem_bytes = u;
-            } else {
-                double *dst = NULL;
-                int latency = 0;
-                if (!strcmp(key, "link_bandwidth")) dst = &m->link_bw_GBps;
-                else if (!strcmp(key, "sum_bandwidth")) dst = &m->sum_bw_GBps;
-                else if (!strcmp(key, "ddr_l2_bandwidth")) dst = &m->ddr_l2_GBps;
-                else if (!strcmp(key, "startup_latency")) dst = &m->startup_us, latency = 1;
-                else if (!strcmp(key, "sync_latency")) dst = &m->sync_us, latency = 1;
-                else
-                    return sg_err(err, "unknown-key", file, lineno, "unknown key '%s'", key);
-                if (sg_parse_double(val, &d) || (latency ? d < 0 : d <= 0) || d != d)
-                    return sg_err(err, "bad-value", file, lineno,
-                                  "%s must be a %s number, got '%s'", key,
-                                  latency ? "non-negative" : "positive", val);
-                *dst = d;
-            }
+            int k = 0;
+            while (k < NKEYS && strcmp(key, machine_keys[k].key)) k++;
+            if (k == NKEYS) return sg_err(err, "unknown-key", file, lineno, "unknown key '%s'", key);
+            if (set_key(m, &machine_keys[k], vw[0], err, file, lineno)) return -1;
+            given |= 1u << k;
+            if (k == KEY_CHIPS) chips_line = lineno;
             continue;
         }
-        int n = split_words(buf, w, 40);
+        int n = sg_split_words(buf, w, 40);
         if (n < 0) return sg_err(err, "syntax", file, lineno, "too many words");
         if (n == 0) continue;
         if (!strcmp(w[0], "link")) {
@@ -219,20 +259,24 @@ int sg2260_machine_parse(const char *text, const char *file, Sg2260Machine *m,
                           "expected 'key = value', 'link A B' or 'ring ...', got '%s'", w[0]);
         }
     }
+    if (!base)
+        for (int k = 0; k < NKEYS; k++)
+            if (!(given & (1u << k)))
+                return sg_err(err, "machine", file, 0, "the board description gives no '%s'", machine_keys[k].key);
     /* Topology: given links, or the board's. */
     if (nlinks == 0) {
-        if (m->nchips == 8) {
-            for (size_t i = 0; i < sizeof board_links / sizeof board_links[0]; i++)
-                add_link(m, board_links[i][0], board_links[i][1], 0.0, NULL, "", 0);
+        if (base && m->nchips == base->nchips) {
+            for (int i = 0; i < base->nlinks; i++)
+                add_link(m, base->links[i].a, base->links[i].b, base->links[i].bw_GBps, NULL, "", 0);
             if (nrings == 0) {
-                Sg2260Machine d;
-                sg2260_machine_default(&d);
-                m->nrings = d.nrings;
-                memcpy(m->rings, d.rings, sizeof d.rings);
+                m->nrings = base->nrings;
+                memcpy(m->rings, base->rings, sizeof base->rings);
             }
         } else if (m->nchips > 1) {
-            return sg_err(err, "no-links", file, chips_line,
-                          "%d chips but no 'link' lines (the default board has 8)", m->nchips);
+            if (base)
+                return sg_err(err, "no-links", file, chips_line,
+                              "%d chips but no 'link' lines (the default board has %d)", m->nchips, base->nchips);
+            return sg_err(err, "no-links", file, chips_line, "%d chips but no 'link' lines", m->nchips);
         }
     }
     for (int i = 0; i < nlinks; i++) {
@@ -261,6 +305,22 @@ int sg2260_machine_parse(const char *text, const char *file, Sg2260Machine *m,
     return 0;
 }
 
+void sg2260_machine_default(Sg2260Machine *m) {
+    Sg2260Error err;
+    if (parse(sg2260_board_machine_text, "sg2260-board.machine", NULL, m, &err)) {
+        /* the shipped board file is part of the build: a broken one is a bug */
+        fputs("sg2260: the built-in board does not parse: ", stderr);
+        sg2260_error_print(stderr, &err);
+        abort();
+    }
+}
+
+int sg2260_machine_parse(const char *text, const char *file, Sg2260Machine *m, Sg2260Error *err) {
+    Sg2260Machine board;
+    sg2260_machine_default(&board);
+    return parse(text, file, &board, m, err);
+}
+
 int sg2260_machine_load(const char *path, Sg2260Machine *m, Sg2260Error *err) {
     char *text = sg_read_file(path, NULL);
     if (!text) return sg_err(err, "io", path, 0, "cannot read machine file");
@@ -270,15 +330,21 @@ int sg2260_machine_load(const char *path, Sg2260Machine *m, Sg2260Error *err) {
 }
 
 void sg2260_machine_write(FILE *out, const Sg2260Machine *m) {
-    fprintf(out, "name = %s\n", m->name);
-    fprintf(out, "chips = %d\n", m->nchips);
-    fprintf(out, "link_bandwidth = %.17g     # GB/s per direction\n", m->link_bw_GBps);
-    fprintf(out, "sum_bandwidth = %.17g      # GB/s\n", m->sum_bw_GBps);
-    fprintf(out, "startup_latency = %.17g   # us\n", m->startup_us);
-    fprintf(out, "sync_latency = %.17g      # us\n", m->sync_us);
-    fprintf(out, "ddr_l2_bandwidth = %.17g   # GB/s\n", m->ddr_l2_GBps);
-    fprintf(out, "credit_depth = %d\n", m->credit_depth);
-    fprintf(out, "memory = %llu\n", (unsigned long long)m->mem_bytes);
+    for (int k = 0; k < NKEYS; k++) {
+        const struct MachineKey *key = &machine_keys[k];
+        const void *v = key_cfield(m, key);
+        char val[80];
+        switch (key->kind) {
+        case KEY_TEXT: snprintf(val, sizeof val, "%s", (const char *)v); break;
+        case KEY_COUNT: snprintf(val, sizeof val, "%d", *(const int *)v); break;
+        case KEY_BYTES: snprintf(val, sizeof val, "%llu", (unsigned long long)*(const uint64_t *)v); break;
+        case KEY_RATE:
+        case KEY_LATENCY: snprintf(val, sizeof val, "%.17g", *(const double *)v); break;
+        }
+        int len = fprintf(out, "%s = %s", key->key, val);
+        if (*key->unit) fprintf(out, "%*s# %s", len < 40 ? 40 - len : 1, "", key->unit);
+        fputc('\n', out);
+    }
     for (int i = 0; i < m->nlinks; i++) {
         fprintf(out, "link %d %d", m->links[i].a, m->links[i].b);
         if (m->links[i].bw_GBps > 0) fprintf(out, " bandwidth=%.17g", m->links[i].bw_GBps);

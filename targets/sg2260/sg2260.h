@@ -86,11 +86,15 @@ typedef struct Sg2260Machine {
     uint64_t mem_bytes;   /* per-chip address limit (default 2^40) */
 } Sg2260Machine;
 
-/* The documented defaults: the 8-chip SC11 board, 64 GB/s. */
+/* The built-in board, the 8-chip SC11 board at 64 GB/s: the text of
+ * machines/sg2260-board.machine, compiled into the library, and that text
+ * parsed. */
+extern const char sg2260_board_machine_text[];
 void sg2260_machine_default(Sg2260Machine *m);
-/* Parse a machine file (text). Keys not given keep their defaults; if the
- * file has no `link` lines the board's links are used (needs chips = 8).
- * Returns 0 on success, -1 with *err filled (line-numbered). */
+/* Parse a machine file (text). Keys not given keep the built-in board's
+ * values; a file without `link` lines gets the board's links and rings
+ * (needs the board's chip count). Returns 0 on success, -1 with *err
+ * filled (line-numbered). */
 int sg2260_machine_parse(const char *text, const char *filename, Sg2260Machine *m,
                          Sg2260Error *err);
 int sg2260_machine_load(const char *path, Sg2260Machine *m, Sg2260Error *err);
@@ -100,6 +104,11 @@ void sg2260_machine_write(FILE *out, const Sg2260Machine *m);
 int sg2260_machine_port_to(const Sg2260Machine *m, int chip, int peer);
 /* Bandwidth of link `l` per direction in GB/s (per-link override or default). */
 double sg2260_machine_link_bw(const Sg2260Machine *m, int l);
+/* The default chip of each of N ranks: the machine's first ring of N
+ * chips; for N <= 2 without one, the first chips of its first ring (which
+ * are adjacent) or the ends of its first link; for N = chips without a
+ * ring, chip r for rank r. 0, or -1 when none of these applies. */
+int sg2260_machine_place(const Sg2260Machine *m, int N, int *chips);
 
 /* ------------------------------------------------------------------------ */
 /* Descriptors                                                               */

@@ -1,4 +1,5 @@
 /* util.c - errors, allocation and number parsing for the sg2260 library. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -51,6 +52,28 @@ void *sg_xrealloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
     if (!q) sg_oom();
     return q;
+}
+
+int sg_split_words(char *s, char **w, int max) {
+    int n = 0;
+    while (*s) {
+        while (isspace((unsigned char)*s)) s++;
+        if (!*s) break;
+        if (n == max) return -1;
+        w[n++] = s;
+        while (*s && !isspace((unsigned char)*s)) s++;
+        if (*s) *s++ = 0;
+    }
+    return n;
+}
+
+int sg_next_line(const char **p, const char **line, size_t *len) {
+    if (!**p) return 0;
+    const char *eol = strchr(*p, '\n');
+    *line = *p;
+    *len = eol ? (size_t)(eol - *p) : strlen(*p);
+    *p = eol ? eol + 1 : *p + *len;
+    return 1;
 }
 
 char *sg_read_file(const char *path, size_t *len) {

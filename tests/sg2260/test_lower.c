@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "emit/emit_sg2260.h"
+#include "sg2260/lower.h"
 #include "front/front.h"
 #include "schedule/schedule.h"
 

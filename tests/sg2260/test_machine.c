@@ -1,5 +1,6 @@
 /* test_machine.c - machine files: defaults, the shipped profiles, overrides,
- * line-numbered errors, write/parse round trip. */
+ * line-numbered errors, the built-in board as the shipped file's bytes,
+ * default placement, write/parse round trip. */
 #include <string.h>
 
 #include "check.h"
@@ -74,6 +75,32 @@ int main(void) {
     CHECK(parse_err("link 0 1 speed=3\n", "bad-value", 1));
     CHECK(parse_err("hello world\n", "syntax", 1));
     CHECK(sg2260_machine_load("/nonexistent/x.machine", &m, &e) == -1 && !strcmp(e.code, "io"));
+
+    /* One board: the built-in default is the bytes of the shipped file. */
+    FILE *bf = fopen(SG2260_MACHINES "/sg2260-board.machine", "rb");
+    CHECK(bf != NULL);
+    if (bf) {
+        static char text[16384];
+        size_t n = fread(text, 1, sizeof text - 1, bf);
+        fclose(bf);
+        text[n] = 0;
+        CHECK(strcmp(text, sg2260_board_machine_text) == 0);
+    }
+    /* A file that leaves a key out keeps the board's value. */
+    CHECK(sg2260_machine_parse("name = x\nsync_latency = 1\n", "t", &m, &e) == 0);
+    CHECK(m.startup_us == d.startup_us && m.sync_us == 1 && m.link_bw_GBps == d.link_bw_GBps && m.nlinks == 10);
+
+    /* Default placement of ranks on chips. */
+    int chips[SG2260_MAX_CHIPS];
+    static const int ring4[] = {7, 6, 2, 3};
+    CHECK(sg2260_machine_place(&d, 8, chips) == 0 && !memcmp(chips, ring8, sizeof ring8));
+    CHECK(sg2260_machine_place(&d, 4, chips) == 0 && !memcmp(chips, ring4, sizeof ring4));
+    CHECK(sg2260_machine_place(&d, 2, chips) == 0 && chips[0] == 0 && chips[1] == 2);
+    CHECK(sg2260_machine_place(&d, 1, chips) == 0 && chips[0] == 0);
+    CHECK(sg2260_machine_place(&d, 3, chips) == -1 && sg2260_machine_place(&d, 9, chips) == -1);
+    CHECK(sg2260_machine_parse("chips = 3\nlink 2 1\nlink 1 0\n", "t", &m, &e) == 0);
+    CHECK(sg2260_machine_place(&m, 2, chips) == 0 && chips[0] == 2 && chips[1] == 1);
+    CHECK(sg2260_machine_place(&m, 3, chips) == 0 && chips[0] == 0 && chips[1] == 1 && chips[2] == 2);
 
     /* write -> parse round trip */
     char buf[8192];

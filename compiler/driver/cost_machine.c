@@ -1,0 +1,93 @@
+/* cost_machine.c - the SG2260 machine model as the cost model's alpha, beta,
+ * gamma and topology (see cost_machine.h). */
+#include "driver/cost_machine.h"
+#include "driver/driver.h"
+#include "support/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cost_machine_load(const char *cmd, const char *path, Sg2260Machine *m) {
+    Sg2260Error err;
+    if (sg2260_machine_load(path, m, &err) == 0) return 0;
+    if (strcmp(err.code, "io") == 0) return usage_error(cmd, "cannot open machine file '%s'", path);
+    fprintf(stderr, "collc %s: ", cmd);
+    sg2260_error_print(stderr, &err);
+    return EXIT_USAGE;
+}
+
+void cost_machine_params(const Sg2260Machine *m, CostMachine *out) {
+    out->alpha = (m->startup_us + m->sync_us) * 1e-6;
+    out->beta = m->link_bw_GBps * 1e9;
+    out->gamma = m->sum_bw_GBps * 1e9;
+}
+
+/* The graph of m with rank r on chip chips[r]; with ranks_only the other
+ * chips and their links are left out, else they are nodes N, N+1, ... */
+static TopoStatus graph(const Sg2260Machine *m, const char *name, const int *chips, int64_t N, int ranks_only,
+                        int64_t ports, TopoModel **out, char *err, size_t errsz) {
+    int64_t node[SG2260_MAX_CHIPS];
+    for (int c = 0; c < SG2260_MAX_CHIPS; c++) node[c] = -1;
+    for (int64_t r = 0; r < N; r++) node[chips[r]] = r;
+    int64_t nnodes = N;
+    for (int c = 0; c < m->nchips && !ranks_only; c++)
+        if (node[c] < 0) node[c] = nnodes++;
+    TopoLink links[2 * SG2260_MAX_LINKS];
+    size_t n = 0;
+    for (int l = 0; l < m->nlinks; l++) {
+        int64_t a = node[m->links[l].a], b = node[m->links[l].b];
+        if (a < 0 || b < 0) continue;
+        int ovf = 0;
+        Rat tpb = m->links[l].bw_GBps > 0 ? rat_from_double(m->link_bw_GBps / m->links[l].bw_GBps, 1000000, &ovf)
+                                          : rat_int(1);
+        if (ovf) {
+            snprintf(err, errsz, "machine '%s': link %d-%d is too slow or too fast against link_bandwidth", m->name,
+                     m->links[l].a, m->links[l].b);
+            return TOPO_USAGE;
+        }
+        links[n++] = (TopoLink){(int32_t)a, (int32_t)b, rat_int(1), tpb};
+        links[n++] = (TopoLink){(int32_t)b, (int32_t)a, rat_int(1), tpb};
+    }
+    *out = topo_graph_new(name, N, nnodes, links, n, ports);
+    return TOPO_OK;
+}
+
+TopoStatus cost_machine_topology(const Sg2260Machine *m, int64_t N, int64_t ports, TopoModel **out, char *err,
+                                 size_t errsz) {
+    *out = NULL;
+    int chips[SG2260_MAX_CHIPS];
+    if (N > m->nchips || sg2260_machine_place(m, (int)N, chips)) {
+        snprintf(err, errsz, "machine '%s' has %d chips and no ring of %lld; N = %lld", m->name, m->nchips,
+                 (long long)N, (long long)N);
+        return TOPO_NOT_APPLICABLE;
+    }
+    return graph(m, m->name, chips, N, 0, ports, out, err, errsz);
+}
+
+/* --topo sg2260: the built-in board's first ring of N chips. */
+static TopoStatus board(int64_t N, int64_t ports, TopoModel **out, char *err, size_t errsz) {
+    *out = NULL;
+    Sg2260Machine m;
+    sg2260_machine_default(&m);
+    for (int k = 0; k < m.nrings; k++)
+        if (m.rings[k].len == N) return graph(&m, "sg2260", m.rings[k].chips, N, 1, ports, out, err, errsz);
+    /* "has 8 chips (or the 4-chip ring 7,6,2,3)": the first ring of every
+     * other length */
+    char others[256] = "";
+    size_t len = 0;
+    for (int k = 0; k < m.nrings && len < sizeof others; k++) {
+        int first = m.rings[k].len != m.nchips;
+        for (int j = 0; j < k && first; j++) first = m.rings[j].len != m.rings[k].len;
+        if (!first) continue;
+        len += (size_t)snprintf(others + len, sizeof others - len, "%s the %d-chip ring", len ? " or" : " (or",
+                                m.rings[k].len);
+        for (int c = 0; c < m.rings[k].len && len < sizeof others; c++)
+            len += (size_t)snprintf(others + len, sizeof others - len, "%s%d", c ? "," : " ", m.rings[k].chips[c]);
+    }
+    if (len && len < sizeof others) snprintf(others + len, sizeof others - len, ")");
+    snprintf(err, errsz, "topology sg2260 has %d chips%s; N = %lld", m.nchips, others, (long long)N);
+    return TOPO_NOT_APPLICABLE;
+}
+
+const TopoExtra cost_machine_boards[] = {{"sg2260", board}};
+const size_t cost_machine_nboards = ARRAY_LEN(cost_machine_boards);

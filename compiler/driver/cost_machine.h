@@ -1,0 +1,33 @@
+/* cost_machine.h - the SG2260 machine model (targets/sg2260, one parser and
+ * one board description) for `collc cost`, `compare` and `draw`: alpha, beta,
+ * gamma and the topology of a machine file (--machine FILE) or of the
+ * built-in board (--topo sg2260). The conversion lives in the driver, the
+ * one place that may see both the target and the cost model (analysis/
+ * never includes targets/). docs/cost.md "Machine files". */
+#ifndef COLLC_COST_MACHINE_H
+#define COLLC_COST_MACHINE_H
+
+#include "analysis/cost.h"
+#include "analysis/topology.h"
+#include "sg2260.h"
+
+/* The boards --topo names: "sg2260", the built-in board with rank i on
+ * chip i of its first ring of N chips, over the links among those chips. */
+extern const TopoExtra cost_machine_boards[];
+extern const size_t cost_machine_nboards;
+
+/* Loads machine file `path`. Returns 0, or EXIT_USAGE after printing the
+ * error as `collc CMD: ...`. */
+int cost_machine_load(const char *cmd, const char *path, Sg2260Machine *m);
+/* alpha = startup_latency + sync_latency (a message pays one command start-up
+ * and one wait), beta = link_bandwidth, gamma = sum_bandwidth; M is left. */
+void cost_machine_params(const Sg2260Machine *m, CostMachine *out);
+/* The topology of m for N ranks: rank r on chip sg2260_machine_place(m)[r],
+ * every chip a node (the chips off the ranks only forward), every link in
+ * both directions with alpha 1 and its time per byte relative to
+ * link_bandwidth (a link of bandwidth=8 on a 64 GB/s machine costs 8/beta
+ * per byte). */
+TopoStatus cost_machine_topology(const Sg2260Machine *m, int64_t N, int64_t ports, TopoModel **out, char *err,
+                                 size_t errsz);
+
+#endif

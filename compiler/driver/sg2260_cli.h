@@ -1,0 +1,84 @@
+/* sg2260_cli.h - what `collc compile --target=sg2260` (cmd_sg2260.c) and
+ * `collc sim` (cmd_sim.c) share: their options, the machine and the chip of
+ * each rank, and one algorithm instantiated, verified and lowered for them.
+ * Implemented in cmd_sg2260.c. */
+#ifndef COLLC_SG2260_CLI_H
+#define COLLC_SG2260_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "driver/driver.h"
+#include "emit/emit_sg2260.h"
+#include "sg2260/lower.h"
+
+/* compile --emit=KIND */
+typedef enum SgEmit {
+    SG_EMIT_OBJECT, /* -c / --emit=obj: object file with the bundle symbols */
+    SG_EMIT_ASM,    /* --emit=cdma-asm: readable descriptor programs */
+    SG_EMIT_BIN,    /* --emit=cdma: binary bundle image */
+    SG_EMIT_C,      /* --emit=c: C source with the bundle as an array */
+} SgEmit;
+
+typedef struct SgOptions {
+    int sim;                      /* collc sim (else compile) */
+    CommonOptions common;
+    char **files;
+    int nfiles;
+    int64_t N, root;
+    int have_N;
+    int chips[SG2260_MAX_CHIPS];
+    int nchips;                   /* 0 = default order */
+    const char *machine_path;
+    Sg2260Dtype dtype;
+    const char *dtype_name, *op_name;
+    int op_bitwise;               /* band/bor/bxor: no CDMA reduce op */
+    Sg2260Op op;
+    int64_t count;                /* -1 = from size */
+    double size;
+    int store_forward;
+    int sink_local;
+    int no_verify;
+    SgEmit emit;
+    int flag_c;
+    const char *output, *prefix, *triple;
+    const char *trace, *svg;
+    int race_check;
+} SgOptions;
+
+/* One algorithm lowered for the chips. */
+typedef struct SgLowered {
+    Algorithm *alg;
+    Schedule sched;
+    Sg2260Bundle bundle;
+    Sg2260Layout layout;
+    Sg2260LowerStats stats;
+    uint64_t count;
+} SgLowered;
+
+/* One run of either command. */
+typedef struct SgCommand {
+    SgOptions o;
+    Sg2260Machine m;
+    Session s;
+    Algorithm **algs;             /* selected by --algorithm, or all */
+    int nalgs;
+} SgCommand;
+
+/* Sets the defaults, parses the command line (sim: `collc sim`, else
+ * `collc compile --target=sg2260`), loads the machine, chooses the chips
+ * and opens the session on the input files. Returns -1 to go on (finish
+ * with sg_close), else the exit status (after --help or a reported error;
+ * nothing left to free). */
+int sg_open(SgCommand *c, int sim, int argc, char **argv);
+/* Frees the options and closes the session: the exit status. */
+int sg_close(SgCommand *c, int failed);
+
+/* Instantiates, verifies, checks dtype x op and lowers one algorithm.
+ * Returns 0, or 1 after reporting. sg_lowered_free in both cases. */
+int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L);
+void sg_lowered_free(SgLowered *L);
+
+/* "7,6,2,3": the chip of each rank. */
+void sg_print_chips(FILE *out, const SgOptions *o);
+
+#endif
