@@ -26,12 +26,6 @@ Algorithm *program_find_algorithm(const Program *prog, const char *name) {
     return NULL;
 }
 
-Topology *program_find_topology(const Program *prog, const char *name) {
-    for (int i = 0; i < prog->ntopologies; i++)
-        if (strcmp(prog->topologies[i]->name, name) == 0) return prog->topologies[i];
-    return NULL;
-}
-
 /* Levenshtein distance; names longer than 64 bytes are never "close". */
 int front_edit_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
