@@ -11,6 +11,7 @@
 #include "analysis/verify.h"
 #include "emit/emit_sg2260.h"
 #include "support/util.h"
+#include "collref.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,12 +21,27 @@
 
 int cmd_compile_sg2260(int argc, char **argv);
 
-/* sg2260_ref.c: the naive reference behind plain ints */
-int sg2260_ref_dtype_ok(int dtype);
-size_t sg2260_ref_in_blocks(int coll, int N, int root, int r);
-size_t sg2260_ref_out_blocks(int coll, int N, int root, int r);
-void sg2260_ref_fill(int coll, int dtype, int op, int N, int root, int r, size_t count, void *in);
-size_t sg2260_ref_check(int coll, int dtype, int op, int N, int root, size_t count, int r, const void *out);
+/* The naive reference's element type for an engine type; -1 for the engine
+ * types the reference does not have (int16, fp20). */
+static int ref_dtype(Sg2260Dtype t, coll_dtype *out) {
+    switch (t) {
+    case SG2260_INT8: *out = COLL_I8; return 0;
+    case SG2260_FP16: *out = COLL_F16; return 0;
+    case SG2260_FP32: *out = COLL_F32; return 0;
+    case SG2260_INT32: *out = COLL_I32; return 0;
+    case SG2260_BF16: *out = COLL_BF16; return 0;
+    default: return -1;
+    }
+}
+
+static coll_op ref_op(Sg2260Op op) {
+    switch (op) {
+    case SG2260_OP_MUL: return COLL_PROD;
+    case SG2260_OP_MAX: return COLL_MAX;
+    case SG2260_OP_MIN: return COLL_MIN;
+    default: return COLL_SUM;
+    }
+}
 
 typedef enum SgEmit { SG_EMIT_OBJECT, SG_EMIT_ASM, SG_EMIT_BIN, SG_EMIT_C } SgEmit;
 
@@ -490,7 +506,11 @@ static void human_bytes(double b, char *buf, size_t n) {
 static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *L) {
     DiagEngine *dx = s->dx;
     const Algorithm *alg = L->alg;
-    int cc = (int)alg->coll, dt = (int)o->dtype, op = (int)o->op;
+    /* coll_collective lists the collectives in the order of collectives.def */
+    coll_collective cc = (coll_collective)alg->coll;
+    coll_dtype dt = COLL_F32;
+    if (ref_dtype(o->dtype, &dt)) COLLC_UNREACHABLE("sim checked the element type");
+    coll_op op = ref_op(o->op);
     int N = (int)o->N, root = collective_info[alg->coll].rooted ? (int)o->root : 0;
     size_t es = sg2260_dtype_size(o->dtype), count = (size_t)L->count;
     double M = (double)count * (double)es * (double)cost_blocks(alg->coll, o->N);
@@ -504,10 +524,10 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     sg2260_sim_enable_trace(sim, o->trace || o->svg);
     sg2260_sim_set_race_check(sim, o->race_check);
     for (int r = 0; r < N; r++) {
-        size_t nb = sg2260_ref_in_blocks(cc, N, root, r) * count * es;
+        size_t nb = (size_t)collref_in_blocks(cc, N, root, r) * count * es;
         if (!nb) continue;
         void *buf = xmalloc(nb);
-        sg2260_ref_fill(cc, dt, op, N, root, r, count, buf);
+        collref_fill(cc, dt, op, N, root, r, count, buf);
         if (sg2260_mem_write(sim, o->chips[r], L->layout.base[BUF_IN], buf, nb))
             COLLC_UNREACHABLE("layout checked against the machine's memory");
         free(buf);
@@ -538,11 +558,11 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
         int bad = -1;
         size_t bad_e = 0;
         for (int r = 0; r < N && bad < 0; r++) {
-            size_t nb = sg2260_ref_out_blocks(cc, N, root, r) * count * es;
+            size_t nb = (size_t)collref_out_blocks(cc, N, root, r) * count * es;
             if (!nb) continue;
             void *buf = xmalloc(nb);
             sg2260_mem_read(sim, o->chips[r], L->layout.base[BUF_OUT], buf, nb);
-            size_t e = sg2260_ref_check(cc, dt, op, N, root, count, r, buf);
+            size_t e = collref_check(cc, dt, op, N, root, count, r, buf);
             if (e != (size_t)-1) bad = r, bad_e = e;
             free(buf);
         }
@@ -598,7 +618,8 @@ static int run(int sim, int argc, char **argv) {
     Sg2260Machine m;
     if (status < 0) status = load_machine(&o, &m, cmd);
     if (status < 0) status = choose_chips(&o, &m, cmd);
-    if (status < 0 && sim && !sg2260_ref_dtype_ok((int)o.dtype))
+    coll_dtype ref;
+    if (status < 0 && sim && ref_dtype(o.dtype, &ref))
         status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8",
                              sg2260_dtype_name(o.dtype));
     if (status >= 0) {
