@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedule/schedule.h"
+#include "front/eval.h"
 #include "support/util.h"
 
 /* Graph topologies keep two nnodes x nnodes tables (parent link, hops): 2048

@@ -7,7 +7,7 @@
  * the current winner is overtaken at the first size where a line with a
  * smaller slope meets it. Every pairwise crossover is listed as well. */
 #include "driver/driver.h"
-#include "analysis/cost_cli.h"
+#include "driver/cost_cli.h"
 #include "support/util.h"
 
 #include <math.h>

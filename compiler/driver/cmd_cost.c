@@ -1,9 +1,9 @@
 /* cmd_cost.c - `collc cost`: the alpha-beta-gamma cost of each algorithm,
  * beside its lower bounds, for one or more N, or as a closed form in N
  * (--n). Also the option parsing shared with compare and draw
- * (analysis/cost_cli.h). The model is documented in docs/cost.md. */
+ * (driver/cost_cli.h). The model is documented in docs/cost.md. */
 #include "driver/driver.h"
-#include "analysis/cost_cli.h"
+#include "driver/cost_cli.h"
 #include "support/util.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@
  * Diagnostic codes are listed in docs/diagnostics-sema.md. */
 #include <string.h>
 #include "front/front.h"
-#include "schedule/eval_ops.h"
+#include "front/eval.h"
 #include "support/util.h"
 
 /* ---------- lookup helpers (used by the driver) ---------- */

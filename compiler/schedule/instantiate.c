@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "schedule/schedule.h"
-#include "schedule/eval_ops.h"
+#include "front/eval.h"
 #include "front/front.h"
 #include "support/util.h"
 
@@ -104,63 +104,8 @@ static void push_var(Inst *I, const Symbol *sym) {
 
 /* ---------- evaluation ---------- */
 
-/* The hot path: the same arithmetic as eval_expr (eval_ops.h) but without
- * reporting, with leaves read inline and the common non-negative modulo
- * special-cased. On any failure it returns -1 and the caller re-evaluates with
- * eval_expr, which reports the error; so the fast path never needs spans. */
-static inline int fast_eval(const int64_t *frame, const Expr *e, int64_t *v);
-
-static inline int fast_operand(const int64_t *frame, const Expr *e, int64_t *v) {
-    if (e->kind == EXPR_NAME) { *v = frame[e->u.name.sym->slot]; return 0; }
-    if (e->kind == EXPR_INT) { *v = e->u.ival; return 0; }
-    return fast_eval(frame, e, v);
-}
-
-static inline int fast_eval(const int64_t *frame, const Expr *e, int64_t *v) {
-    switch (e->kind) {
-    case EXPR_INT: *v = e->u.ival; return 0;
-    case EXPR_NAME: *v = frame[e->u.name.sym->slot]; return 0;
-    case EXPR_BINARY: {
-        int64_t a, b;
-        BinaryOp op = e->u.binary.op;
-        if (fast_operand(frame, e->u.binary.lhs, &a)) return -1;
-        if (op == BOP_LAND && !a) { *v = 0; return 0; }
-        if (op == BOP_LOR && a) { *v = 1; return 0; }
-        if (fast_operand(frame, e->u.binary.rhs, &b)) return -1;
-        switch (op) {
-        case BOP_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
-        case BOP_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
-        case BOP_MOD:
-            if (b > 0) {
-                int64_t m = a % b;
-                *v = m < 0 ? m + b : m;
-                return 0;
-            }
-            break;
-        case BOP_BXOR: *v = a ^ b; return 0;
-        case BOP_EQ: *v = a == b; return 0;
-        case BOP_LT: *v = a < b; return 0;
-        default: break;
-        }
-        return eval_binary_op(op, a, b, v) == EVAL_OK ? 0 : -1;
-    }
-    case EXPR_UNARY: {
-        int64_t a;
-        if (fast_operand(frame, e->u.unary.operand, &a)) return -1;
-        return eval_unary_op(e->u.unary.op, a, v) == EVAL_OK ? 0 : -1;
-    }
-    case EXPR_CALL: {
-        int64_t x[2] = {0, 0};
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (fast_operand(frame, e->u.call.args[i], &x[i])) return -1;
-        return eval_builtin_op(e->u.call.builtin, x, v) == EVAL_OK ? 0 : -1;
-    }
-    }
-    return -1;
-}
-
 static int eval(Inst *I, const Expr *e, int64_t *v) {
-    if (__builtin_expect(fast_operand(I->frame, e, v) == 0, 1)) return 0;
+    if (__builtin_expect(eval_operand_fast(e, I->frame, v) == 0, 1)) return 0;
     if (eval_expr(e, I->frame, I->dx, v) == 0) return 0;   /* cannot happen; be safe */
     note_values(I);
     return -1;

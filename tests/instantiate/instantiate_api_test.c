@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "front/eval.h"
 #include "front/front.h"
 #include "schedule/schedule.h"
 

@@ -1,5 +1,5 @@
 /* cost_cli.h - options and helpers shared by `collc cost`, `collc compare`
- * and `collc draw` (implemented in driver/cmd_cost.c; docs/cost.md). */
+ * and `collc draw` (implemented in cmd_cost.c; docs/cost.md). */
 #ifndef COLLC_COST_CLI_H
 #define COLLC_COST_CLI_H
 
