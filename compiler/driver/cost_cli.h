@@ -59,7 +59,4 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
 int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
                          Schedule *out, const char **why);
 
-/* Writes s as a JSON string literal (quotes and escapes). */
-void cost_json_str(FILE *f, const char *s);
-
 #endif
