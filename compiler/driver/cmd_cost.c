@@ -391,6 +391,7 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
         printf("variables\n");
         Arena tmp;
         arena_init(&tmp);
+        const char **vars = schedule_describe_steps(sch, &tmp);
         for (size_t k = 0; k < r->nsteps; k++) {
             char n[32], ln[32], s1[64], s2[64], s3[64], tm[32];
             unsigned line = 0, col = 0;
@@ -407,10 +408,9 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
             cell(stdout, s1, 10);
             cell(stdout, s2, 15);
             if (reducing) cell(stdout, s3, 15);
-            const char *vars = schedule_describe_step(sch, k, &tmp);
-            if (vars && *vars) {
+            if (*vars[k]) {
                 cell(stdout, tm, 11);
-                printf("%s\n", vars);
+                printf("%s\n", vars[k]);
             } else {
                 printf("%s\n", tm);
             }

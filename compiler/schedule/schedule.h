@@ -100,6 +100,9 @@ static inline int64_t schedule_chunks(const Schedule *s, int buffer, int64_t ran
 const char *schedule_describe_transfer(const Schedule *s, size_t xfer_index, Arena *arena);
 /* Same for the entry of step `step_index` (the variables of enclosing loops). */
 const char *schedule_describe_step(const Schedule *s, size_t step_index, Arena *arena);
+/* The entries of all steps from one replay (describing every step with
+ * schedule_describe_step would be quadratic): [nsteps] in `arena`. */
+const char **schedule_describe_steps(const Schedule *s, Arena *arena);
 
 /* Writes the stable, documented schedule dump (docs/schedule-format.md) used
  * by `collc expand` and by the tests. */
