@@ -107,30 +107,18 @@ void json_null(JsonWriter *w) {
     fputs("null", w->out);
 }
 
-void json_field_string(JsonWriter *w, const char *key, const char *s) {
-    json_key(w, key);
-    json_string(w, s);
-}
-
-void json_field_int(JsonWriter *w, const char *key, int64_t v) {
-    json_key(w, key);
-    json_int(w, v);
-}
-
-void json_field_uint(JsonWriter *w, const char *key, uint64_t v) {
-    json_key(w, key);
-    json_uint(w, v);
-}
-
-void json_field_number(JsonWriter *w, const char *key, double v) {
-    json_key(w, key);
-    json_number(w, v);
-}
-
-void json_field_bool(JsonWriter *w, const char *key, int v) {
-    json_key(w, key);
-    json_bool(w, v);
-}
+/* json_field_T(w, key, v): json_key, then json_T(w, v). */
+#define JSON_FIELD(T, ValueType)                                                 \
+    void json_field_##T(JsonWriter *w, const char *key, ValueType v) {           \
+        json_key(w, key);                                                        \
+        json_##T(w, v);                                                          \
+    }
+JSON_FIELD(string, const char *)
+JSON_FIELD(int, int64_t)
+JSON_FIELD(uint, uint64_t)
+JSON_FIELD(number, double)
+JSON_FIELD(bool, int)
+#undef JSON_FIELD
 
 void json_field_null(JsonWriter *w, const char *key) {
     json_key(w, key);
