@@ -61,23 +61,6 @@ void sim_free(Sim *m) {
     m->bufs = NULL;
 }
 
-void sim_leaf_origin(const Sim *m, uint32_t id, int64_t *rank, int64_t *chunk) {
-    const SimBuf *B = &m->bufs[BUF_IN];
-    int64_t idx = (int64_t)(id & ~SIM_LEAF);
-    COLLC_ASSERT((id & SIM_LEAF) && (uint64_t)idx < m->nin);
-    if (m->root < 0 || B->cr == B->co || idx < m->root * B->co) {
-        *rank = idx / B->co;
-        *chunk = idx % B->co;
-    } else if (idx < m->root * B->co + B->cr) {
-        *rank = m->root;
-        *chunk = idx - m->root * B->co;
-    } else {
-        int64_t j = idx - m->root * B->co - B->cr;
-        *rank = m->root + 1 + j / B->co;
-        *chunk = j % B->co;
-    }
-}
-
 size_t sim_step_of(const Schedule *s, size_t x) {
     size_t lo = 0, hi = s->nsteps;
     while (hi - lo > 1) {

@@ -126,8 +126,23 @@ static inline size_t sim_last_writer(const Sim *m, int buf, int64_t rank, int64_
     return w ? (size_t)w - 1 : SIZE_MAX;
 }
 
-/* The rank and chunk of `in` whose input leaf `id` is. */
-void sim_leaf_origin(const Sim *m, uint32_t id, int64_t *rank, int64_t *chunk);
+/* The rank and chunk of `in` whose input leaf `id` is (the inverse of
+ * sim_slot for `in`). */
+static inline void sim_leaf_origin(const Sim *m, uint32_t id, int64_t *rank, int64_t *chunk) {
+    const SimBuf *B = &m->bufs[BUF_IN];
+    int64_t idx = (int64_t)(id & ~SIM_LEAF);
+    if (m->root < 0 || B->cr == B->co || idx < m->root * B->co) {
+        *rank = idx / B->co;
+        *chunk = idx % B->co;
+    } else if (idx < m->root * B->co + B->cr) {
+        *rank = m->root;
+        *chunk = idx - m->root * B->co;
+    } else {
+        int64_t j = idx - m->root * B->co - B->cr;
+        *rank = m->root + 1 + j / B->co;
+        *chunk = j % B->co;
+    }
+}
 
 /* Questions about the schedule itself (no state). */
 
