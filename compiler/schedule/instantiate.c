@@ -134,7 +134,7 @@ static void note_chunks(Inst *I, int buf, int64_t rank, int64_t have) {
 
 /* Evaluates and checks one side of a transfer. */
 static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
-    int64_t rank = 0, lo = 0, hi = 0; /* set on success; zero keeps gcc -O3 quiet */
+    int64_t rank = 0, lo = 0, hi = 0; /* zeros: gcc -O3 cannot see eval set them */
     if (eval(I, b->rank, &rank)) return -1;
     if (rank < 0 || rank >= I->N) {
         if (I->in.dx)
