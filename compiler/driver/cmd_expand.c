@@ -81,7 +81,7 @@ typedef struct Table {
     Sim sim;
     int32_t *pool;        /* the origin lists of reduced values */
     size_t npool, cappool;
-    size_t *first;        /* [value id - SIM_FIRST + 1]: start of its list in pool */
+    size_t *first;        /* value SIM_FIRST + k is pool[first[k] .. first[k + 1]) */
     size_t nvals, capvals;
     int64_t *arrival;     /* [sim.nslots]: when the slot first held data; -1 never */
     int64_t in_chunks;    /* chunks of `in` on the rank that has the most */
@@ -93,7 +93,8 @@ typedef struct Table {
     int midstep;
 } Table;
 
-/* The origins of value `id` (not SIM_UNDEF / SIM_POISON) into *one or the pool. */
+/* The *n origins of value `id` (neither SIM_UNDEF nor SIM_POISON): in *one
+ * for an input leaf, else in the pool. */
 static const int32_t *origins(const Table *t, uint32_t id, int32_t *one, size_t *n) {
     if (id & SIM_LEAF) {
         int64_t r, c;
