@@ -1,11 +1,13 @@
 # lit.cfg.py - the collc lit suite.
 #
 # Normally loaded through the lit.site.cfg.py that CMake writes into
-# <build>/tests (it knows where this build's collc is):
-#     python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv build/tests
-# Running it on the source folder also works; collc is then taken from
-# --param collc=PATH, $COLLC, or build/compiler/collc:
-#     python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv tests/
+# <build>/tests (it knows where this build's collc, lit and FileCheck are);
+# build/tests/lit runs the lit that CMake found:
+#     build/tests/lit -sv build/tests
+# Running lit on the source folder also works; collc is then taken from
+# --param collc=PATH, $COLLC, or build/compiler/collc, and FileCheck from
+# --param filecheck=PATH, $FILECHECK, `llvm-config-14 --bindir` or PATH:
+#     build/tests/lit -sv tests/
 #
 # Substitutions: %collc %FileCheck %examples %srcroot %builddir %python %cc
 # (plus lit's %s %t %S %T %p); `FileCheck`, `not`, `count` and `split-file`
@@ -15,6 +17,8 @@
 # never searched; put the files your tests read there.
 import os
 import shlex
+import shutil
+import subprocess
 import sys
 
 import lit.formats
@@ -35,6 +39,28 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
                    "lit.site.cfg.py.in", "README.md", "collc_lit_format.py", "__pycache__"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 
+
+def find_filecheck():
+    """FileCheck without a site config: the one named by --param or
+    $FILECHECK, else LLVM 14's (llvm-config-14 --bindir), else PATH's."""
+    named = lit_config.params.get("filecheck", os.environ.get("FILECHECK"))
+    if named:
+        return named
+    for llvm_config in ("llvm-config-14", "llvm-config"):
+        try:
+            bindir = subprocess.run([llvm_config, "--bindir"], capture_output=True,
+                                    text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        if os.path.exists(os.path.join(bindir, "FileCheck")):
+            return os.path.join(bindir, "FileCheck")
+    found = shutil.which("FileCheck") or shutil.which("FileCheck-14")
+    if not found:
+        lit_config.fatal("FileCheck not found: install the Debian package llvm-14-tools, "
+                         "or pass --param filecheck=PATH")
+    return found
+
+
 src_root = getattr(config, "collc_src_root", None) or os.path.dirname(config.test_source_root)
 if not getattr(config, "collc_bin", None):
     # Run on the source tree without a site config.
@@ -43,7 +69,7 @@ if not getattr(config, "collc_bin", None):
     config.collc_obj_root = obj_root
     config.collc_bin = lit_config.params.get(
         "collc", os.environ.get("COLLC", os.path.join(obj_root, "compiler", "collc")))
-    config.filecheck = "/usr/lib/llvm-14/bin/FileCheck"
+    config.filecheck = find_filecheck()
     config.python = lit_config.params.get("python", "python3")
     config.cc = os.environ.get("CC", "cc")
     config.cc_flags = ""

@@ -2,13 +2,13 @@
  *
  *   cpu_allreduce_bench [-n N,N,...] [-r REPS] [-m MAXBYTES]
  *
- * Measures, alternating in one run (noise here is ~33 %): memcpy bandwidth
+ * Measures, alternating in one run (run-to-run noise is large): memcpy bandwidth
  * with 1 and 2 threads (bytes copied per second), then the hand-written ring
  * allreduce (tests/runtime/ring_algos.h, f32 sum) on N threads for sizes 8 B
  * .. MAXBYTES. Reports median and best of REPS repetitions: time per call,
  * algbw = bytes / time, busbw = algbw * 2(N-1)/N (nccl-tests), and busbw as
  * a ratio of the 2-thread memcpy bandwidth. Never asserts anything. Run with
- * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (fresh pages are expensive here). */
+ * GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (first touch of fresh pages is expensive). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

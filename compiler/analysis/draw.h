@@ -1,5 +1,5 @@
-/* draw.h - pictures of a Schedule: SVG in the style of the seed notes' step
- * tables, and Graphviz dot (docs/cost.md, "collc draw").
+/* draw.h - pictures of a Schedule: SVG in the style of the step tables of
+ * docs/references.md, and Graphviz dot (docs/cost.md, "collc draw").
  *
  * The SVG has one panel per step (plus the initial state); in each panel one
  * row per rank shows that rank's buffers chunk by chunk after the step, each

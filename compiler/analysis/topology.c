@@ -170,7 +170,7 @@ static TopoModel *make_torus(int64_t A, int64_t B, int64_t ports) {
     return finish(name, TOPO_GRAPH, N, N, &l, ports);
 }
 
-/* The SC11 board of SG2260-CDMA.md: ring 0,2,6,7,3,1,5,4 plus chords 0-1 and
+/* The SC11 board (docs/sg2260.md): ring 0,2,6,7,3,1,5,4 plus chords 0-1 and
  * 2-3 (chip numbers). Rank i runs on chip ring_order[i], so the ring
  * r -> r+1 of the ranks is the board's ring. With N = 4 the ranks use the
  * 4-chip ring 7,6,2,3 of the same board. */

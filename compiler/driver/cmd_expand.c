@@ -1,5 +1,5 @@
 /* cmd_expand.c - `collc expand`: instantiate algorithms for one N and print
- * the schedule (docs/schedule-format.md), or the seed-style ownership table
+ * the schedule (docs/schedule-format.md), or the ownership table
  * of one buffer (--table BUF), or the communicating pairs of every step
  * (--pairs). */
 #include "driver/driver.h"
@@ -270,8 +270,8 @@ static int print_table(const Schedule *s, int buf) {
      * value before the step. A slot written only by rank-local transfers
      * arrives first: its data never crossed ranks, so it arrives before what
      * the step receives, and in the first communication step it is part of
-     * the "init" row (the seed tables start from each rank holding its own
-     * data). */
+     * the "init" row (the step tables of docs/references.md start from each
+     * rank holding its own data). */
     uint64_t *pslot = NULL;
     uint32_t *pold = NULL;
     char *plocal = NULL;

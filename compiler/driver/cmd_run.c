@@ -22,7 +22,7 @@ static void run_help(void) {
           "\n"
           "options:\n"
           "  -N n                          number of ranks (threads), required\n"
-          "  --size M                      message size as the seed notes use it: the\n"
+          "  --size M                      message size M as collc cost uses it: the\n"
           "                                larger per-rank buffer (default 64MiB)\n"
           "  --dtype T                     f32 (default) f64 f16 bf16 i8 u8 i32 u32 i64 u64\n"
           "  --op OP                       sum (default) prod max min band bor bxor\n"

@@ -1,6 +1,6 @@
 /* rankir.h - the Rank IR: the per-rank (SPMD) program of one algorithm,
  * still generic in N, obtained by endpoint projection of the global chunk
- * flows (DESIGN.md section 2). The C and LLVM emitters consume only this IR,
+ * flows (docs/design.md sec. 2). The C and LLVM emitters consume only this IR,
  * so they stay in step with each other.
  *
  * Expressions are AST Exprs whose names resolve to Symbols with frame slots;

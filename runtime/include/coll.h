@@ -129,7 +129,7 @@ uint16_t coll_f32_to_f16(float f);
 float coll_bf16_to_f32(uint16_t h);
 uint16_t coll_f32_to_bf16(float f);
 
-/* The collectives of DESIGN.md 3.1, in the order of collectives.def. */
+/* The collectives (docs/language.md section 3), in collectives.def order. */
 typedef enum coll_collective {
     COLL_BROADCAST = 0,
     COLL_SCATTER = 1,

@@ -1,5 +1,5 @@
 /* collref.c - the naive reference of collref.h: element by element, straight
- * from the postconditions of DESIGN.md 3.1, sharing no code with the
+ * from the postconditions of docs/language.md sec. 3, sharing no code with the
  * runtime's kernels. */
 #include "collref.h"
 

@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-/* SC11 board (SG2260-board.png): the 8-ring plus chords 0-1 and 2-3. */
+/* SC11 board (docs/references.md [SG-pub]): the 8-ring plus chords 0-1 and 2-3. */
 static const int board_links[][2] = {{0, 2}, {2, 6}, {6, 7}, {7, 3}, {3, 1},
                                      {1, 5}, {5, 4}, {4, 0}, {0, 1}, {2, 3}};
 static const int board_ring8[] = {0, 2, 6, 7, 3, 1, 5, 4};

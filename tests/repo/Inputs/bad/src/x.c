@@ -1,0 +1,2 @@
+/* x.c - the table comes from /Users/bob/tables.txt. */
+int x;
