@@ -4,9 +4,9 @@
  * rank bit-exactly against the naive reference and reports the time, the
  * link utilisation and, on request, a trace. */
 #include "driver/sg2260_cli.h"
-#include "driver/sg2260_ref.h"
 #include "analysis/cost.h"
 #include "support/util.h"
+#include "collref.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +32,11 @@ static int write_trace(DiagEngine *dx, const char *path, const Sg2260Sim *sim,
 static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *L) {
     DiagEngine *dx = s->dx;
     const Algorithm *alg = L->alg;
-    int cc = (int)alg->coll, dt = (int)o->dtype, op = (int)o->op;
+    /* coll_collective lists the collectives in the order of collectives.def */
+    coll_collective cc = (coll_collective)alg->coll;
+    coll_dtype dt = COLL_F32;
+    if (sg_ref_dtype(o->dtype, &dt)) COLLC_UNREACHABLE("sim checked the element type");
+    coll_op op = sg_ref_op(o->op);
     int N = (int)o->N, root = collective_info[alg->coll].rooted ? (int)o->root : 0;
     size_t es = sg2260_dtype_size(o->dtype), count = (size_t)L->count;
     double M = (double)count * (double)es * (double)cost_blocks(alg->coll, o->N);
@@ -46,10 +50,10 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     sg2260_sim_enable_trace(sim, o->trace || o->svg);
     sg2260_sim_set_race_check(sim, o->race_check);
     for (int r = 0; r < N; r++) {
-        size_t nb = sg2260_ref_in_blocks(cc, N, root, r) * count * es;
+        size_t nb = (size_t)collref_in_blocks(cc, N, root, r) * count * es;
         if (!nb) continue;
         void *buf = xmalloc(nb);
-        sg2260_ref_fill(cc, dt, op, N, root, r, count, buf);
+        collref_fill(cc, dt, op, N, root, r, count, buf);
         if (sg2260_mem_write(sim, o->chips[r], L->layout.base[BUF_IN], buf, nb))
             COLLC_UNREACHABLE("layout checked against the machine's memory");
         free(buf);
@@ -80,11 +84,11 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
         int bad = -1;
         size_t bad_e = 0;
         for (int r = 0; r < N && bad < 0; r++) {
-            size_t nb = sg2260_ref_out_blocks(cc, N, root, r) * count * es;
+            size_t nb = (size_t)collref_out_blocks(cc, N, root, r) * count * es;
             if (!nb) continue;
             void *buf = xmalloc(nb);
             sg2260_mem_read(sim, o->chips[r], L->layout.base[BUF_OUT], buf, nb);
-            size_t e = sg2260_ref_check(cc, dt, op, N, root, count, r, buf);
+            size_t e = collref_check(cc, dt, op, N, root, count, r, buf);
             if (e != (size_t)-1) bad = r, bad_e = e;
             free(buf);
         }

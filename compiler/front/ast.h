@@ -230,6 +230,9 @@ typedef struct Algorithm {
     int nslots;            /* size of the evaluation frame */
 } Algorithm;
 
+/* A -D name=value override of an algorithm's `param name`. */
+typedef struct Define { const char *name; int64_t value; } Define;
+
 typedef struct Topology {
     Span span;
     const char *name;

@@ -15,7 +15,7 @@
  * Diagnostic codes are listed in docs/diagnostics-sema.md. */
 #include <string.h>
 #include "front/front.h"
-#include "schedule/eval_ops.h"
+#include "front/eval.h"
 #include "support/util.h"
 
 /* ---------- lookup helpers (used by the driver) ---------- */
@@ -23,12 +23,6 @@
 Algorithm *program_find_algorithm(const Program *prog, const char *name) {
     for (int i = 0; i < prog->nalgorithms; i++)
         if (strcmp(prog->algorithms[i]->name, name) == 0) return prog->algorithms[i];
-    return NULL;
-}
-
-Topology *program_find_topology(const Program *prog, const char *name) {
-    for (int i = 0; i < prog->ntopologies; i++)
-        if (strcmp(prog->topologies[i]->name, name) == 0) return prog->topologies[i];
     return NULL;
 }
 

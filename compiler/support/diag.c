@@ -8,6 +8,7 @@
  * every result is kept until diag_finish(). */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include "support/diag.h"
+#include "support/json.h"
 #include "support/util.h"
 
 #include <stdint.h>
@@ -90,26 +91,6 @@ static int in_list(char **list, size_t n, const char *code) {
     for (size_t i = 0; i < n; i++)
         if (strcmp(list[i], code) == 0) return 1;
     return 0;
-}
-
-/* Length of a valid UTF-8 sequence at s (n bytes available), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; min = 0x80; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; min = 0x800; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; min = 0x10000; }
-    else return 0;
-    if (n < len) return 0;
-    unsigned cp = c & (0x7F >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
 }
 
 static const char *display_path(const SourceFile *f) {
@@ -379,30 +360,6 @@ static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *co
 
 /* ---- JSON helpers (shared by JSON Lines and SARIF) ---- */
 
-/* Writes s as a JSON string; bytes that are not valid UTF-8 become \u00XX
- * so that the output is always valid JSON. */
-static void json_str(FILE *o, const char *s) {
-    fputc('"', o);
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        if (c == '"') { fputs("\\\"", o); i++; }
-        else if (c == '\\') { fputs("\\\\", o); i++; }
-        else if (c == '\n') { fputs("\\n", o); i++; }
-        else if (c == '\t') { fputs("\\t", o); i++; }
-        else if (c == '\r') { fputs("\\r", o); i++; }
-        else if (c < 0x20 || c == 0x7F) { fprintf(o, "\\u%04x", c); i++; }
-        else if (c < 0x80) { fputc(c, o); i++; }
-        else {
-            size_t k = utf8_seq(p + i, n - i);
-            if (k) { fwrite(p + i, 1, k, o); i += k; }
-            else { fprintf(o, "\\u%04x", c); i++; }
-        }
-    }
-    fputc('"', o);
-}
-
 /* Line/column of both ends of a span; the end is exclusive (the position
  * just after the last byte), as in SARIF and LSP. */
 static void span_pos(DiagEngine *d, Span s, unsigned *l1, unsigned *c1,
@@ -412,39 +369,47 @@ static void span_pos(DiagEngine *d, Span s, unsigned *l1, unsigned *c1,
     source_line_col(d->sm, s.file, s.hi, l2, c2);
 }
 
-static void json_location(DiagEngine *d, FILE *o, Span s) {
+/* The members "file", "line", "column" and "end" of a location. */
+static void json_location(DiagEngine *d, JsonWriter *w, Span s) {
     const SourceFile *f = span_valid(s) ? source_file(d->sm, s.file) : NULL;
     if (!f) {
-        fputs("\"file\":null,\"line\":null,\"column\":null,\"end\":null", o);
+        json_field_null(w, "file");
+        json_field_null(w, "line");
+        json_field_null(w, "column");
+        json_field_null(w, "end");
         return;
     }
     unsigned l1, c1, l2, c2;
     span_pos(d, s, &l1, &c1, &l2, &c2);
-    fputs("\"file\":", o);
-    json_str(o, display_path(f));
-    fprintf(o, ",\"line\":%u,\"column\":%u,\"end\":{\"line\":%u,\"column\":%u}", l1, c1, l2, c2);
+    json_field_string(w, "file", display_path(f));
+    json_field_uint(w, "line", l1);
+    json_field_uint(w, "column", c1);
+    json_key(w, "end");
+    json_object_begin(w);
+    json_field_uint(w, "line", l2);
+    json_field_uint(w, "column", c2);
+    json_object_end(w);
 }
 
 static void json_emit(DiagEngine *d, const DiagRec *r) {
-    FILE *o = d->out;
-    fputc('{', o);
-    json_location(d, o, r->span);
-    fputs(",\"severity\":", o);
-    json_str(o, sev_name(r->sev));
-    fputs(",\"code\":", o);
-    json_str(o, r->code ? r->code : "");
-    fputs(",\"message\":", o);
-    json_str(o, r->msg);
-    fputs(",\"notes\":[", o);
+    JsonWriter w;
+    json_init(&w, d->out);
+    json_object_begin(&w);
+    json_location(d, &w, r->span);
+    json_field_string(&w, "severity", sev_name(r->sev));
+    json_field_string(&w, "code", r->code ? r->code : "");
+    json_field_string(&w, "message", r->msg);
+    json_key(&w, "notes");
+    json_array_begin(&w);
     for (size_t i = 0; i < r->nnotes; i++) {
-        if (i) fputc(',', o);
-        fputc('{', o);
-        json_location(d, o, r->notes[i].span);
-        fputs(",\"message\":", o);
-        json_str(o, r->notes[i].msg);
-        fputc('}', o);
+        json_object_begin(&w);
+        json_location(d, &w, r->notes[i].span);
+        json_field_string(&w, "message", r->notes[i].msg);
+        json_object_end(&w);
     }
-    fputs("]}\n", o);
+    json_array_end(&w);
+    json_object_end(&w);
+    fputc('\n', d->out);
 }
 
 /* ---- reporting ---- */
@@ -587,30 +552,46 @@ void diag_flush(DiagEngine *d) {
 
 /* Relative paths stay relative URIs (resolved against the working
  * directory); absolute ones become file:// URIs. Reserved bytes are
- * percent-encoded. */
-static void sarif_uri(FILE *o, const SourceFile *f) {
+ * percent-encoded. Malloc'ed. */
+static char *sarif_uri(const SourceFile *f) {
     const char *p = strcmp(f->path, "-") == 0 ? "stdin" : f->path;
-    fputc('"', o);
-    if (p[0] == '/') fputs("file://", o);
+    char *uri = xmalloc(3 * strlen(p) + sizeof "file://");
+    size_t n = 0;
+    if (p[0] == '/') {
+        memcpy(uri, "file://", 7);
+        n = 7;
+    }
     for (const unsigned char *s = (const unsigned char *)p; *s; s++) {
         unsigned c = *s;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
             strchr("-._~/!$&'()*+,;=:@", (int)c))
-            fputc((int)c, o);
+            uri[n++] = (char)c;
         else
-            fprintf(o, "%%%02X", c);
+            n += (size_t)sprintf(uri + n, "%%%02X", c);
     }
-    fputc('"', o);
+    uri[n] = 0;
+    return uri;
 }
 
-static void sarif_physical(DiagEngine *d, FILE *o, Span s) {
+static void sarif_physical(DiagEngine *d, JsonWriter *w, Span s) {
     const SourceFile *f = source_file(d->sm, s.file);
     unsigned l1, c1, l2, c2;
     span_pos(d, s, &l1, &c1, &l2, &c2);
-    fputs("{\"artifactLocation\":{\"uri\":", o);
-    sarif_uri(o, f);
-    fprintf(o, "},\"region\":{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,"
-               "\"endColumn\":%u}}", l1, c1, l2, c2);
+    json_object_begin(w);
+    json_key(w, "artifactLocation");
+    json_object_begin(w);
+    char *uri = sarif_uri(f);
+    json_field_string(w, "uri", uri);
+    free(uri);
+    json_object_end(w);
+    json_key(w, "region");
+    json_object_begin(w);
+    json_field_uint(w, "startLine", l1);
+    json_field_uint(w, "startColumn", c1);
+    json_field_uint(w, "endLine", l2);
+    json_field_uint(w, "endColumn", c2);
+    json_object_end(w);
+    json_object_end(w);
 }
 
 static int has_file(DiagEngine *d, Span s) {
@@ -618,7 +599,6 @@ static int has_file(DiagEngine *d, Span s) {
 }
 
 static void sarif_write(DiagEngine *d) {
-    FILE *o = d->out;
     /* Rules: one per distinct code, in order of first appearance. */
     const char **rules = xmalloc((d->nresults + 1) * sizeof *rules);
     size_t nrules = 0;
@@ -631,51 +611,83 @@ static void sarif_write(DiagEngine *d) {
         if (k == nrules) rules[nrules++] = code;
         rule_of[i] = k;
     }
-    fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\","
-          "\"version\":\"2.1.0\",\"runs\":[{\"tool\":{\"driver\":{\"name\":\"collc\","
-          "\"version\":\"" COLLC_VERSION "\",\"rules\":[", o);
+    JsonWriter w;
+    json_init(&w, d->out);
+    json_object_begin(&w);
+    json_field_string(&w, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    json_field_string(&w, "version", "2.1.0");
+    json_key(&w, "runs");
+    json_array_begin(&w);
+    json_object_begin(&w);
+    json_key(&w, "tool");
+    json_object_begin(&w);
+    json_key(&w, "driver");
+    json_object_begin(&w);
+    json_field_string(&w, "name", "collc");
+    json_field_string(&w, "version", COLLC_VERSION);
+    json_key(&w, "rules");
+    json_array_begin(&w);
     for (size_t k = 0; k < nrules; k++) {
         /* Codes are explained in docs/diagnostics.md under their own name. */
-        if (k) fputc(',', o);
-        fputs("{\"id\":", o);
-        json_str(o, rules[k]);
-        fputc('}', o);
+        json_object_begin(&w);
+        json_field_string(&w, "id", rules[k]);
+        json_object_end(&w);
     }
-    fputs("]}},\"results\":[", o);
+    json_array_end(&w);
+    json_object_end(&w); /* driver */
+    json_object_end(&w); /* tool */
+    json_key(&w, "results");
+    json_array_begin(&w);
     for (size_t i = 0; i < d->nresults; i++) {
         const DiagRec *r = &d->results[i];
-        if (i) fputc(',', o);
-        fputs("{\"ruleId\":", o);
-        json_str(o, r->code);
-        fprintf(o, ",\"ruleIndex\":%zu,\"level\":\"%s\",\"message\":{\"text\":", rule_of[i],
-                r->sev == DIAG_ERROR ? "error" : "warning");
-        json_str(o, r->msg);
-        fputs("}", o);
+        json_object_begin(&w);
+        json_field_string(&w, "ruleId", r->code);
+        json_field_uint(&w, "ruleIndex", rule_of[i]);
+        json_field_string(&w, "level", r->sev == DIAG_ERROR ? "error" : "warning");
+        json_key(&w, "message");
+        json_object_begin(&w);
+        json_field_string(&w, "text", r->msg);
+        json_object_end(&w);
         if (has_file(d, r->span)) {
-            fputs(",\"locations\":[{\"physicalLocation\":", o);
-            sarif_physical(d, o, r->span);
-            fputs("}]", o);
+            json_key(&w, "locations");
+            json_array_begin(&w);
+            json_object_begin(&w);
+            json_key(&w, "physicalLocation");
+            sarif_physical(d, &w, r->span);
+            json_object_end(&w);
+            json_array_end(&w);
         }
         if (r->nnotes) {
-            fputs(",\"relatedLocations\":[", o);
+            json_key(&w, "relatedLocations");
+            json_array_begin(&w);
             for (size_t k = 0; k < r->nnotes; k++) {
-                if (k) fputc(',', o);
-                fprintf(o, "{\"id\":%zu,", k);
+                json_object_begin(&w);
+                json_field_uint(&w, "id", k);
                 if (has_file(d, r->notes[k].span)) {
-                    fputs("\"physicalLocation\":", o);
-                    sarif_physical(d, o, r->notes[k].span);
-                    fputc(',', o);
+                    json_key(&w, "physicalLocation");
+                    sarif_physical(d, &w, r->notes[k].span);
                 }
-                fputs("\"message\":{\"text\":", o);
-                json_str(o, r->notes[k].msg);
-                fputs("}}", o);
+                json_key(&w, "message");
+                json_object_begin(&w);
+                json_field_string(&w, "text", r->notes[k].msg);
+                json_object_end(&w);
+                json_object_end(&w);
             }
-            fputc(']', o);
+            json_array_end(&w);
         }
-        if (r->promoted) fputs(",\"properties\":{\"promotedByWerror\":true}", o);
-        fputc('}', o);
+        if (r->promoted) {
+            json_key(&w, "properties");
+            json_object_begin(&w);
+            json_field_bool(&w, "promotedByWerror", 1);
+            json_object_end(&w);
+        }
+        json_object_end(&w);
     }
-    fputs("]}]}\n", o);
+    json_array_end(&w);  /* results */
+    json_object_end(&w); /* the run */
+    json_array_end(&w);  /* runs */
+    json_object_end(&w);
+    fputc('\n', d->out);
     free(rules);
     free(rule_of);
 }
