@@ -23,38 +23,6 @@ size_t coll_chunk_len(size_t count, int64_t split, int64_t c) {
     return count / P + (k < count % P ? 1 : 0);
 }
 
-/* ---- collective layouts (mirrors compiler/front/collectives.def) ---- */
-
-enum { ONE = 1, NB = 2 };        /* one block / N blocks */
-enum { ALL = 0, ROOT = 1 };      /* held by every rank / by the root only */
-static const struct {
-    int rooted, in_blocks, in_where, out_blocks, out_where, reducing;
-    int inplace_in_block;        /* in-place: block of recvbuf where the input
-                                    starts: -1 me, -2 root, else that block */
-} colls[COLL_COLLECTIVE_COUNT] = {
-    [COLL_BROADCAST] = {1, ONE, ROOT, ONE, ALL, 0, 0},
-    [COLL_SCATTER] = {1, NB, ROOT, ONE, ALL, 0, 0},   /* in place: recvbuf side */
-    [COLL_GATHER] = {1, ONE, ALL, NB, ROOT, 0, -2},
-    [COLL_REDUCE] = {1, ONE, ALL, ONE, ROOT, 1, 0},
-    [COLL_ALLGATHER] = {0, ONE, ALL, NB, ALL, 0, -1},
-    [COLL_REDUCE_SCATTER] = {0, NB, ALL, ONE, ALL, 1, 0},
-    [COLL_ALLREDUCE] = {0, ONE, ALL, ONE, ALL, 1, 0},
-    [COLL_ALLTOALL] = {0, NB, ALL, NB, ALL, 0, 0},
-};
-
-void collrt_layout_for(coll_collective coll, int nranks, int me, int root,
-                       collrt_layout *out) {
-    memset(out, 0, sizeof *out);
-    if ((unsigned)coll >= COLL_COLLECTIVE_COUNT) return;
-    out->rooted = colls[coll].rooted;
-    out->reducing = colls[coll].reducing;
-    int is_root = !out->rooted || me == root;
-    if (colls[coll].in_where == ALL || is_root)
-        out->in_blocks = colls[coll].in_blocks == NB ? nranks : 1;
-    if (colls[coll].out_where == ALL || is_root)
-        out->out_blocks = colls[coll].out_blocks == NB ? nranks : 1;
-}
-
 /* ---- argument checks ---- */
 
 static int ranges_overlap(const void *p, size_t pn, const void *q, size_t qn) {
@@ -77,6 +45,7 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
     if (info->abi_version != COLL_ABI_VERSION) return COLL_ERR_ABI;
     coll_collective coll = info->collective;
     if ((unsigned)coll >= COLL_COLLECTIVE_COUNT) return COLL_ERR_INTERNAL;
+    const collrt_collective *ci = &collrt_collectives[coll];
     c->info = info;
     c->nranks = nranks;
     c->me = me;
@@ -85,12 +54,12 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
     c->op = op;
     c->esz = coll_dtype_size(dtype);
     if (c->esz == 0) return COLL_ERR_BAD_DTYPE;
-    if (colls[coll].reducing) {
+    if (ci->reducing) {
         int rc = coll_op_supported(dtype, op);
         if (rc != COLL_OK) return rc;
         c->kern = collrt_kernels_for(dtype, op);
     }
-    if (colls[coll].rooted) {
+    if (ci->rooted) {
         if (root < 0 || root >= nranks) return COLL_ERR_BAD_ROOT;
         c->root = root;
     } else {
@@ -98,7 +67,7 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
     }
     /* The same bound on every rank (the largest buffer of the collective), so
      * that all ranks agree on the outcome. */
-    size_t blocks = (colls[coll].in_blocks == NB || colls[coll].out_blocks == NB)
+    size_t blocks = (ci->in_blocks == COLLRT_BLOCKS_N || ci->out_blocks == COLLRT_BLOCKS_N)
                         ? (size_t)nranks : 1;
     size_t total;
     if (__builtin_mul_overflow(count, blocks, &total) ||
@@ -117,7 +86,7 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
     const char *in = lay.in_blocks ? sendbuf : NULL;
     char *out = lay.out_blocks ? recvbuf : NULL;
 
-    if (coll == COLL_SCATTER) {
+    if (ci->in_place == COLLRT_INPLACE_IN_ME) {
         if (sendbuf == COLL_IN_PLACE && lay.in_blocks) return COLL_ERR_IN_PLACE;
         if (recvbuf == COLL_IN_PLACE) {
             if (!lay.in_blocks) return COLL_ERR_IN_PLACE; /* only at the root */
@@ -130,8 +99,9 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
         c->inplace_shift = -(int64_t)me;
     } else {
         if (recvbuf == COLL_IN_PLACE && lay.out_blocks) return COLL_ERR_IN_PLACE;
-        int off = colls[coll].inplace_in_block;
-        c->inplace_shift = off == -1 ? me : off == -2 ? c->root : off;
+        c->inplace_shift = ci->in_place == COLLRT_INPLACE_OUT_ME     ? me
+                           : ci->in_place == COLLRT_INPLACE_OUT_ROOT ? c->root
+                                                                     : 0;
         size_t in_off = (size_t)c->inplace_shift * block_bytes;
         if (sendbuf == COLL_IN_PLACE && lay.in_blocks) {
             /* Only where the input has a place in recvbuf on this rank. */

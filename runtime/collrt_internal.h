@@ -35,7 +35,30 @@ const collrt_kernels *collrt_kernels_for(coll_dtype dtype, coll_op op);
 void collrt_reduce(const collrt_kernels *k, size_t esz, void *dst, const void *a,
                    const void *b, size_t n);
 
-/* Block layout of a collective for one rank (from collectives.def). */
+/* The rows of coll_collectives.def in the runtime's terms, indexed by
+ * coll_collective (collectives.c). */
+enum {
+    COLLRT_BLOCKS_ONE = 1,  /* one block per holding rank */
+    COLLRT_BLOCKS_N = 2     /* N blocks per holding rank */
+};
+enum {
+    COLLRT_HELD_ALL = 0,    /* every rank holds the buffer */
+    COLLRT_HELD_ROOT = 1    /* the root only */
+};
+enum {
+    COLLRT_INPLACE_OUT_0,   /* in-place input at recvbuf block 0 */
+    COLLRT_INPLACE_OUT_ME,  /* ... at recvbuf block `me` */
+    COLLRT_INPLACE_OUT_ROOT, /* ... at recvbuf block `root` */
+    COLLRT_INPLACE_IN_ME    /* recvbuf is COLL_IN_PLACE: out is sendbuf block `me` */
+};
+typedef struct collrt_collective {
+    int rooted, reducing;
+    int in_blocks, in_where, out_blocks, out_where; /* COLLRT_BLOCKS_*, COLLRT_HELD_* */
+    int in_place;                                   /* COLLRT_INPLACE_* */
+} collrt_collective;
+extern const collrt_collective collrt_collectives[COLL_COLLECTIVE_COUNT];
+
+/* Block layout of a collective for one rank. */
 typedef struct collrt_layout {
     int rooted, reducing;
     int64_t in_blocks, out_blocks; /* on this rank (0 = no memory) */

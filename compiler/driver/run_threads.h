@@ -1,6 +1,6 @@
 /* run_threads.h - the runtime half of `collc run` (see run_threads.c). Plain
- * ints instead of the runtime's enums, because coll.h and the compiler's AST
- * both name the collectives COLL_*. */
+ * ints instead of the runtime's enums keep coll.h out of the commands that
+ * include this header. */
 #ifndef COLLC_RUN_THREADS_H
 #define COLLC_RUN_THREADS_H
 
@@ -14,7 +14,8 @@ extern const int run_nruntime_symbols;
 typedef struct RunRequest {
     void *fn;            /* the compiled function */
     int rooted;
-    int collective;      /* coll_collective (same order as collectives.def) */
+    int collective;      /* coll_collective: a Collective's value is its ABI
+                            value (both from coll_collectives.def) */
     int N, root, in_place, iters, warmup;
     size_t count;
     int dtype, op;       /* coll_dtype, coll_op */

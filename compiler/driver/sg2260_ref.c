@@ -1,8 +1,7 @@
 /* sg2260_ref.c - the naive reference (runtime/reference/collref.h) for
- * `collc sim`, behind plain ints: coll.h and the compiler's AST both name the
- * collectives COLL_*, so cmd_sg2260.c cannot include both (as run_threads.c).
- * dtype is an Sg2260Dtype, op an Sg2260Op, coll a Collective (same order as
- * coll_collective). */
+ * `collc sim`, behind plain ints (as run_threads.c). dtype is an
+ * Sg2260Dtype, op an Sg2260Op, coll a Collective, whose value is its
+ * coll_collective (both from coll_collectives.def). */
 #include <stddef.h>
 #include "collref.h"
 #include "sg2260.h"

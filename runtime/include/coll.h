@@ -129,18 +129,20 @@ uint16_t coll_f32_to_f16(float f);
 float coll_bf16_to_f32(uint16_t h);
 uint16_t coll_f32_to_bf16(float f);
 
-/* The collectives of DESIGN.md 3.1, in the order of collectives.def. */
+/* The collectives of DESIGN.md 3.1, with the values of the table in
+ * coll_collectives.def (stable: part of the ABI). */
 typedef enum coll_collective {
-    COLL_BROADCAST = 0,
-    COLL_SCATTER = 1,
-    COLL_GATHER = 2,
-    COLL_REDUCE = 3,
-    COLL_ALLGATHER = 4,
-    COLL_REDUCE_SCATTER = 5,
-    COLL_ALLREDUCE = 6,
-    COLL_ALLTOALL = 7,
-    COLL_COLLECTIVE_COUNT
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) COLL_##id = abi,
+#include "coll_collectives.def"
+#undef X
 } coll_collective;
+/* How many collectives there are (their values are 0 .. count-1). */
+enum {
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) +1
+    COLL_COLLECTIVE_COUNT = 0
+#include "coll_collectives.def"
+#undef X
+};
 
 /* A communicator: one rank's handle. Opaque. One thread uses a handle at a
  * time, and all ranks call collectives on it in the same order (as MPI). */

@@ -49,27 +49,27 @@ typedef struct rule {
 static rule rules[MAX_RULES];
 static int nrules;
 static unsigned rule_colls;     /* bit c: some rule names collective c */
+_Static_assert(COLL_COLLECTIVE_COUNT <= 32, "rule_colls has a bit per collective");
 static int debug;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- configuration ---- */
 
+/* A collective's keyword or its MPI function's name (any case, MPI_
+ * prefix optional): "allreduce", "bcast", "MPI_Reduce_scatter_block". */
 static int parse_coll(const char *s, coll_collective *out) {
     static const struct {
-        const char *name;
+        const char *keyword, *mpi;
         coll_collective c;
     } names[] = {
-        {"broadcast", COLL_BROADCAST}, {"bcast", COLL_BROADCAST},
-        {"scatter", COLL_SCATTER},     {"gather", COLL_GATHER},
-        {"reduce", COLL_REDUCE},       {"allgather", COLL_ALLGATHER},
-        {"reduce_scatter", COLL_REDUCE_SCATTER},
-        {"reduce_scatter_block", COLL_REDUCE_SCATTER},
-        {"allreduce", COLL_ALLREDUCE}, {"alltoall", COLL_ALLTOALL},
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) {kw, #mpi, COLL_##id},
+#include <coll_collectives.def>
+#undef X
     };
     if (strncasecmp(s, "MPI_", 4) == 0) s += 4;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcasecmp(s, names[i].name) == 0) {
+        if (strcasecmp(s, names[i].keyword) == 0 || strcasecmp(s, names[i].mpi) == 0) {
             *out = names[i].c;
             return 0;
         }
