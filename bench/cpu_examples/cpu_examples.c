@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "collref.h"
 
+#include <coll_cpu.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

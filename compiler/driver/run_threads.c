@@ -4,7 +4,7 @@
 #include "driver/run_threads.h"
 #include "collref.h"
 
-#include <coll.h>
+#include <coll_cpu.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coll_cpu.h"
 #include "collrt_internal.h"
 
 #define CHAN_CAP 16
