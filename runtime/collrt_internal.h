@@ -15,6 +15,8 @@
  *   cow.c          copy-on-write of at-risk in-place input
  *   op_queue.c     the per-step queue of receives and local operations, and
  *                  the byte-level calls that fill it
+ *   quantity.c     numbers with units: byte sizes (quantity.h; the MPI
+ *                  target's config and collc's options read sizes with it)
  * and what each target provides is at the end of this file. */
 #ifndef COLLRT_INTERNAL_H
 #define COLLRT_INTERNAL_H

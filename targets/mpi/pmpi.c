@@ -22,14 +22,15 @@
  *
  * COLLMPI_DEBUG=1 prints each decision once per (collective, algorithm or
  * reason) on rank 0 of the communicator; COLLMPI_DEBUG=2 on every rank. */
-#include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mpi_internal.h"
+#include "quantity.h"
 
 #define MAX_RULES 128
 #define MAX_NA 4096        /* N values remembered per rule */
@@ -76,30 +77,16 @@ static int parse_coll(const char *s, coll_collective *out) {
     return -1;
 }
 
-/* "4096", "64KiB", "1MiB", "2G", "-", "inf", "*" */
+/* A size as collc's options read them (runtime/quantity.h: "4096",
+ * "64KiB", "4KB", "2G"), or "-", "*", "inf" for no bound. */
 static int parse_size(const char *s, size_t *out, int is_max) {
     if (strcmp(s, "-") == 0 || strcmp(s, "*") == 0 || strcasecmp(s, "inf") == 0) {
         *out = is_max ? SIZE_MAX : 0;
         return 0;
     }
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s) return -1;
-    unsigned long long mul = 1;
-    if (*end) {
-        char u = (char)toupper((unsigned char)*end);
-        if (u == 'K') mul = 1ULL << 10;
-        else if (u == 'M') mul = 1ULL << 20;
-        else if (u == 'G') mul = 1ULL << 30;
-        else if (u != 'B') return -1;
-        if (u != 'B') {
-            end++;
-            if (strcasecmp(end, "iB") != 0 && strcasecmp(end, "B") != 0 && *end) return -1;
-        } else if (end[1]) {
-            return -1;
-        }
-    }
-    *out = (size_t)(v * mul);
+    double v;
+    if (collrt_parse_size(s, &v) || v >= 18446744073709551616.0 /* 2^64 */) return -1;
+    *out = (size_t)v;
     return 0;
 }
 
