@@ -49,65 +49,78 @@ static bool length_ok(collrt_call *c, int64_t slo, int64_t dlo, int64_t n) {
 }
 
 /* The operands of a local operation (or receive-reduce-copy) of n chunks
- * src_buf[*src_lo ..] -> dst_buf[dst_lo ..]: the buffer to read from
- * (`in` when the source chunks are deferred copies of it: *src_lo moves
- * there), both byte ranges, which have the same size (the chunk position
- * rule makes that so for verified programs). -1 (sticky
- * COLL_ERR_INTERNAL) when a range is invalid or the sizes differ. */
-static int operands(collrt_call *c, int src_buf, int64_t *src_lo, int dst_buf, int64_t dst_lo,
-                    int64_t n, char **sp, char **dp, size_t *bytes) {
-    if (!length_ok(c, *src_lo, dst_lo, n)) return -1;
-    int sb = collrt_read_source(c, src_buf, src_lo, n);
+ * src_buf[src_lo ..] -> dst_buf[dst_lo ..]. */
+typedef struct operands {
+    collrt_call *c;
+    int sbuf;              /* where to read: `in` when the source chunks are
+                              deferred copies of it */
+    int64_t slo;           /* ... from chunk slo */
+    char *s, *d;           /* source and destination bytes */
+    size_t bytes;          /* the same on both sides (the chunk position
+                              rule makes that so for verified programs) */
+} operands;
+
+/* False (sticky COLL_ERR_INTERNAL) when a range is invalid or the sizes
+ * differ. */
+static bool get_operands(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
+                         int64_t dst_lo, int64_t n, operands *o) {
+    collrt_call *c = o->c = COLLRT_CALL(call);
+    if (!length_ok(c, src_lo, dst_lo, n)) return false;
+    o->slo = src_lo;
+    o->sbuf = collrt_read_source(c, src_buf, &o->slo, n);
     size_t sn, dn;
-    if (!collrt_range(c, sb, *src_lo, *src_lo + n, sp, &sn) ||
-        !collrt_range(c, dst_buf, dst_lo, dst_lo + n, dp, &dn))
-        return -1;
+    if (!collrt_range(c, o->sbuf, o->slo, o->slo + n, &o->s, &sn) ||
+        !collrt_range(c, dst_buf, dst_lo, dst_lo + n, &o->d, &dn))
+        return false;
     if (sn != dn) {
         collrt_fail(c, COLL_ERR_INTERNAL);
-        return -1;
+        return false;
     }
-    *bytes = sn;
-    return sb;
+    o->bytes = sn;
+    return true;
+}
+
+/* Where a local operation reads its source, copy-on-write considered. */
+static const char *source(operands *o, int64_t n) {
+    return collrt_cow_read(o->c, o->sbuf, o->slo, o->slo + n, o->s);
+}
+
+/* Where it writes dst_buf[dst_lo, dst_lo + n): pending copies there are
+ * dropped (overwritten), copy-on-write considered. */
+static char *destination(operands *o, int dst_buf, int64_t dst_lo, int64_t n) {
+    collrt_clear_pending(o->c, dst_buf, dst_lo, dst_lo + n);
+    return collrt_cow_write(o->c, dst_buf, dst_lo, dst_lo + n, o->d);
 }
 
 void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t src_lo,
                            int dst_buf, int64_t dst_lo, int64_t n) {
-    collrt_call *c = COLLRT_CALL(call);
-    char *s, *d;
-    size_t bytes;
-    int sb = operands(c, src_buf, &src_lo, dst_buf, dst_lo, n, &s, &d, &bytes);
-    if (sb < 0) return;
-    collrt_clear_pending(c, dst_buf, dst_lo, dst_lo + n);
-    const char *src = collrt_cow_read(c, sb, src_lo, src_lo + n, s);
-    coll_recv_reduce_bytes(call, peer, collrt_cow_write(c, dst_buf, dst_lo, dst_lo + n, d), src, bytes);
+    operands o;
+    if (!get_operands(call, src_buf, src_lo, dst_buf, dst_lo, n, &o)) return;
+    const char *src = source(&o, n);
+    coll_recv_reduce_bytes(call, peer, destination(&o, dst_buf, dst_lo, n), src, o.bytes);
 }
 
 void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
                int64_t dst_lo, int64_t n) {
-    collrt_call *c = COLLRT_CALL(call);
-    char *s, *d;
-    size_t bytes;
-    int sb = operands(c, src_buf, &src_lo, dst_buf, dst_lo, n, &s, &d, &bytes);
-    if (sb < 0) return;
-    if (s == d && collrt_cow_intact(c, sb, src_lo, src_lo + n)) return; /* in place: nothing to move */
-    if (collrt_defer_copy(c, sb, src_lo, dst_buf, dst_lo, n)) return;
-    collrt_clear_pending(c, dst_buf, dst_lo, dst_lo + n);
-    const char *src = collrt_cow_read(c, sb, src_lo, src_lo + n, s);
-    coll_copy_bytes(call, collrt_cow_write(c, dst_buf, dst_lo, dst_lo + n, d), src, bytes);
+    operands o;
+    if (!get_operands(call, src_buf, src_lo, dst_buf, dst_lo, n, &o)) return;
+    if (o.s == o.d && collrt_cow_intact(o.c, o.sbuf, o.slo, o.slo + n))
+        return; /* in place: nothing to move */
+    if (collrt_defer_copy(o.c, o.sbuf, o.slo, dst_buf, dst_lo, n)) return;
+    const char *src = source(&o, n);
+    coll_copy_bytes(call, destination(&o, dst_buf, dst_lo, n), src, o.bytes);
 }
 
 void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
                  int64_t dst_lo, int64_t n) {
-    collrt_call *c = COLLRT_CALL(call);
-    char *s, *d;
-    size_t bytes;
-    int sb = operands(c, src_buf, &src_lo, dst_buf, dst_lo, n, &s, &d, &bytes);
-    if (sb < 0) return;
-    const char *in = collrt_fused_operand(c, dst_buf, dst_lo, n, bytes);
+    operands o;
+    if (!get_operands(call, src_buf, src_lo, dst_buf, dst_lo, n, &o)) return;
+    const char *in = collrt_fused_operand(o.c, dst_buf, dst_lo, n, o.bytes);
     if (in) {
-        coll_reduce_bytes(call, d, in, s, bytes); /* dst := in (+) src, one pass */
+        coll_reduce_bytes(call, o.d, in, o.s, o.bytes); /* dst := in (+) src, one pass */
         return;
     }
-    const char *src = collrt_cow_read(c, sb, src_lo, src_lo + n, s);
-    coll_reduce_bytes(call, collrt_cow_write(c, dst_buf, dst_lo, dst_lo + n, d), d, src, bytes);
+    const char *src = source(&o, n);
+    coll_reduce_bytes(call, collrt_cow_write(o.c, dst_buf, dst_lo, dst_lo + n, o.d), o.d, src,
+                      o.bytes);
 }
