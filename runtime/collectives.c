@@ -18,6 +18,15 @@ _Static_assert((0
                ) == (1ull << COLL_COLLECTIVE_COUNT) - 1,
                "the ABI values in coll_collectives.def are not 0 .. count-1, each once");
 
+const char *coll_collective_name(coll_collective coll) {
+    static const char *const names[COLL_COLLECTIVE_COUNT] = {
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) [COLL_##id] = kw,
+#include "coll_collectives.def"
+#undef X
+    };
+    return (unsigned)coll < COLL_COLLECTIVE_COUNT ? names[coll] : "?";
+}
+
 void collrt_layout_for(coll_collective coll, int nranks, int me, int root,
                        collrt_layout *out) {
     memset(out, 0, sizeof *out);

@@ -166,11 +166,5 @@ int run_blocks(int collective, int N) {
 }
 
 double run_bus_factor(int collective, int N) {
-    switch ((coll_collective)collective) {
-    case COLL_ALLREDUCE: return 2.0 * (N - 1) / N;
-    case COLL_ALLGATHER: case COLL_REDUCE_SCATTER: case COLL_ALLTOALL:
-    case COLL_GATHER: case COLL_SCATTER:
-        return (double)(N - 1) / N;
-    default: return 1.0;
-    }
+    return collref_bus_factor((coll_collective)collective, N);
 }

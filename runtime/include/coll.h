@@ -144,6 +144,8 @@ enum {
 #include "coll_collectives.def"
 #undef X
 };
+/* "allreduce", "reduce_scatter" ... (the .coll keyword); "?" for invalid. */
+const char *coll_collective_name(coll_collective coll);
 
 /* A communicator: one rank's handle. Opaque. One thread uses a handle at a
  * time, and all ranks call collectives on it in the same order (as MPI). */

@@ -36,6 +36,12 @@ int collref_out_blocks(coll_collective c, int N, int root, int r) {
 }
 
 int collref_reducing(coll_collective c) { return shape_of(c).reducing; }
+
+double collref_bus_factor(coll_collective c, int N) {
+    Shape s = shape_of(c);
+    if (s.in_n || s.out_n) return (double)(N - 1) / N;
+    return s.rooted ? 1.0 : 2.0 * (N - 1) / N; /* broadcast, reduce / allreduce */
+}
 int collref_rooted(coll_collective c) { return shape_of(c).rooted; }
 
 static int is_float(coll_dtype dt) {

@@ -1,7 +1,8 @@
 /* test_collectives.c - every row of the collective table
  * (coll_collectives.def) against every view derived from it: coll.h's
  * enum, the runtime's table and block layouts, the naive reference, the
- * compiler's Collective, collective_info and keyword lookup, the MPI
+ * compiler's Collective, collective_info and keyword lookup, the names
+ * and bus factors of coll_collective_name and collref, the MPI
  * signatures the emitters write, and the rows CMake read at configure time
  * (cmake_rows.h). A view built by hand or mapped wrongly fails here. */
 #include <ctype.h>
@@ -102,6 +103,13 @@ static void check_row(const Row *r) {
         CHECK(collref_out_blocks((coll_collective)r->abi, N, root, me) == out, id);
     }
     CHECK(collref_rooted((coll_collective)r->abi) == r->rooted, id);
+    CHECK(strcmp(coll_collective_name((coll_collective)r->abi), r->keyword) == 0, id);
+    /* nccl-tests' bus factors: 2(N-1)/N allreduce, (N-1)/N with N blocks, 1 */
+    double bus = collref_bus_factor((coll_collective)r->abi, N);
+    if (strcmp(r->in_blocks, "N") == 0 || strcmp(r->out_blocks, "N") == 0)
+        CHECK(bus == (double)(N - 1) / N, id);
+    else
+        CHECK(bus == (strcmp(r->keyword, "allreduce") == 0 ? 2.0 * (N - 1) / N : 1.0), id);
     CHECK(collref_reducing((coll_collective)r->abi) == r->reducing, id);
 
     /* the MPI wrapper of the emitters: collmpi_<mpi in lower case>, the
@@ -133,6 +141,7 @@ int main(void) {
     CHECK((int)NROWS == (int)COLLECTIVE__COUNT, "table");
     for (int k = 0; k < NROWS; k++) check_row(&rows[k]);
     CHECK(collective_lookup("allreduc") == COLLECTIVE__COUNT, "lookup");
+    CHECK(strcmp(coll_collective_name((coll_collective)COLL_COLLECTIVE_COUNT), "?") == 0, "name");
 
     /* CMake's reading of the table (tests/abi/CMakeLists.txt) */
     int ncmake = 0;
