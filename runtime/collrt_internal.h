@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "coll.h"
 
 /* Reduction kernels. All three compute dst[i] = a[i] (+) b[i] for i < n
@@ -260,17 +261,23 @@ static inline bool collrt_chunk_level(const collrt_call *c) {
 
 /* Whether coll_setup gives buf a deferral bitmap. */
 bool collrt_defers_into(const collrt_call *c, int buf);
-/* Tries to defer the copy in[slo, slo+n) -> dbuf[dlo, dlo+n); false when it
- * has to be done now. */
-bool collrt_defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo, int64_t n);
 /* Materialises every deferred copy into `out` (a target's coll_finish calls
  * it on the success path, after the last step). */
 void collrt_defer_flush(collrt_call *c);
 
+bool collrt_deferred_copy(collrt_call *c, int64_t slo, int dbuf, int64_t dlo, int64_t n);
 int collrt_deferred_read_source(collrt_call *c, int buf, int64_t *lo, int64_t n);
 void collrt_deferred_clear(collrt_call *c, int buf, int64_t lo, int64_t hi);
 const char *collrt_deferred_fused_operand(collrt_call *c, int dbuf, int64_t lo, int64_t n,
                                           size_t bytes);
+/* Tries to defer the copy sbuf[slo, slo+n) -> dbuf[dlo, dlo+n) (sbuf must
+ * be `in`, dbuf a buffer coll_setup gave a bitmap); false when it has to be
+ * done now. */
+static inline bool collrt_defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo,
+                                     int64_t n) {
+    return sbuf == COLL_BUF_IN && dbuf > COLL_BUF_IN && dbuf < c->nbufs && c->defer[dbuf].bits &&
+           collrt_deferred_copy(c, slo, dbuf, dlo, n);
+}
 /* Where to read the n chunks buf[lo, lo + n) from: `in` when all of them
  * are pending (then *lo moves to the in chunks), else buf (after
  * materialising a pending part). */
@@ -327,8 +334,22 @@ void collrt_step_done(collrt_call *c);
  * c->segment pieces); the target runs the queue in its coll_step_end. */
 
 /* Runs the local operations (copies, reductions) of the queue in order and
- * marks them (mark = 1). */
-void collrt_run_local(collrt_call *c);
+ * marks them (mark = 1). Inline: it is on every step's path. */
+static inline void collrt_run_local(collrt_call *c) {
+    collrt_op_queue *q = &c->q;
+    for (size_t i = 0; i < q->n; i++) {
+        collrt_op *op = &q->ops[i];
+        if (op->kind == COLLRT_OP_COPY) {
+            memmove(op->dst, op->a, op->bytes);
+        } else if (op->kind == COLLRT_OP_REDUCE) {
+            if (c->reduce) c->reduce(c, op->dst, op->a, op->b, op->bytes);
+            else collrt_reduce(c->kern, c->esz, op->dst, op->a, op->b, op->bytes / c->esz);
+        } else {
+            continue;
+        }
+        op->mark = 1;
+    }
+}
 /* Empties the queue (at the end of every step). */
 static inline void collrt_op_queue_clear(collrt_op_queue *q) {
     q->n = 0;

@@ -119,10 +119,9 @@ const char *collrt_deferred_fused_operand(collrt_call *c, int dbuf, int64_t lo, 
     return NULL;
 }
 
-bool collrt_defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo, int64_t n) {
-    if (sbuf != COLL_BUF_IN || dbuf <= COLL_BUF_IN || dbuf >= c->nbufs || !c->defer[dbuf].bits ||
-        n <= 0)
-        return false;
+/* collrt_defer_copy into a buffer with a bitmap. */
+bool collrt_deferred_copy(collrt_call *c, int64_t slo, int dbuf, int64_t dlo, int64_t n) {
+    if (n <= 0) return false;
     if (slo < 0 || dlo < 0 || slo + n > c->chunks[COLL_BUF_IN] || dlo + n > c->chunks[dbuf])
         return false;
     collrt_deferred *x = &c->defer[dbuf];

@@ -6,25 +6,31 @@
 #include <string.h>
 #include "collrt_internal.h"
 
-/* Appends op; a sticky COLL_ERR_NOMEM when the queue cannot grow. */
+/* Appends op; a sticky COLL_ERR_NOMEM when the queue cannot grow (the
+ * array is kept from step to step: it grows only in the first calls). */
 static void push(collrt_call *c, collrt_op op) {
     collrt_op_queue *q = &c->q;
-    if (!collrt_grow((void **)&q->ops, &q->cap, q->n + 1, sizeof *q->ops)) {
+    if (q->n == q->cap && !collrt_grow((void **)&q->ops, &q->cap, q->n + 1, sizeof *q->ops)) {
         collrt_fail(c, COLL_ERR_NOMEM);
         return;
     }
     q->ops[q->n++] = op;
-    if (op.kind == COLLRT_OP_RECV || op.kind == COLLRT_OP_RECV_REDUCE) q->nrecvs++;
 }
 
 /* A receive of `bytes` bytes, cut into pieces of c->segment bytes: both
  * sides cut a message by its length alone, so the pieces match. */
 static void push_recv(collrt_call *c, collrt_op_kind kind, int peer, char *dst, const char *local,
                       size_t bytes) {
-    size_t seg = c->segment ? c->segment : bytes;
+    size_t seg = c->segment;
+    if (!seg || bytes <= seg) {
+        push(c, (collrt_op){kind, peer, dst, local, NULL, bytes, 0});
+        c->q.nrecvs++;
+        return;
+    }
     for (size_t off = 0; off < bytes; off += seg) {
         size_t n = bytes - off < seg ? bytes - off : seg;
         push(c, (collrt_op){kind, peer, dst + off, local ? local + off : NULL, NULL, n, 0});
+        c->q.nrecvs++;
     }
 }
 
@@ -51,22 +57,6 @@ void coll_reduce_bytes(coll_call *call, void *dst, const void *a, const void *b,
     collrt_call *c = COLLRT_CALL(call);
     if (!c || !collrt_postable(c, 0) || bytes == 0 || !collrt_reducible(c, bytes)) return;
     push(c, (collrt_op){COLLRT_OP_REDUCE, 0, dst, a, b, bytes, 0});
-}
-
-void collrt_run_local(collrt_call *c) {
-    collrt_op_queue *q = &c->q;
-    for (size_t i = 0; i < q->n; i++) {
-        collrt_op *op = &q->ops[i];
-        if (op->kind == COLLRT_OP_COPY) {
-            memmove(op->dst, op->a, op->bytes);
-        } else if (op->kind == COLLRT_OP_REDUCE) {
-            if (c->reduce) c->reduce(c, op->dst, op->a, op->b, op->bytes);
-            else collrt_reduce(c->kern, c->esz, op->dst, op->a, op->b, op->bytes / c->esz);
-        } else {
-            continue;
-        }
-        op->mark = 1;
-    }
 }
 
 void collrt_op_queue_free(collrt_op_queue *q) {
