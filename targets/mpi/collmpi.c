@@ -496,16 +496,38 @@ int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why) {
 
 /* ---- 2. applicability ---- */
 
+/* The verdicts of recent probes: a probe's answer depends on its arguments
+ * only, so a cache (per thread: no lock) answers the same, for a few
+ * instructions instead of a call through coll_begin and coll_finish. */
+enum { PROBE_CACHE = 16 };
+typedef struct probe_verdict {
+    void (*fn)(void);
+    int nranks, root;
+    coll_dtype dtype;
+    coll_op op;
+    int rc;
+    const coll_alg_info *info;
+} probe_verdict;
+static _Thread_local probe_verdict probe_cache[PROBE_CACHE];
+
 int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void),
                     const coll_alg_info **info) {
-    *info = NULL;
+    int root = is_root_coll(coll) ? m->root : 0;
+    uintptr_t h = ((uintptr_t)fn >> 4) ^ (uintptr_t)m->nranks * 31u ^ (uintptr_t)root * 17u;
+    probe_verdict *v = &probe_cache[h % PROBE_CACHE];
+    if (v->fn == fn && v->nranks == m->nranks && v->root == root && v->dtype == m->dtype &&
+        v->op == m->op) {
+        *info = v->info;
+        return v->rc;
+    }
     coll_comm *pc = collmpi_probe_comm(m->nranks, m->rank);
     int rc;
     if (is_root_coll(coll))
-        rc = ((collmpi_rooted_fn)fn)(pc, NULL, NULL, 0, m->dtype, m->op, m->root);
+        rc = ((collmpi_rooted_fn)fn)(pc, NULL, NULL, 0, m->dtype, m->op, root);
     else
         rc = ((collmpi_fn)fn)(pc, NULL, NULL, 0, m->dtype, m->op);
     *info = collmpi_probed(pc);
+    *v = (probe_verdict){fn, m->nranks, root, m->dtype, m->op, rc, *info};
     return rc;
 }
 
