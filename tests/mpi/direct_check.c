@@ -3,7 +3,8 @@
  * message, with the reason in MPI_Error_string of the returned code; what
  * only the root knows (a strided datatype, MPI_IN_PLACE) runs the same
  * algorithm on every rank; communicators of one process, intercommunicators
- * and zero counts.
+ * and zero counts; a refused try through the transport ABI on some ranks
+ * only leaves the communicator's tags alone.
  *
  *   mpirun -n N direct_check        (any N; some cases need N >= 2 or 3)
  * Every communicator uses MPI_ERRORS_RETURN. Exit 0 when every check
@@ -25,6 +26,11 @@ COLLMPI_DECLARE_SCATTER(binomial_scatter);
 COLLMPI_DECLARE_ALLGATHER(ring_allgather);
 COLLMPI_DECLARE_ALLTOALL(pairwise_alltoall);
 COLLMPI_DECLARE_REDUCE_SCATTER(ring_reduce_scatter);
+/* The same algorithms through coll.h's transport ABI (collc_NAME). */
+int collc_recursive_doubling_allreduce(coll_comm *comm, const void *sendbuf, void *recvbuf,
+                                       size_t count, coll_dtype dtype, coll_op op);
+int collc_ring_allreduce(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                         coll_dtype dtype, coll_op op);
 
 static int N, me, checks, errors;
 
@@ -107,6 +113,32 @@ static void refusals(void) {
                  "MPI_DOUBLE_INT (12 bytes) is refused with its reason");
     rc = ring_allreduce(x, y, 4, MPI_INT, MPI_SUM, three);
     expect(rc == MPI_SUCCESS && y[0] == 3, "ring_allreduce after the refusals");
+    MPI_Comm_free(&three);
+}
+
+/* A compiled program whose `require` fails leaves no trace on the
+ * communicator: on {0, 1, 2}, ranks 1 and 2 try power-of-two recursive
+ * doubling through the transport ABI (refused: N = 3), rank 0 does not, and
+ * then all three run ring AllReduce. Had the refused try advanced the step
+ * counter (the tags) on ranks 1 and 2 only, the ring's messages would not
+ * match and this would hang. */
+static void refused_try_leaves_no_trace(void) {
+    if (N < 3) return;
+    MPI_Comm three = split(MPI_COMM_WORLD, me < 3 ? 0 : MPI_UNDEFINED, me);
+    if (three == MPI_COMM_NULL) return;
+    coll_comm *cc;
+    int rc = coll_comm_from_mpi(three, &cc);
+    expect(rc == COLL_OK, "coll_comm_from_mpi");
+    int x[4] = {me + 1, me + 1, me + 1, me + 1}, y[4] = {0};
+    for (int round = 0; rc == COLL_OK && round < 3; round++) {
+        if (me != 0)
+            expect(collc_recursive_doubling_allreduce(cc, x, y, 4, COLL_I32, COLL_SUM) ==
+                       COLL_ERR_NOT_APPLICABLE,
+                   "recursive doubling through the ABI at N = 3 is not applicable");
+        int r = collc_ring_allreduce(cc, x, y, 4, COLL_I32, COLL_SUM);
+        expect(r == COLL_OK && y[0] == 6 && y[3] == 6,
+               "ring AllReduce after a refused try on some ranks only");
+    }
     MPI_Comm_free(&three);
 }
 
@@ -230,6 +262,7 @@ int main(int argc, char **argv) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     refusals();
+    refused_try_leaves_no_trace();
     root_only(MPI_COMM_WORLD);
     others();
     int tot[2] = {checks, errors}, sum[2];

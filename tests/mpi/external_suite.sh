@@ -9,9 +9,9 @@
 # same test without the library. Nothing of that checkout is part of this
 # repository; it is built under WORKDIR (default: a fresh mktemp -d).
 #
-# For each test of the testlist whose source builds (process counts above 8
-# are run at 8), each MPI library and each configuration below, the test
-# runs within TIMEOUT seconds (default 120; a hang fails fast):
+# For each test of the testlist whose source builds (process counts above
+# MAXNP are run at MAXNP), each MPI library and each configuration below,
+# the test runs within TIMEOUT seconds (default 120; a hang fails fast):
 #   native     without the library
 #   pow2first  power-of-two algorithms first, general ones second
 #              (tests/mpi/consist_test.sh's rules)
@@ -21,11 +21,15 @@
 # regression; one that fails natively too is reported with the native
 # result. Known native failures of the MPI libraries of Debian 12 are listed
 # in KNOWN_NATIVE below, so that a run says so instead of hiding them.
-# The line "collc served: K" counts the distinct (collective, algorithm)
-# decisions COLLMPI_DEBUG=1 logged (0 = the test never reached collc).
+# The column "collc served" counts, per configuration, the distinct
+# (collective, algorithm) decisions COLLMPI_DEBUG=1 logged on rank 0 (0: the
+# test never reached collc).
 #
 # Environment: MPIS="openmpi mpich" (which libraries), CONFIGS="pow2first
-# general", TESTS="gather2 scatter3 ..." (a subset by name), TIMEOUT.
+# general", TESTS="gather2 scatter3 ..." (a subset by name), TIMEOUT,
+# MAXNP (default 8: larger process counts of the testlist run at MAXNP;
+# MPICH busy-polls, so on a machine with few cores MAXNP=4 keeps its runs
+# short).
 # Exit status: 0 when there is no regression, 1 otherwise, 2 on usage
 # errors.
 set -u
@@ -35,6 +39,7 @@ fi
 src=$1 build=$2
 work=${3:-$(mktemp -d)}
 timeout=${TIMEOUT:-120}
+maxnp=${MAXNP:-8}
 mpis=${MPIS:-openmpi mpich}
 configs=${CONFIGS:-pow2first general}
 case $src in /*) ;; *) src=$PWD/$src ;; esac
@@ -141,6 +146,7 @@ for mpi in $mpis; do
   fi
   bin=$work/$mpi
   mkdir -p "$bin/logs"
+  rm -f "$bin/regressions" "$bin/runs" "$bin/passes" "$bin/done"
   for c in $configs; do write_config "$c" "$algs" "$bin/$c.conf"; done
   $cc -O1 -w -I"$work" -I"$src/include" -c "$src/util/mtest.c" -o "$bin/mtest.o" ||
     { echo "$0: $mpi: util/mtest.c does not build" >&2; continue; }
@@ -149,7 +155,7 @@ for mpi in $mpis; do
     [ -n "$name" ] && [ -n "$np" ] || continue
     case " ${TESTS:-$name} " in *" $name "*) ;; *) continue ;; esac
     [ -f "$src/coll/$name.c" ] || continue
-    [ "$np" -gt 8 ] && np=8
+    [ "$np" -gt "$maxnp" ] && np=$maxnp
     args=""
     for o in $opts; do case $o in arg=*) args="$args ${o#arg=}" ;; esac; done
     exe=$bin/$name
@@ -161,6 +167,9 @@ for mpi in $mpis; do
       fi
     fi
     tag=$name.np$np$(echo "$args" | tr -c 'A-Za-z0-9\n' _)
+    # a count capped by MAXNP may repeat an earlier line
+    grep -qx "$tag" "$bin/done" 2>/dev/null && continue
+    echo "$tag" >> "$bin/done"
     native=$(run_one "$mpi" "$np" "$exe" "$args" "$bin/logs/$tag.native")
     line=$(printf '%-8s %-22s %3s %-7s' "$mpi" "$name$args" "$np" "$native")
     served=""
@@ -185,7 +194,7 @@ for mpi in $mpis; do
   [ -f "$bin/regressions" ] && regressions=$((regressions + $(wc -l < "$bin/regressions")))
   [ -f "$bin/runs" ] && total=$((total + $(wc -l < "$bin/runs")))
   [ -f "$bin/passes" ] && passed=$((passed + $(wc -l < "$bin/passes")))
-  rm -f "$bin/regressions" "$bin/runs" "$bin/passes"
+  rm -f "$bin/regressions" "$bin/runs" "$bin/passes" "$bin/done"
 done
 echo "logs: $work/<mpi>/logs"
 echo "with the library: $passed passed, $((total - passed)) failed ($regressions regressions: '!' above)"
