@@ -192,8 +192,13 @@ int cmd_compile(int argc, char **argv) {
     } else {
         kind = flag_emit_llvm ? EMIT_BITCODE : EMIT_OBJECT;
     }
-    if (header && !*header && ((output && strcmp(output, "-") == 0) || (!output && kind == EMIT_RANKIR))) {
+    int output_stdout = (output && strcmp(output, "-") == 0) || (!output && kind == EMIT_RANKIR);
+    if (header && !*header && output_stdout) {
         status = usage_error("compile", "the output goes to stdout: name the header with --emit-header=FILE");
+        goto out;
+    }
+    if (header && strcmp(header, "-") == 0 && output_stdout) {
+        status = usage_error("compile", "the output and the header cannot both go to stdout");
         goto out;
     }
     if (header && output && strcmp(output, "-") != 0) {
