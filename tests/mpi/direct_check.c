@@ -18,7 +18,7 @@
 
 COLLMPI_DECLARE_ALLREDUCE(recursive_doubling_allreduce);
 COLLMPI_DECLARE_ALLREDUCE(ring_allreduce);
-COLLMPI_DECLARE_BCAST(binomial_broadcast);
+COLLMPI_DECLARE_BROADCAST(binomial_broadcast);
 COLLMPI_DECLARE_REDUCE(binomial_reduce);
 COLLMPI_DECLARE_REDUCE(rabenseifner_reduce);
 COLLMPI_DECLARE_GATHER(binomial_gather);
