@@ -20,6 +20,8 @@
  *             | "nodes" expr ";"
  *             | "link" expr ( "->" | "<->" ) expr [ "[" attr { "," attr } "]" ] ";"
  *   bufref    = ( IDENT | "in" ) "[" expr "]" [ "[" expr [ ".." expr ] "]" ] ;
+ *   expr      = cond ;  cond = lor [ "?" expr ":" cond ] ;  (then C's binary
+ *               and unary operators, docs/language.md section 2)
  *   attr      = ( "alpha" | "beta" ) "=" QUANTITY ;    (2, 0.5, 2us, 32GB/s)
  */
 #ifndef COLLC_AST_H
@@ -92,6 +94,7 @@ typedef enum ExprKind {
     EXPR_UNARY,  /* op in {UOP_*} */
     EXPR_BINARY, /* op in {BOP_*} */
     EXPR_CALL,   /* built-in function call; sema sets .builtin */
+    EXPR_COND,   /* c ? a : b (only the chosen branch is evaluated) */
 } ExprKind;
 
 typedef enum UnaryOp {
@@ -115,6 +118,7 @@ typedef enum BinaryOp {
 struct Expr {
     ExprKind kind;
     Span span;
+    int paren;   /* written in parentheses (the precedence warning skips it) */
     union {
         int64_t ival;                                   /* EXPR_INT */
         struct { const char *name; Symbol *sym; } name; /* EXPR_NAME */
@@ -127,6 +131,7 @@ struct Expr {
             int nargs;
             Builtin builtin;                            /* sema */
         } call;
+        struct { Expr *cond, *then_, *else_; } cond;    /* EXPR_COND */
     } u;
 };
 
@@ -256,6 +261,7 @@ Expr *ast_int(struct Arena *a, Span sp, int64_t v);
 Expr *ast_name(struct Arena *a, Span sp, const char *name);
 Expr *ast_unary(struct Arena *a, Span sp, UnaryOp op, Expr *e);
 Expr *ast_binary(struct Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r);
+Expr *ast_cond(struct Arena *a, Span sp, Expr *c, Expr *t, Expr *e);
 Stmt *ast_stmt(struct Arena *a, StmtKind k, Span sp);
 const char *ast_binary_op_text(BinaryOp op);
 const char *ast_unary_op_text(UnaryOp op);

@@ -129,7 +129,8 @@ void parse_note_match(ParseState *ps, char close);
 static void coll_yyerror(Span *loc, ParseState *ps, const char *msg);
 
 static ExprV mk_unary(ParseState *ps, Span sp, UnaryOp op, ExprV a);
-static ExprV mk_binary(ParseState *ps, Span sp, BinaryOp op, ExprV a, ExprV b);
+static ExprV mk_binary(ParseState *ps, Span sp, Span op_sp, BinaryOp op, ExprV a, ExprV b);
+static ExprV mk_cond(ParseState *ps, Span sp, ExprV c, ExprV a, ExprV b);
 static ExprV mk_call(ParseState *ps, Span sp, const char *name, Span name_sp, ArgList args);
 static ArgList args_push(ParseState *ps, ArgList l, ExprV e);
 static StmtList list_append(StmtList l, Stmt *s);
@@ -176,6 +177,7 @@ static void add_topology(ParseState *ps, Topology *t);
 %type <q> quantity
 
 /* C's precedence, loosest first. */
+%right '?'
 %left OROR
 %left ANDAND
 %left '|'
@@ -391,7 +393,8 @@ quantity
     | INT { $$.value = (double)$1; $$.unit = QUANT_SCALE; $$.span = @1; }
     ;
 
-/* expr = expr binop expr | unop expr | primary ;   (C precedence)
+/* expr = expr "?" expr ":" expr | expr binop expr | unop expr | primary ;
+ *        (C precedence; ?: is the loosest and right-associative)
  * primary = INTEGER | IDENT | IDENT "(" [ expr { "," expr } ] ")" | "(" expr ")" ; */
 expr
     : INT { $$.e = ast_int(ps->arena, @1, $1); $$.depth = 1; }
@@ -401,28 +404,29 @@ expr
         $$ = mk_call(ps, @$, $1, @1, none);
     }
     | IDENT '(' args ')' { $$ = mk_call(ps, @$, $1, @1, $3); }
-    | '(' expr ')' { $$ = $2; }
+    | '(' expr ')' { $$ = $2; $$.e->paren = 1; }
     | '-' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_NEG, $2); }
     | '~' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_BNOT, $2); }
     | '!' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_LNOT, $2); }
-    | expr '*' expr { $$ = mk_binary(ps, @$, BOP_MUL, $1, $3); }
-    | expr '/' expr { $$ = mk_binary(ps, @$, BOP_DIV, $1, $3); }
-    | expr '%' expr { $$ = mk_binary(ps, @$, BOP_MOD, $1, $3); }
-    | expr '+' expr { $$ = mk_binary(ps, @$, BOP_ADD, $1, $3); }
-    | expr '-' expr { $$ = mk_binary(ps, @$, BOP_SUB, $1, $3); }
-    | expr SHL expr { $$ = mk_binary(ps, @$, BOP_SHL, $1, $3); }
-    | expr SHR expr { $$ = mk_binary(ps, @$, BOP_SHR, $1, $3); }
-    | expr '<' expr { $$ = mk_binary(ps, @$, BOP_LT, $1, $3); }
-    | expr LE expr { $$ = mk_binary(ps, @$, BOP_LE, $1, $3); }
-    | expr '>' expr { $$ = mk_binary(ps, @$, BOP_GT, $1, $3); }
-    | expr GE expr { $$ = mk_binary(ps, @$, BOP_GE, $1, $3); }
-    | expr EQ expr { $$ = mk_binary(ps, @$, BOP_EQ, $1, $3); }
-    | expr NE expr { $$ = mk_binary(ps, @$, BOP_NE, $1, $3); }
-    | expr '&' expr { $$ = mk_binary(ps, @$, BOP_BAND, $1, $3); }
-    | expr '^' expr { $$ = mk_binary(ps, @$, BOP_BXOR, $1, $3); }
-    | expr '|' expr { $$ = mk_binary(ps, @$, BOP_BOR, $1, $3); }
-    | expr ANDAND expr { $$ = mk_binary(ps, @$, BOP_LAND, $1, $3); }
-    | expr OROR expr { $$ = mk_binary(ps, @$, BOP_LOR, $1, $3); }
+    | expr '*' expr { $$ = mk_binary(ps, @$, @2, BOP_MUL, $1, $3); }
+    | expr '/' expr { $$ = mk_binary(ps, @$, @2, BOP_DIV, $1, $3); }
+    | expr '%' expr { $$ = mk_binary(ps, @$, @2, BOP_MOD, $1, $3); }
+    | expr '+' expr { $$ = mk_binary(ps, @$, @2, BOP_ADD, $1, $3); }
+    | expr '-' expr { $$ = mk_binary(ps, @$, @2, BOP_SUB, $1, $3); }
+    | expr SHL expr { $$ = mk_binary(ps, @$, @2, BOP_SHL, $1, $3); }
+    | expr SHR expr { $$ = mk_binary(ps, @$, @2, BOP_SHR, $1, $3); }
+    | expr '<' expr { $$ = mk_binary(ps, @$, @2, BOP_LT, $1, $3); }
+    | expr LE expr { $$ = mk_binary(ps, @$, @2, BOP_LE, $1, $3); }
+    | expr '>' expr { $$ = mk_binary(ps, @$, @2, BOP_GT, $1, $3); }
+    | expr GE expr { $$ = mk_binary(ps, @$, @2, BOP_GE, $1, $3); }
+    | expr EQ expr { $$ = mk_binary(ps, @$, @2, BOP_EQ, $1, $3); }
+    | expr NE expr { $$ = mk_binary(ps, @$, @2, BOP_NE, $1, $3); }
+    | expr '&' expr { $$ = mk_binary(ps, @$, @2, BOP_BAND, $1, $3); }
+    | expr '^' expr { $$ = mk_binary(ps, @$, @2, BOP_BXOR, $1, $3); }
+    | expr '|' expr { $$ = mk_binary(ps, @$, @2, BOP_BOR, $1, $3); }
+    | expr ANDAND expr { $$ = mk_binary(ps, @$, @2, BOP_LAND, $1, $3); }
+    | expr OROR expr { $$ = mk_binary(ps, @$, @2, BOP_LOR, $1, $3); }
+    | expr '?' expr ':' expr %prec '?' { $$ = mk_cond(ps, @$, $1, $3, $5); }
     ;
 
 /* args = expr { "," expr } ; */
@@ -449,9 +453,42 @@ static ExprV mk_unary(ParseState *ps, Span sp, UnaryOp op, ExprV a) {
     return r;
 }
 
-static ExprV mk_binary(ParseState *ps, Span sp, BinaryOp op, ExprV a, ExprV b) {
+static int is_comparison(BinaryOp op) { return op >= BOP_EQ && op <= BOP_GE; }
+
+/* C's precedence traps, warned about as C compilers do: a comparison as an
+ * operand of & | ^ (`a & b == c` is `a & (b == c)`), and + or - as an
+ * operand of << >> (`1 << s + 1` is `1 << (s + 1)`). An operand written in
+ * parentheses says what the author meant. */
+static void warn_precedence(ParseState *ps, Span op_sp, BinaryOp op, const Expr *x) {
+    if (x->paren || x->kind != EXPR_BINARY) return;
+    BinaryOp inner = x->u.binary.op;
+    int bitwise = op == BOP_BAND || op == BOP_BOR || op == BOP_BXOR;
+    int shift = op == BOP_SHL || op == BOP_SHR;
+    const char *o = ast_binary_op_text(op), *i = ast_binary_op_text(inner);
+    if (bitwise && is_comparison(inner))
+        diag_warning(ps->dx, op_sp, "precedence",
+                     "'%s' has lower precedence than '%s'; '%s' will be evaluated first", o, i, i);
+    else if (shift && (inner == BOP_ADD || inner == BOP_SUB))
+        diag_warning(ps->dx, op_sp, "precedence",
+                     "'%s' has lower precedence than '%s'; '%s' will be evaluated first", o, i, i);
+    else
+        return;
+    diag_note(ps->dx, x->span, "place parentheses around the '%s' expression to silence this "
+              "warning", i);
+}
+
+static ExprV mk_binary(ParseState *ps, Span sp, Span op_sp, BinaryOp op, ExprV a, ExprV b) {
     ExprV r = {ast_binary(ps->arena, sp, op, a.e, b.e),
                (a.depth > b.depth ? a.depth : b.depth) + 1};
+    check_depth(ps, sp, r.depth);
+    warn_precedence(ps, op_sp, op, a.e);
+    warn_precedence(ps, op_sp, op, b.e);
+    return r;
+}
+
+static ExprV mk_cond(ParseState *ps, Span sp, ExprV c, ExprV a, ExprV b) {
+    int d = c.depth > a.depth ? c.depth : a.depth;
+    ExprV r = {ast_cond(ps->arena, sp, c.e, a.e, b.e), (d > b.depth ? d : b.depth) + 1};
     check_depth(ps, sp, r.depth);
     return r;
 }
@@ -628,7 +665,7 @@ static int tok_is(yysymbol_kind_t k, const char *text) {
 static int tok_continues_expr(yysymbol_kind_t k) {
     static const char *const ops[] = {
         "'||'", "'&&'", "'|'", "'^'", "'&'", "'=='", "'!='", "'<'", "'<='",
-        "'>'", "'>='", "'<<'", "'>>'", "'+'", "'-'", "'*'", "'/'", "'%'", "'('",
+        "'>'", "'>='", "'<<'", "'>>'", "'+'", "'-'", "'*'", "'/'", "'%'", "'('", "'?'",
     };
     const char *t = tok_text(k);
     for (size_t i = 0; i < ARRAY_LEN(ops); i++)

@@ -304,10 +304,17 @@ static void check_call(Sema *S, Expr *e) {
         Suggest sg;
         suggest_init(&sg, e->u.call.name);
         for (int i = 0; i < BUILTIN__COUNT; i++) suggest_offer(&sg, builtin_info[i].name);
-        if (sg.best) suggest_note(S->dx, &sg);
-        else
-            diag_note(S->dx, span_none(), "the built-in functions are min, max, log2, "
-                      "ceil_log2 and is_pow2");
+        if (sg.best) {
+            suggest_note(S->dx, &sg);
+        } else {
+            /* "min, max, ... and is_pow2", from the table */
+            char list[256] = "";
+            for (int i = 0; i < BUILTIN__COUNT; i++) {
+                if (i) strcat(list, i == BUILTIN__COUNT - 1 ? " and " : ", ");
+                strcat(list, builtin_info[i].name);
+            }
+            diag_note(S->dx, span_none(), "the built-in functions are %s", list);
+        }
         return;
     }
     e->u.call.builtin = (Builtin)b;
@@ -382,6 +389,26 @@ static void check_expr(Sema *S, Expr *e) {
     case EXPR_CALL:
         check_call(S, e);
         return;
+    case EXPR_COND: {
+        Expr *c = e->u.cond.cond;
+        check_expr(S, c);
+        /* A constant condition makes one branch dead: resolve its names but
+         * do not report its constant errors, and fold to the live one. */
+        int known = c->kind == EXPR_INT;
+        for (int b = 0; b < 2; b++) {
+            Expr *x = b ? e->u.cond.else_ : e->u.cond.then_;
+            int dead = known && (c->u.ival != 0) == b;
+            if (dead) S->quiet_fold++;
+            check_expr(S, x);
+            if (dead) S->quiet_fold--;
+        }
+        if (known) {
+            Span sp = e->span;
+            *e = *(c->u.ival ? e->u.cond.then_ : e->u.cond.else_);
+            e->span = sp;
+        }
+        return;
+    }
     }
     COLLC_UNREACHABLE("bad expression kind");
 }

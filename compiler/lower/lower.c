@@ -87,6 +87,9 @@ static int expr_uses(const Expr *e, const Symbol *sym) {
         for (int i = 0; i < e->u.call.nargs; i++)
             if (expr_uses(e->u.call.args[i], sym)) return 1;
         return 0;
+    case EXPR_COND:
+        return expr_uses(e->u.cond.cond, sym) || expr_uses(e->u.cond.then_, sym) ||
+               expr_uses(e->u.cond.else_, sym);
     }
     return 0;
 }
@@ -141,6 +144,13 @@ static Expr *inline_lets(Lower *L, const Path *path, int upto, Expr *e) {
         for (int i = 0; i < e->u.call.nargs; i++)
             c->u.call.args[i] = inline_lets(L, path, upto, e->u.call.args[i]);
         return c;
+    }
+    case EXPR_COND: {
+        Expr *c = inline_lets(L, path, upto, e->u.cond.cond);
+        Expr *a = inline_lets(L, path, upto, e->u.cond.then_);
+        Expr *b = inline_lets(L, path, upto, e->u.cond.else_);
+        if (c == e->u.cond.cond && a == e->u.cond.then_ && b == e->u.cond.else_) return e;
+        return ast_cond(L->arena, e->span, c, a, b);
     }
     }
     return e;

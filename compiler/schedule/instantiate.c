@@ -113,6 +113,9 @@ static int header_only(const Expr *e) {
         for (int i = 0; i < e->u.call.nargs; i++)
             if (!header_only(e->u.call.args[i])) return 0;
         return 1;
+    case EXPR_COND:
+        return header_only(e->u.cond.cond) && header_only(e->u.cond.then_) &&
+               header_only(e->u.cond.else_);
     }
     return 0;
 }
