@@ -45,7 +45,7 @@ static void compile_help(void) {
           "  --prefix=STR                  prepend STR to every generated function name\n"
           "  --no-verify                   emit even if `collc verify` fails (default: refuse)\n"
           "  -N LIST                       rank counts verified before emitting (default:\n"
-          "                                2..16 and the powers of two up to 256)\n"
+          "                                1..17, 24, 31..33, 64, 128, 256, 257)\n"
           "  -D NAME=VALUE                 fix `param NAME` at compile time\n"
           "  --algorithm NAME              compile only NAME (default: every algorithm)\n"
           "  --diagnostics-format=FMT      text (default), json or sarif\n"

@@ -12,7 +12,7 @@
 static const char verify_usage[] =
     "usage: collc verify FILE... [-N 2..64 | -N 8,16,1024] [--root R] [-D P=v]\n"
     "                    [--algorithm A] [--max-errors K] [--diagnostics-format=text|json|sarif]\n"
-    "default N: 2..16 and the powers of two up to 256; rooted collectives are\n"
+    "default N: 1..17, 24, 31..33, 64, 128, 256, 257; rooted collectives are\n"
     "checked for every root when N <= 16 and for a spread of roots above\n";
 
 int cmd_verify(int argc, char **argv) {
