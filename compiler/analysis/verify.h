@@ -61,6 +61,8 @@ typedef struct VerifyOptions {
     int ndefines;
     size_t max_transfers;     /* 0 = instantiate's default */
     unsigned max_errors;      /* per failing instance; 0 = default */
+    const char *label;        /* the summary's name (a sweep point: "alg [K = 3]");
+                                 NULL = the algorithm's name */
 } VerifyOptions;
 
 /* The default N set: 1..17, 24, 31..33, 64, 128, 256, 257. */

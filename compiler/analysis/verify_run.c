@@ -203,7 +203,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     /* Diagnostics of this algorithm first, then its summary line. */
     diag_flush(dx);
     if (summary) {
-        fprintf(summary, "%s: ", alg->name);
+        fprintf(summary, "%s: ", o->label ? o->label : alg->name);
         const char *sep = "";
         if (nothing) {
             fprintf(summary, "nothing verified");
