@@ -84,7 +84,7 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
     void *fn = jit_lookup(jit, alg->name);
     if (!fn) COLLC_UNREACHABLE("the JIT lost the generated function");
 
-    /* coll_collective lists the collectives in the order of collectives.def */
+    /* a Collective's value is its ABI value (both from coll_collectives.def) */
     coll_collective coll = (coll_collective)alg->coll;
     size_t esz = coll_dtype_size(dt);
     int blocks = run_blocks(coll, (int)N);
