@@ -4,6 +4,7 @@
 #include "support/util.h"
 #include "quantity.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
