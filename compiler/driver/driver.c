@@ -373,7 +373,7 @@ static int declares(const Algorithm *a, const char *name) {
 
 /* "did you mean" over the params of the selected algorithms. */
 static void note_param_guess(Session *s, Algorithm **algs, int nalgs, const char *name) {
-    const char *best = NULL;
+    const Symbol *best = NULL;
     int bestd = 3, anyparam = 0;
     for (int k = 0; k < nalgs; k++)
         for (int p = 0; p < algs[k]->nparams; p++) {
@@ -381,12 +381,13 @@ static void note_param_guess(Session *s, Algorithm **algs, int nalgs, const char
             int d = front_edit_distance(name, algs[k]->params[p]->name);
             if (d < bestd && d < (int)strlen(name)) {
                 bestd = d;
-                best = algs[k]->params[p]->name;
+                best = algs[k]->params[p];
             }
         }
-    if (best) diag_note(s->dx, span_none(), "did you mean '%s'?", best);
+    /* The error is the command line's; the notes point into the file. */
+    if (best) diag_note(s->dx, best->span, "did you mean '%s'?", best->name);
     else if (!anyparam && nalgs == 1)
-        diag_note(s->dx, span_none(), "'%s' has no params", algs[0]->name);
+        diag_note(s->dx, algs[0]->name_span, "'%s' has no params", algs[0]->name);
 }
 
 /* The -D that apply to alg: indices into opts.defines, -D ALG.NAME
@@ -425,16 +426,16 @@ static int check_defines(Session *s) {
             if (!a) {
                 diag_error(s->dx, span_none(), "unknown-define", "-D %s.%s: no algorithm named '%s'",
                            d->alg, d->name, d->alg);
-                const char *best = NULL;
+                const Algorithm *best = NULL;
                 int bestd = 3;
                 for (int j = 0; j < s->prog.nalgorithms; j++) {
                     int dist = front_edit_distance(d->alg, s->prog.algorithms[j]->name);
                     if (dist < bestd && dist < (int)strlen(d->alg)) {
                         bestd = dist;
-                        best = s->prog.algorithms[j]->name;
+                        best = s->prog.algorithms[j];
                     }
                 }
-                if (best) diag_note(s->dx, span_none(), "did you mean '%s'?", best);
+                if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
                 errors++;
             } else if (!declares(a, d->name)) {
                 diag_error(s->dx, span_none(), "unknown-define",
