@@ -287,6 +287,9 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
             return 1;
         }
     }
+    /* Several reduces into one chunk in one step would be reducing writes
+     * in flight on one destination: one after another instead. */
+    schedule_split_reduces(&L->sched);
     int reduces = 0;
     for (size_t k = 0; k < L->sched.nxfers && !reduces; k++) reduces = L->sched.xfers[k].op == XFER_REDUCE;
     if (reduces && (o->op_bitwise || !sg2260_dtype_op_ok(o->dtype, o->op))) {

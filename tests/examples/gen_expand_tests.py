@@ -30,6 +30,15 @@ def clog2(n):
     return (n - 1).bit_length()
 
 
+def clogk(k, n):
+    """ceil(log_k n) for n >= 1: the least t with k^t >= n."""
+    t, p = 0, 1
+    while p < n:
+        p *= k
+        t += 1
+    return t
+
+
 def log2(n):
     return n.bit_length() - 1
 
@@ -101,6 +110,9 @@ ALGS = {
                                      lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
     "binomial_broadcast": ("broadcast", lambda n, p: 1,
                            lambda n, p: max(clog2(n), 1), lambda n, p: n, None, True, {}),
+    "knomial_broadcast": ("broadcast", lambda n, p: 1,
+                          lambda n, p: max(clogk(p["K"], n), 1), lambda n, p: n, None, True,
+                          {"K": 4}),
     "pipelined_ring_broadcast": ("broadcast", lambda n, p: p["K"],
                                  lambda n, p: 1 if n == 1 else n + p["K"] - 2,
                                  lambda n, p: 1 if n == 1 else (n - 1) * p["K"] + 1,
@@ -126,6 +138,9 @@ ALGS = {
                       lambda n, p: 1, lambda n, p: n, None, True, {}),
     "binomial_reduce": ("reduce", lambda n, p: 1,
                         lambda n, p: clog2(n) + 1, lambda n, p: 2 * n - 1, None, True, {}),
+    "knomial_reduce": ("reduce", lambda n, p: 1,
+                       lambda n, p: clogk(p["K"], n) + 1, lambda n, p: 2 * n - 1, None, True,
+                       {"K": 4}),
     "rabenseifner_reduce": ("reduce", lambda n, p: n,
                             lambda n, p: 2 * log2(n) + 1,
                             lambda n, p: 1 if n == 1 else n * (log2(n) + 2), pow2, True, {}),
@@ -146,6 +161,10 @@ DEFINES = [
     ("sccl_bulk_ring_allgather", {"B": 4}, [1, 2, 4, 5, 8]),
     ("pipelined_ring_broadcast", {"K": 1}, [1, 2, 5]),
     ("pipelined_ring_broadcast", {"K": 16}, [2, 8, 13]),
+    ("knomial_broadcast", {"K": 2}, [5, 8, 9]),
+    ("knomial_broadcast", {"K": 7}, [7, 8, 50]),
+    ("knomial_reduce", {"K": 2}, [5, 8, 9]),
+    ("knomial_reduce", {"K": 3}, [9, 10, 28]),
 ]
 
 ROOTED = {"broadcast", "scatter", "gather", "reduce"}
