@@ -530,6 +530,60 @@ int session_swept_param(Session *s, const Algorithm *alg, const char **name,
     return swept;
 }
 
+/* ---- import "FILE.coll"; ---- */
+
+/* Parses every file the parsed ones import, once each (a file also given
+ * on the command line is not read again), FILE relative to the importing
+ * file; their algorithms go to prog.library: callable, not selected. */
+static void load_imports(Session *s) {
+    size_t nseen = 0;
+    char **seen = xcalloc(s->sm.nfiles + (size_t)s->prog.nimports + 1, sizeof *seen);
+    for (size_t f = 0; f < s->sm.nfiles; f++)
+        if (strcmp(s->sm.files[f].path, "-") != 0) {
+            char *rp = realpath(s->sm.files[f].path, NULL);
+            if (rp) seen[nseen++] = rp;
+        }
+    for (int k = 0; k < s->prog.nimports; k++) {
+        Import im = s->prog.imports[k];
+        const char *from = source_file(&s->sm, im.span.file)->path;
+        const char *slash = strrchr(from, '/');
+        const char *path = im.path[0] == '/' || !slash || strcmp(from, "-") == 0
+                               ? im.path
+                               : arena_printf(&s->arena, "%.*s/%s", (int)(slash - from), from, im.path);
+        char *rp = realpath(path, NULL);
+        int dup = 0;
+        for (size_t j = 0; j < nseen && rp && !dup; j++) dup = strcmp(seen[j], rp) == 0;
+        if (dup) {
+            free(rp);
+            continue;
+        }
+        errno = 0;
+        int id = rp ? source_load(&s->sm, path) : -1;
+        if (id < 0) {
+            int e = errno ? errno : ENOENT;
+            diag_error(s->dx, im.span, "cannot-open", "cannot open imported file '%s': %s", path,
+                       e == EFBIG ? "file too large (limit 1 GiB)" : strerror(e));
+            free(rp);
+            continue;
+        }
+        seen = xrealloc(seen, (nseen + 2) * sizeof *seen);
+        seen[nseen++] = rp;
+        int before = s->prog.nalgorithms;
+        parse_source(&s->arena, s->dx, (uint32_t)id, &s->prog);
+        int n = s->prog.nalgorithms - before;
+        if (n > 0) {
+            Algorithm **lib = ARENA_ARRAY(&s->arena, Algorithm *, (size_t)(s->prog.nlibrary + n));
+            if (s->prog.nlibrary) memcpy(lib, s->prog.library, sizeof *lib * (size_t)s->prog.nlibrary);
+            memcpy(lib + s->prog.nlibrary, s->prog.algorithms + before, sizeof *lib * (size_t)n);
+            s->prog.library = lib;
+            s->prog.nlibrary += n;
+            s->prog.nalgorithms = before;
+        }
+    }
+    for (size_t j = 0; j < nseen; j++) free(seen[j]);
+    free(seen);
+}
+
 int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles) {
     memset(s, 0, sizeof *s);
     s->opts = *opts;
@@ -555,6 +609,8 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
     for (int k = 0; k < nfiles; k++)
         if (ids[k] >= 0) parse_source(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
     free(ids);
+    s->ninputs = s->sm.nfiles;
+    load_imports(s);
     if (diag_error_count(s->dx) > before_parse) return unreadable ? 2 : 1;
     /* The files that could be read are still checked (like a compiler that
      * goes on with the other translation units), but nothing runs after. */

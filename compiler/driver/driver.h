@@ -68,6 +68,8 @@ typedef struct Session {
     DiagEngine *dx;
     Program prog;
     CommonOptions opts;
+    size_t ninputs;               /* source ids 0 .. ninputs-1 are the files given
+                                     (imports and call expansions come after) */
 } Session;
 
 /* Loads, parses and checks `files`. Returns 0 when the program is usable, 1

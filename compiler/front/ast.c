@@ -26,6 +26,12 @@ const BuiltinInfo builtin_info[BUILTIN__COUNT] = {
 #undef X
 };
 
+const GroupInfo group_info[GROUP__COUNT] = {
+#define X(id, name, arity, desc) {name, arity, desc},
+#include "front/groups.def"
+#undef X
+};
+
 Collective collective_lookup(const char *name) {
     if (!name) return COLLECTIVE__COUNT;
     for (int i = 0; i < COLLECTIVE__COUNT; i++)

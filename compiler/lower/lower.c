@@ -613,6 +613,8 @@ static RStmt *lower_stmt(Lower *L, const Stmt *s, int top) {
     case STMT_NODES:
     case STMT_LINK:
         COLLC_UNREACHABLE("statement not allowed outside a step in an algorithm");
+    case STMT_CALL:
+        COLLC_UNREACHABLE("a call left after compose");
     }
     return NULL;
 }
@@ -640,7 +642,8 @@ int lower_algorithm(const Algorithm *alg, const Define *defines, int ndefines, A
     out->alg = alg;
     out->nslots = alg->nslots;
     out->sym_me = synth_symbol(&L, "me");
-    out->sym_split = synth_symbol(&L, "split_P");
+    /* an algorithm that calls others names its split in chunk maps */
+    out->sym_split = alg->sym_split ? alg->sym_split : synth_symbol(&L, "split_P");
     out->nscratch = alg->nbuffers - BUF_FIRST_SCRATCH;
     out->sym_scratch = ARENA_ARRAY(arena, Symbol *, out->nscratch > 0 ? out->nscratch : 1);
     L.scratch_chunks = ARENA_ARRAY(arena, Expr *, out->nscratch > 0 ? out->nscratch : 1);
