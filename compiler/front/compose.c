@@ -29,6 +29,7 @@
  * A reference keeps how the callee wrote it (RefCheck): instantiate checks
  * the callee's ranks and chunks in the callee's terms first. */
 #include <string.h>
+#include "front/eval.h"
 #include "front/front.h"
 #include "support/util.h"
 
@@ -49,6 +50,8 @@ enum { ST_NEW, ST_BUSY, ST_DONE, ST_FAILED };
 
 static Expr *mk_int(Compose *C, Span sp, int64_t v) { return ast_int(C->arena, sp, v); }
 
+static int is_const(const Expr *e, int64_t v) { return e->kind == EXPR_INT && e->u.ival == v; }
+
 static Expr *mk_name(Compose *C, Span sp, const Symbol *sym) {
     Expr *e = ast_name(C->arena, sp, sym->name);
     e->u.name.sym = (Symbol *)sym;
@@ -56,12 +59,14 @@ static Expr *mk_name(Compose *C, Span sp, const Symbol *sym) {
 }
 
 static Expr *mk_bin(Compose *C, Span sp, BinaryOp op, Expr *a, Expr *b) {
-    /* the identities the maps produce most, so dumps stay readable */
+    /* constants and the identities the maps produce most, so dumps and
+     * generated code stay readable (and C compilers see no `A == A`) */
     if (a->kind == EXPR_INT && b->kind == EXPR_INT) {
         int64_t r;
-        if (op == BOP_ADD && !__builtin_add_overflow(a->u.ival, b->u.ival, &r)) return mk_int(C, sp, r);
-        if (op == BOP_MUL && !__builtin_mul_overflow(a->u.ival, b->u.ival, &r)) return mk_int(C, sp, r);
+        if (eval_binary_op(op, a->u.ival, b->u.ival, &r) == EVAL_OK) return mk_int(C, sp, r);
     }
+    if ((op == BOP_EQ || op == BOP_LE || op == BOP_GE) && ast_expr_equal(a, b)) return mk_int(C, sp, 1);
+    if ((op == BOP_MOD || op == BOP_DIV) && is_const(a, 0)) return a; /* the divisor is a size >= 1 */
     if (op == BOP_ADD && a->kind == EXPR_INT && a->u.ival == 0) return b;
     if ((op == BOP_ADD || op == BOP_SUB) && b->kind == EXPR_INT && b->u.ival == 0) return a;
     if (op == BOP_MUL && a->kind == EXPR_INT && a->u.ival == 1) return b;
@@ -74,6 +79,15 @@ static Expr *mk_bin(Compose *C, Span sp, BinaryOp op, Expr *a, Expr *b) {
 }
 
 static Expr *mk_call2(Compose *C, Span sp, Builtin f, Expr *a, Expr *b) {
+    /* the arguments here are sizes, positive once the requires before
+     * them held: gcd(1, x) = 1, lcm(1, x) = lcm(x, x) = x */
+    if (f == BUILTIN_GCD && (is_const(a, 1) || is_const(b, 1))) return mk_int(C, sp, 1);
+    if (f == BUILTIN_LCM && is_const(a, 1)) return b;
+    if (f == BUILTIN_LCM && (is_const(b, 1) || ast_expr_equal(a, b))) return a;
+    if (a->kind == EXPR_INT && b->kind == EXPR_INT) {
+        int64_t x[2] = {a->u.ival, b->u.ival}, r;
+        if (eval_builtin_op(f, x, &r) == EVAL_OK) return mk_int(C, sp, r);
+    }
     Expr *e = ARENA_NEW(C->arena, Expr);
     e->kind = EXPR_CALL;
     e->span = sp;
@@ -87,7 +101,6 @@ static Expr *mk_call2(Compose *C, Span sp, Builtin f, Expr *a, Expr *b) {
     return e;
 }
 
-static int is_const(const Expr *e, int64_t v) { return e->kind == EXPR_INT && e->u.ival == v; }
 
 /* ---------- one call: substitution and span moves ---------- */
 
@@ -316,7 +329,7 @@ static void group_shape(Inline *I, Stmt **reqs_tail_out) {
         I->S = c->u.call.kind == GROUP_ROWS ? A : NA;
         cond = mk_bin(C, sp, BOP_LAND, mk_bin(C, sp, BOP_GE, A, mk_int(C, sp, 1)),
                       mk_bin(C, sp, BOP_EQ, mk_bin(C, sp, BOP_MOD, N, A), mk_int(C, sp, 0)));
-        why = arena_printf(C->arena, "%s needs %s >= 1 to divide N", gt, span_text(C, A->span));
+        why = arena_printf(C->arena, "%s needs %s >= 1 and N a multiple of it", gt, span_text(C, A->span));
         break;
     }
     case GROUP_LINES: {
@@ -687,6 +700,10 @@ typedef struct Built {
 
 static void built_add(Built *b, Stmt *s) {
     if (!s) return;
+    /* a condition two calls share is required once */
+    if (s->kind == STMT_REQUIRE && !s->next)
+        for (Stmt *t = b->head; t; t = t->next)
+            if (t->kind == STMT_REQUIRE && ast_expr_equal(t->u.require.cond, s->u.require.cond)) return;
     *b->tail = s;
     while (s->next) s = s->next;
     b->tail = &s->next;
@@ -765,7 +782,7 @@ static void inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b
         need = is_const(need, 1) ? r : mk_call2(C, sp, BUILTIN_LCM, need, r);
         Expr *ok = mk_bin(C, sp, BOP_LAND, mk_bin(C, sp, BOP_GE, W, mk_int(C, sp, 1)),
                           mk_bin(C, sp, BOP_GE, Q, mk_int(C, sp, 1)));
-        if (!is_const(ok, 1))
+        if (find_view(call, k == BUF_IN ? "in" : "out") && !is_const(ok, 1))
             built_add(hdr, mk_require(C, v->span, ok,
                                       arena_printf(C->arena, "the view '%s' of '%s' must have blocks",
                                                    span_text(C, v->span), b->name)));

@@ -648,8 +648,12 @@ int lower_algorithm(const Algorithm *alg, const Define *defines, int ndefines, A
     out->sym_scratch = ARENA_ARRAY(arena, Symbol *, out->nscratch > 0 ? out->nscratch : 1);
     L.scratch_chunks = ARENA_ARRAY(arena, Expr *, out->nscratch > 0 ? out->nscratch : 1);
     for (int k = 0; k < out->nscratch; k++) {
-        out->sym_scratch[k] =
-            synth_symbol(&L, arena_printf(arena, "%s_chunks", alg->buffers[BUF_FIRST_SCRATCH + k].name));
+        /* a called algorithm's scratch is "callee.name": keep identifiers */
+        char *name = arena_printf(arena, "%s_chunks", alg->buffers[BUF_FIRST_SCRATCH + k].name);
+        for (char *p = name; *p; p++)
+            if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+                *p = '_';
+        out->sym_scratch[k] = synth_symbol(&L, name);
         L.scratch_chunks[k] = alg->buffers[BUF_FIRST_SCRATCH + k].chunks;
     }
     L.split = alg->split;

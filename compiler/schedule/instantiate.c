@@ -36,6 +36,9 @@ typedef struct Inst {
     size_t nsteps, capsteps;
     size_t max_xfers;
     Step *cur_step;             /* NULL outside a step */
+    size_t step_nocopies;       /* copies of a view onto itself dropped in
+                                   the current step (a step left with only
+                                   those is no step) */
     const Stmt *failed_require;
     /* describe mode */
     int describe;               /* 1: do not store transfers, stop at target */
@@ -248,8 +251,10 @@ static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
     /* a called algorithm's copy between two views of the same chunks (its
      * `in` and `out` are one part of the caller's buffer): nothing moves */
     if ((st->u.xfer.src.viewed || st->u.xfer.dst.viewed) && st->u.xfer.op == XFER_COPY &&
-        t.src.rank == t.dst.rank && t.src.buffer == t.dst.buffer && t.src.lo == t.dst.lo)
+        t.src.rank == t.dst.rank && t.src.buffer == t.dst.buffer && t.src.lo == t.dst.lo) {
+        I->step_nocopies++;
         return INTERP_OK;
+    }
     if (I->split > 1 && t.src.lo % I->split != t.dst.lo % I->split) {
         if (I->in.dx) {
             diag_error(I->in.dx, st->span, "chunk-position",
@@ -327,8 +332,20 @@ static InterpFlow exec_step(Inst *I, const Stmt *st) {
     s->span = st->span;
     I->nsteps++;
     I->cur_step = s;
+    I->step_nocopies = 0;
+    size_t first = I->nxfers;
     InterpFlow f = interp_block(&I->in, st->u.step.body);
     I->cur_step = NULL;
+    if (f == INTERP_OK && I->nxfers == first && I->step_nocopies) {
+        /* a called algorithm's step whose copies all went onto themselves
+         * (its in and out are one view): no step */
+        I->nsteps--;
+        if (I->step_descs && I->nsteps < I->nstep_descs) {
+            free(I->step_descs[I->nsteps]);
+            I->step_descs[I->nsteps] = NULL;
+        }
+        return f;
+    }
     if (!I->describe) I->steps[I->nsteps - 1].count = I->nxfers - I->steps[I->nsteps - 1].first;
     return f;
 }
