@@ -17,6 +17,7 @@
 
 typedef struct Line {
     const Algorithm *alg;
+    const char *name;       /* the algorithm's, or "alg [K = 2]" at a sweep point */
     CostTerms t;
     double A, B; /* seconds, seconds per byte */
 } Line;
@@ -90,7 +91,7 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
         for (int k = 0; k < nl; k++) {
             char r[48];
             json_object_begin(&w);
-            json_field_string(&w, "algorithm", lines[k].alg->name);
+            json_field_string(&w, "algorithm", lines[k].name);
             json_field_string(&w, "alpha", rat_format(lines[k].t.a, r, sizeof r));
             json_field_string(&w, "beta", rat_format(lines[k].t.b, r, sizeof r));
             json_field_string(&w, "gamma", rat_format(lines[k].t.c, r, sizeof r));
@@ -105,7 +106,7 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
             json_object_begin(&w);
             json_field_number(&w, "from_bytes", seg_lo[k]);
             json_field_number(&w, "to_bytes", k + 1 < nseg ? seg_lo[k + 1] : hi);
-            json_field_string(&w, "algorithm", lines[seg_alg[k]].alg->name);
+            json_field_string(&w, "algorithm", lines[seg_alg[k]].name);
             json_object_end(&w);
         }
         json_array_end(&w);
@@ -116,8 +117,8 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
                 double x = i == j ? -1 : crossover(&lines[i], &lines[j]);
                 if (x <= 0) continue;
                 json_object_begin(&w);
-                json_field_string(&w, "faster_above", lines[j].alg->name);
-                json_field_string(&w, "faster_below", lines[i].alg->name);
+                json_field_string(&w, "faster_above", lines[j].name);
+                json_field_string(&w, "faster_below", lines[i].name);
                 json_field_number(&w, "bytes", x);
                 json_object_end(&w);
             }
@@ -131,14 +132,14 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
         printf("α = %s, β = %s, γ = %s\n\n", al, be, ga);
         size_t w = 9;
         for (int k = 0; k < nl; k++)
-            if (strlen(lines[k].alg->name) > w) w = strlen(lines[k].alg->name);
+            if (strlen(lines[k].name) > w) w = strlen(lines[k].name);
         printf("%-*s  cost\n", (int)w, "algorithm");
         for (int k = 0; k < nl; k++) {
             char ta[64], tb[64], tc[64];
             cost_fmt_term(lines[k].t.a, "α", ta, sizeof ta);
             cost_fmt_term(lines[k].t.b, "M/β", tb, sizeof tb);
             cost_fmt_term(lines[k].t.c, "M/γ", tc, sizeof tc);
-            printf("%-*s  %s + %s", (int)w, lines[k].alg->name, ta, tb);
+            printf("%-*s  %s + %s", (int)w, lines[k].name, ta, tb);
             if (!rat_is_zero(lines[k].t.c)) printf(" + %s", tc);
             printf("\n");
         }
@@ -148,7 +149,7 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
             cost_fmt_bytes(seg_lo[k], a1, sizeof a1);
             cost_fmt_bytes(k + 1 < nseg ? seg_lo[k + 1] : hi, a2, sizeof a2);
             snprintf(rng, sizeof rng, "%s .. %s", a1, a2);
-            printf("%-22s%s\n", rng, lines[seg_alg[k]].alg->name);
+            printf("%-22s%s\n", rng, lines[seg_alg[k]].name);
         }
         printf("\ncrossovers:\n");
         int any = 0;
@@ -158,8 +159,8 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
                 if (x <= 0) continue;
                 char xs[32];
                 cost_fmt_bytes(x, xs, sizeof xs);
-                printf("  %s overtakes %s at M = %s (%.0f bytes)\n", lines[j].alg->name,
-                       lines[i].alg->name, xs, x);
+                printf("  %s overtakes %s at M = %s (%.0f bytes)\n", lines[j].name,
+                       lines[i].name, xs, x);
                 any = 1;
             }
         for (int i = 0; i < nl; i++)
@@ -168,8 +169,8 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
                 /* j is never faster than i: at least as slow at every size */
                 if (lines[j].A >= lines[i].A && lines[j].B >= lines[i].B &&
                     (lines[j].A > lines[i].A || lines[j].B > lines[i].B)) {
-                    printf("  %s is slower than %s at every size\n", lines[j].alg->name,
-                           lines[i].alg->name);
+                    printf("  %s is slower than %s at every size\n", lines[j].name,
+                           lines[i].name);
                     any = 1;
                 }
             }
@@ -179,7 +180,8 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
 
 static void compare_help(void) {
     puts("usage: collc compare FILE... [-N n] [--topo T] [--ports d] [--routing R] [--alpha T]\n"
-         "                     [--beta BW] [--gamma BW] [--root r] [-D P=v] [--range LO..HI]\n"
+         "                     [--beta BW] [--gamma BW] [--root r] [-D [ALG.]P=v|1..8|1,2,4]\n"
+         "                     [--range LO..HI]\n"
          "                     [--format text|json]\n"
          "\n"
          "For every algorithm of the input, the cost T = a·α + b·M/β + c·M/γ at N (default 8),\n"
@@ -223,15 +225,23 @@ int cmd_compare(int argc, char **argv) {
         status = EXIT_INPUT;
     } else if (tr < 0) status = EXIT_INPUT;
 
-    for (int k = 0; k < nalgs && status == EXIT_OK; k++) {
+    /* every algorithm, and every point of its -D sweep, is a contender */
+    size_t nitems = 0;
+    for (int k = 0; k < nalgs; k++) nitems += session_sweep_points(&s, algs[k]);
+    lines = xrealloc(lines, (nitems > 0 ? nitems : 1) * sizeof *lines);
+    for (size_t item = 0, k = 0, pt = 0; item < nitems && status == EXIT_OK; item++) {
+        while (pt >= session_sweep_points(&s, algs[k])) { k++; pt = 0; }
         const Algorithm *a = algs[k];
+        size_t point = pt++;
+        const char *label = session_sweep_label(&s, a, point);
+        const char *name = *label ? arena_printf(&s.arena, "%s [%s]", a->name, label) : a->name;
         Schedule sch;
         const char *why = NULL;
-        int ir = cost_cli_instantiate(&s, &c, a, N, &sch, &why);
+        int ir = cost_cli_instantiate(&s, &c, a, N, point, &sch, &why);
         if (ir == 1) {
             /* not applicable at this N: leave it out and say so */
             diag_warning(s.dx, a->name_span, "require-failed",
-                         "'%s' does not apply for N = %lld%s%s; left out", a->name, (long long)N,
+                         "'%s' does not apply for N = %lld%s%s; left out", name, (long long)N,
                          *why ? ": " : "", why);
             continue;
         }
@@ -245,6 +255,7 @@ int cmd_compare(int argc, char **argv) {
         } else {
             Line *l = &lines[nl++];
             l->alg = a;
+            l->name = name;
             l->t = r.total;
             l->A = rat_to_double(r.total.a) * c.machine.alpha;
             l->B = rat_to_double(r.total.b) / c.machine.beta + rat_to_double(r.total.c) / c.machine.gamma;

@@ -480,21 +480,13 @@ int cmd_expand(int argc, char **argv) {
                 break;
             }
         }
-        /* With several algorithms, a -D applies to those that declare it. */
-        Define defs[64];
-        int ndefs = 0;
-        for (int d = 0; d < opts.ndefines; d++) {
-            int known = nalgs == 1;
-            for (int p = 0; p < alg->nparams && !known; p++)
-                known = strcmp(alg->params[p]->name, opts.defines[d].name) == 0;
-            if (known) defs[ndefs++] = opts.defines[d];
-        }
+        /* a -D applies to the algorithms that declare it (session_open
+         * rejected one that reaches none) */
         SchedParams sp;
         memset(&sp, 0, sizeof sp);
         sp.N = N;
         sp.root = root;
-        sp.defines = defs;
-        sp.ndefines = ndefs;
+        sp.ndefines = session_defines(&s, alg, 0, &sp.defines);
         sp.max_transfers = opts.max_transfers;
         Schedule sched;
         const Stmt *req = NULL;
@@ -527,20 +519,6 @@ int cmd_expand(int argc, char **argv) {
         }
         if (!table && !pairs) schedule_dump(stdout, &sched, &s.sm);
         schedule_free(&sched);
-    }
-    if (nalgs > 1 && opts.ndefines && !failed) {
-        for (int d = 0; d < opts.ndefines; d++) {
-            int known = 0;
-            for (int k = 0; k < nalgs && !known; k++)
-                for (int p = 0; p < algs[k]->nparams && !known; p++)
-                    known = strcmp(algs[k]->params[p]->name, opts.defines[d].name) == 0;
-            if (!known) {
-                diag_error(s.dx, span_none(), "unknown-define",
-                           "-D %s: no algorithm has a param named '%s'", opts.defines[d].name,
-                           opts.defines[d].name);
-                failed = 1;
-            }
-        }
     }
     fflush(stdout);
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);

@@ -265,7 +265,9 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     if (collective_info[alg->coll].rooted && root >= o->N)
         return diag_error(dx, alg->name_span, "bad-root", "--root %" PRId64 " is not a rank of N = %" PRId64, root,
                           o->N), 1;
-    SchedParams sp = {.N = o->N, .root = root, .defines = s->opts.defines, .ndefines = s->opts.ndefines,
+    const Define *defs;
+    int ndefs = session_defines(s, alg, 0, &defs);
+    SchedParams sp = {.N = o->N, .root = root, .defines = defs, .ndefines = ndefs,
                       .max_transfers = s->opts.max_transfers};
     const Stmt *failed = NULL;
     InstStatus ist = instantiate(alg, &sp, dx, &L->sched, &failed);
@@ -276,8 +278,8 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
         return 1;
     }
     if (!o->no_verify) {
-        VerifyOptions vo = {.ns = &o->N, .nns = 1, .root = root, .defines = s->opts.defines,
-                            .ndefines = s->opts.ndefines, .max_transfers = s->opts.max_transfers};
+        VerifyOptions vo = {.ns = &o->N, .nns = 1, .root = root, .defines = defs,
+                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers};
         if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
             diag_note(dx, alg->name_span,
                       "not lowering '%s' because it does not verify for N = %" PRId64 "; --no-verify lowers it anyway",
@@ -285,6 +287,9 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
             return 1;
         }
     }
+    /* Several reduces into one chunk in one step would be reducing writes
+     * in flight on one destination: one after another instead. */
+    schedule_split_reduces(&L->sched);
     int reduces = 0;
     for (size_t k = 0; k < L->sched.nxfers && !reduces; k++) reduces = L->sched.xfers[k].op == XFER_REDUCE;
     if (reduces && (o->op_bitwise || !sg2260_dtype_op_ok(o->dtype, o->op))) {

@@ -30,6 +30,15 @@ def clog2(n):
     return (n - 1).bit_length()
 
 
+def clogk(k, n):
+    """ceil(log_k n) for n >= 1: the least t with k^t >= n."""
+    t, p = 0, 1
+    while p < n:
+        p *= k
+        t += 1
+    return t
+
+
 def log2(n):
     return n.bit_length() - 1
 
@@ -62,6 +71,10 @@ def tree_sg_xfers(n):
 # name -> (collective, split(N, params), steps(N, params), transfers(N, params),
 #          requirement(N) or None, root-independent counts?, default params)
 ALGS = {
+    "hierarchical_allgather": ("allgather", lambda n, p: 1,
+                               lambda n, p: max(p["A"] - 1, 1) + n // p["A"] - 1,
+                               lambda n, p: n * (p["A"] + n // p["A"] - 1),
+                               lambda n, p: n % p["A"] == 0, True, {"A": 2}),
     "ring_allgather": ("allgather", lambda n, p: 1,
                        lambda n, p: max(n - 1, 1), lambda n, p: n * n, None, True, {}),
     "bidir_ring_allgather": ("allgather", lambda n, p: 1,
@@ -93,6 +106,14 @@ ALGS = {
                                     lambda n, p: 2 * log2(n) + 1 + (0 if pow2(n) else 2),
                                     lambda n, p: n + 2 * (1 << log2(n)) * log2(n)
                                     + 2 * (n - (1 << log2(n))), None, True, {}),
+    "hierarchical_allreduce": ("allreduce", lambda n, p: n,
+                               lambda n, p: 2 * p["A"] + 2 * (n // p["A"]) - 3,
+                               lambda n, p: 2 * n * (p["A"] + n // p["A"] - 1),
+                               lambda n, p: n % p["A"] == 0, True, {"A": 2}),
+    "torus_2d_allreduce": ("allreduce", lambda n, p: n,
+                           lambda n, p: 2 * p["A"] + 2 * (n // p["A"]) - 2,
+                           lambda n, p: n * (2 * p["A"] + 2 * (n // p["A"]) - 1),
+                           lambda n, p: n % p["A"] == 0, True, {"A": 2}),
     "reduce_broadcast_allreduce": ("allreduce", lambda n, p: 1,
                                    lambda n, p: 2 * clog2(n) + 1, lambda n, p: 3 * n - 2,
                                    None, True, {}),
@@ -101,6 +122,9 @@ ALGS = {
                                      lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
     "binomial_broadcast": ("broadcast", lambda n, p: 1,
                            lambda n, p: max(clog2(n), 1), lambda n, p: n, None, True, {}),
+    "knomial_broadcast": ("broadcast", lambda n, p: 1,
+                          lambda n, p: max(clogk(p["K"], n), 1), lambda n, p: n, None, True,
+                          {"K": 4}),
     "pipelined_ring_broadcast": ("broadcast", lambda n, p: p["K"],
                                  lambda n, p: 1 if n == 1 else n + p["K"] - 2,
                                  lambda n, p: 1 if n == 1 else (n - 1) * p["K"] + 1,
@@ -126,6 +150,9 @@ ALGS = {
                       lambda n, p: 1, lambda n, p: n, None, True, {}),
     "binomial_reduce": ("reduce", lambda n, p: 1,
                         lambda n, p: clog2(n) + 1, lambda n, p: 2 * n - 1, None, True, {}),
+    "knomial_reduce": ("reduce", lambda n, p: 1,
+                       lambda n, p: clogk(p["K"], n) + 1, lambda n, p: 2 * n - 1, None, True,
+                       {"K": 4}),
     "rabenseifner_reduce": ("reduce", lambda n, p: n,
                             lambda n, p: 2 * log2(n) + 1,
                             lambda n, p: 1 if n == 1 else n * (log2(n) + 2), pow2, True, {}),
@@ -146,6 +173,19 @@ DEFINES = [
     ("sccl_bulk_ring_allgather", {"B": 4}, [1, 2, 4, 5, 8]),
     ("pipelined_ring_broadcast", {"K": 1}, [1, 2, 5]),
     ("pipelined_ring_broadcast", {"K": 16}, [2, 8, 13]),
+    ("hierarchical_allreduce", {"A": 1}, [1, 3, 5]),
+    ("hierarchical_allreduce", {"A": 3}, [3, 9, 12]),
+    ("hierarchical_allreduce", {"A": 4}, [4, 8, 16]),
+    ("torus_2d_allreduce", {"A": 1}, [1, 3]),
+    ("torus_2d_allreduce", {"A": 3}, [6, 9, 12]),
+    ("torus_2d_allreduce", {"A": 4}, [4, 16]),
+    ("hierarchical_allgather", {"A": 1}, [1, 3]),
+    ("hierarchical_allgather", {"A": 3}, [3, 9, 12]),
+    ("hierarchical_allgather", {"A": 4}, [8, 16]),
+    ("knomial_broadcast", {"K": 2}, [5, 8, 9]),
+    ("knomial_broadcast", {"K": 7}, [7, 8, 50]),
+    ("knomial_reduce", {"K": 2}, [5, 8, 9]),
+    ("knomial_reduce", {"K": 3}, [9, 10, 28]),
 ]
 
 ROOTED = {"broadcast", "scatter", "gather", "reduce"}
@@ -156,12 +196,18 @@ def plural(k, word):
 
 
 def require_pos(name):
-    """(line, column, message) of the first `require` in the example."""
+    """(line, column, message) of the first `require` in the example, or of
+    the first `call` on rows(A) or cols(A) (whose group requires A >= 1
+    dividing N)."""
     with open(os.path.join(EXAMPLES, name + ".coll"), encoding="utf-8") as f:
         for i, line in enumerate(f, 1):
             m = re.match(r'^(\s*)require .*"(.*)";', line)
             if m:
                 return i, len(m.group(1)) + 1, m.group(2)
+            m = re.match(r'^(\s*)call .* on ((?:rows|cols)\((\w+)\))', line)
+            if m:
+                return (i, len(m.group(1)) + 1,
+                        "%s needs %s >= 1 and N a multiple of it" % (m.group(2), m.group(3)))
     raise SystemExit("no require in " + name)
 
 
@@ -188,7 +234,8 @@ def gen(name):
         if coll in ROOTED and root_free and n > 1:
             roots.append(n - 1)
         out.append("")
-        if req and not req(n):
+        # a requirement of N alone, or of N and the params
+        if req and not (req(n, p) if req.__code__.co_argcount == 2 else req(n)):
             line, col, msg = rl
             out.append("RUN: not %%collc expand %%examples/%s.coll -N %d%s 2>&1 | FileCheck %%s --check-prefix=%s"
                        % (name, n, defs, tag))
