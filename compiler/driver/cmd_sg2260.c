@@ -104,7 +104,12 @@ static void help(int sim) {
     if (sim)
         fputs("  --trace OUT.json              Chrome trace (Perfetto, chrome://tracing)\n"
               "  --svg OUT.svg                 SVG timeline\n"
-              "  --no-race-check               do not reject overlapping in-flight transfers\n",
+              "  --no-race-check               do not reject overlapping in-flight transfers\n"
+              "  --check=full|sampled|none     move and compare every byte, or windows of every\n"
+              "                                buffer (bounded memory), or no data at all (default:\n"
+              "                                full while the data fit 2 GiB, else sampled)\n"
+              "  --timing-only                 the same as --check=none: sizes only, no data\n"
+              "  --progress                    report the progress of the run on stderr\n",
               stdout);
     else
         fputs("  --emit=cdma-asm               readable descriptor programs (stdout by default)\n"
@@ -193,6 +198,15 @@ static int parse_args(SgOptions *o, int argc, char **argv) {
         if (strcmp(a, "--no-verify") == 0) { o->no_verify = 1; continue; }
         if (strcmp(a, "--no-sink-copies") == 0) { o->sink_local = 0; continue; }
         if (strcmp(a, "--no-race-check") == 0 && o->sim) { o->race_check = 0; continue; }
+        if (strcmp(a, "--timing-only") == 0 && o->sim) { o->check = SG_CHECK_NONE; continue; }
+        if (strcmp(a, "--progress") == 0 && o->sim) { o->progress = 1; continue; }
+        if (strncmp(a, "--check=", 8) == 0 && o->sim) {
+            if (strcmp(a + 8, "full") == 0) o->check = SG_CHECK_FULL;
+            else if (strcmp(a + 8, "sampled") == 0) o->check = SG_CHECK_SAMPLED;
+            else if (strcmp(a + 8, "none") == 0) o->check = SG_CHECK_NONE;
+            else return usage_error(cmd, "invalid value '%s' for --check (expected full, sampled or none)", a + 8);
+            continue;
+        }
         int r = common_option(&o->common, argc, argv, &i);
         if (r < 0) return EXIT_USAGE;
         if (r == 0) return usage_error(cmd, "unknown option '%s'%s", a, o->sim ? "" : " for --target=sg2260");
@@ -229,13 +243,6 @@ static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
     }
     return usage_error(cmd, "machine '%s' has no ring of %" PRId64 " chips; give the chips with --chips", m->name,
                        o->N);
-}
-
-static int cmp_slot(const void *pa, const void *pb) {
-    const Sg2260ProgramSlot *a = pa, *b = pb;
-    if (a->chip != b->chip) return a->chip - b->chip;
-    if (a->port != b->port) return a->port - b->port;
-    return (int)a->chan - (int)b->chan;
 }
 
 int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L) {
@@ -289,14 +296,15 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     if (o->count > 0) {
         L->count = (uint64_t)o->count;
     } else {
-        uint64_t unit = (uint64_t)L->sched.split * (SG2260_ALIGN / es);
+        uint64_t unit = (uint64_t)L->sched.split * ((o->align ? o->align : SG2260_ALIGN) / es);
         double blocks = (double)cost_blocks(alg->coll, o->N);
         uint64_t c = (uint64_t)(o->size / (blocks * (double)es));
         c = c / unit * unit;
         L->count = c ? c : unit;
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
-                             .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local};
+                             .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local,
+                             .align = o->align, .sources = diag_sources(dx)};
     if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return 1;
     if (L->layout.end > m->mem_bytes) {
         diag_error(dx, alg->name_span, "addr-range",
@@ -304,7 +312,7 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
                    L->layout.end, m->name, m->mem_bytes);
         return 1;
     }
-    if (L->bundle.nslots > 1) qsort(L->bundle.slots, (size_t)L->bundle.nslots, sizeof *L->bundle.slots, cmp_slot);
+    sg2260_bundle_sort(&L->bundle);
     return 0;
 }
 
@@ -332,9 +340,12 @@ static void write_asm_header(FILE *out, const SgOptions *o, const Sg2260Machine 
         fprintf(out, " %s 0x%" PRIx64 " (%" PRIu64 " B)", a->buffers[k].name, L->layout.base[k], L->layout.bytes[k]);
     if (L->layout.staging_bytes)
         fprintf(out, " staging 0x%" PRIx64 " (%" PRIu64 " B)", L->layout.staging, L->layout.staging_bytes);
-    fprintf(out, "\n; %d programs, %zu descriptors: %zu SEND/RECV pairs, %zu GENERAL, %zu barriers, %zu routed\n",
-            L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.barriers,
-            L->stats.routed);
+    if (L->layout.l2_bytes) fprintf(out, " L2 slots l2:0x0 (%" PRIu64 " B)", L->layout.l2_bytes);
+    fprintf(out, "\n; %d programs (%d CDMA ports, %d GDMA, %d VSDMA), %zu descriptors: %zu SEND/RECV pairs, %zu COPY, "
+                 "%zu staged reductions, %zu barriers, %zu routed\n",
+            L->stats.programs, L->stats.cdma_programs, L->stats.gdma_programs, L->stats.vsdma_programs, L->stats.descs,
+            L->stats.link_msgs, L->stats.copies, L->stats.staged, L->stats.barriers, L->stats.routed);
+    fprintf(out, "; each descriptor's comment: schedule step, source line, the chip at the other end, the transfer\n");
 }
 
 static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
@@ -378,7 +389,7 @@ static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowe
         for (int i = 0; i < n; i++) {
             if (i) fputc('\n', out);
             write_asm_header(out, o, m, &Ls[i]);
-            sg2260_bundle_write(out, &Ls[i].bundle);
+            sg2260_bundle_write(out, &Ls[i].bundle, m);
         }
     } else if (o->emit == SG_EMIT_BIN) {
         Sg2260Error err;
@@ -414,13 +425,14 @@ int sg_open(SgCommand *c, int sim, int argc, char **argv) {
     o->size = 1024.0 * 1024;
     o->prefix = "";
     o->race_check = 1;
+    o->align = SG2260_ALIGN;
     o->sink_local = 1;
     o->emit = SG_EMIT_OBJECT;
     int status = parse_args(o, argc, argv);
     if (status < 0) status = load_machine(o, &c->m, cmd);
     if (status < 0) status = choose_chips(o, &c->m, cmd);
-    if (status < 0 && sim && !sg2260_ref_dtype_ok((int)o->dtype))
-        status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8",
+    if (status < 0 && sim && o->check != SG_CHECK_NONE && !sg2260_ref_dtype_ok((int)o->dtype))
+        status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 (--timing-only runs any)",
                              sg2260_dtype_name(o->dtype));
     if (status < 0 && session_open(&c->s, &o->common, o->files, o->nfiles) != 0)
         status = session_close(&c->s, EXIT_INPUT);

@@ -48,3 +48,16 @@ size_t sg2260_ref_check(int coll, int dtype, int op, int N, int root, size_t cou
     to_dtype(dtype, &d);
     return collref_check((coll_collective)coll, d, to_op(op), N, root, count, r, out);
 }
+
+void sg2260_ref_value(int coll, int dtype, int op, int N, int root, int r, size_t count, size_t e, void *out) {
+    coll_dtype d = COLL_F32;
+    to_dtype(dtype, &d);
+    (void)coll, (void)N, (void)root, (void)count; /* collref's inputs depend on the rank and index only */
+    collref_store(d, out, collref_value(d, to_op(op), r, e));
+}
+
+void sg2260_ref_expected(int coll, int dtype, int op, int N, int root, size_t count, int r, size_t e, void *out) {
+    coll_dtype d = COLL_F32;
+    to_dtype(dtype, &d);
+    collref_expected((coll_collective)coll, d, to_op(op), N, root, count, r, e, out);
+}

@@ -14,6 +14,10 @@ size_t sg2260_ref_in_blocks(int coll, int N, int root, int r);
 size_t sg2260_ref_out_blocks(int coll, int N, int root, int r);
 /* Rank r's input. */
 void sg2260_ref_fill(int coll, int dtype, int op, int N, int root, int r, size_t count, void *in);
+/* Element e of rank r's input (for a sampled fill), at out. */
+void sg2260_ref_value(int coll, int dtype, int op, int N, int root, int r, size_t count, size_t e, void *out);
+/* The expected element e of rank r's output, at out. */
+void sg2260_ref_expected(int coll, int dtype, int op, int N, int root, size_t count, int r, size_t e, void *out);
 /* The first element of rank r's output that differs from the reference, or
  * (size_t)-1 when all agree. */
 size_t sg2260_ref_check(int coll, int dtype, int op, int N, int root, size_t count, int r, const void *out);
