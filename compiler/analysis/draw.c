@@ -1,49 +1,86 @@
 /* draw.c - SVG and dot pictures of a Schedule (see draw.h).
  *
- * To colour chunks by what they hold, the schedule is executed on symbolic
- * values: a chunk holds nothing, or (origin chunk, set of origin ranks).
- * This is a picture, not verification: races and double counting are drawn
- * as they come out (collc verify is the judge). */
+ * To colour chunks by what they hold, the schedule runs on the simulator of
+ * simulate.h with values (origin chunk, set of origin ranks). This is a
+ * picture, not verification: double counting is drawn as it comes out (the
+ * rank sets are unions), and what an error leaves indeterminate (a race, a
+ * read of undefined data) is drawn like mixed chunks, grey with '?'; collc
+ * verify is the judge. */
 #include "analysis/draw.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/simulate.h"
 #include "support/util.h"
 
 typedef struct Val {
-    int32_t chunk;   /* origin chunk in `in`; -1 nothing, -2 mixed chunks */
+    int32_t chunk;   /* origin chunk in `in`; -1 nothing, -2 mixed chunks or
+                        indeterminate */
     uint64_t mask;   /* origin ranks */
 } Val;
 
-typedef struct Sim {
+typedef struct Picture {
     const Schedule *s;
-    int64_t N;
-    size_t *off;     /* [nbuffers * N] first cell of (buffer, rank) */
-    Val *cells;
-    size_t ncells;
+    Sim sim;
+    Val *vals;       /* the reduced values: id SIM_FIRST + k is vals[k] */
+    size_t nvals, capvals;
     int reducing;
     int root_held;   /* `in` only on the root: key by chunk alone */
     int64_t in_chunks;
     int64_t K;       /* number of colour keys */
-} Sim;
+} Picture;
 
 static int popcount64(uint64_t x) { return __builtin_popcountll(x); }
 static int lowbit(uint64_t x) { return x ? __builtin_ctzll(x) : 0; }
 
-static int sim_init(Sim *m, const Schedule *s, DiagEngine *dx) {
+static Val val_of(const Picture *m, uint32_t id) {
+    if (id == SIM_UNDEF) return (Val){-1, 0};
+    if (id == SIM_POISON) return (Val){-2, 0};
+    if (id & SIM_LEAF) {
+        int64_t r, c;
+        sim_leaf_origin(&m->sim, id, &r, &c);
+        return (Val){(int32_t)c, (uint64_t)1 << r};
+    }
+    return m->vals[id - SIM_FIRST];
+}
+
+static Val merge(Val d, Val s) {
+    return (Val){d.chunk == s.chunk ? d.chunk : -2, d.mask | s.mask};
+}
+
+static uint32_t on_reduce(void *user, size_t step, size_t xfer, int64_t i, uint32_t dst,
+                          uint32_t src) {
+    (void)step, (void)xfer, (void)i;
+    Picture *m = user;
+    if (m->nvals == m->capvals) {
+        m->capvals = m->capvals ? 2 * m->capvals : 256;
+        m->vals = xrealloc(m->vals, m->capvals * sizeof *m->vals);
+    }
+    m->vals[m->nvals] = merge(val_of(m, dst), val_of(m, src));
+    return SIM_FIRST + (uint32_t)m->nvals++;
+}
+
+/* What transfer t of the current step writes at its chunk i: the value the
+ * simulator will store (before the step runs). */
+static Val written(const Picture *m, const Transfer *t, int32_t i) {
+    uint32_t s = sim_value(&m->sim, t->src.buffer, t->src.rank, t->src.lo + i);
+    if (t->op == XFER_COPY) return s == SIM_UNDEF ? val_of(m, SIM_POISON) : val_of(m, s);
+    uint32_t d = sim_value(&m->sim, t->dst.buffer, t->dst.rank, t->dst.lo + i);
+    if (s == SIM_UNDEF || d == SIM_UNDEF) return val_of(m, SIM_POISON);
+    return merge(val_of(m, d), val_of(m, s));
+}
+
+static int pic_init(Picture *m, const Schedule *s, DiagEngine *dx) {
     memset(m, 0, sizeof *m);
     m->s = s;
-    m->N = s->N;
     const CollectiveInfo *ci = &collective_info[s->alg->coll];
     if (s->N > DRAW_MAX_N) {
         diag_error(dx, s->alg->name_span, "draw-too-large",
                    "draw supports at most N = %d (N = %lld)", DRAW_MAX_N, (long long)s->N);
         return -1;
     }
-    m->off = xcalloc((size_t)s->nbuffers * (size_t)s->N + 1, sizeof *m->off);
-    size_t total = 0;
     for (int b = 0; b < s->nbuffers; b++)
         for (int64_t r = 0; r < s->N; r++) {
             int64_t ch = schedule_chunks(s, b, r);
@@ -51,73 +88,34 @@ static int sim_init(Sim *m, const Schedule *s, DiagEngine *dx) {
                 diag_error(dx, s->alg->name_span, "draw-too-large",
                            "draw supports at most %d chunks per buffer ('%s' has %lld)",
                            DRAW_MAX_CHUNKS, s->alg->buffers[b].name, (long long)ch);
-                free(m->off);
                 return -1;
             }
-            m->off[(size_t)b * (size_t)s->N + (size_t)r] = total;
-            total += (size_t)ch;
         }
-    m->off[(size_t)s->nbuffers * (size_t)s->N] = total;
-    m->ncells = total;
-    m->cells = xmalloc((total ? total : 1) * sizeof *m->cells);
-    for (size_t k = 0; k < total; k++) m->cells[k] = (Val){-1, 0};
+    SimHooks hooks = {on_reduce, NULL, m};
+    /* N <= 64 ranks of <= 256 chunks: far below the simulator's limits */
+    if (sim_init(&m->sim, s, &hooks)) COLLC_UNREACHABLE("draw limits exceed the simulator's");
     m->reducing = ci->reducing;
     m->root_held = ci->in_where == HELD_ROOT;
     for (int64_t r = 0; r < s->N; r++) {
         int64_t ch = schedule_chunks(s, BUF_IN, r);
         if (ch > m->in_chunks) m->in_chunks = ch;
-        for (int64_t c = 0; c < ch; c++)
-            m->cells[m->off[BUF_IN * (size_t)s->N + (size_t)r] + (size_t)c] =
-                (Val){(int32_t)c, (uint64_t)1 << r};
     }
     m->K = (m->reducing || m->root_held) ? m->in_chunks : m->in_chunks * s->N;
     if (m->K < 1) m->K = 1;
     return 0;
 }
 
-static void sim_free(Sim *m) {
-    free(m->off);
-    free(m->cells);
+static void pic_free(Picture *m) {
+    sim_free(&m->sim);
+    free(m->vals);
 }
 
-static Val *cell_at(Sim *m, int b, int64_t r, int64_t c) {
-    return &m->cells[m->off[(size_t)b * (size_t)m->N + (size_t)r] + (size_t)c];
-}
-
-static Val merge(Val d, Val s) {
-    if (d.chunk == -1) return s;
-    if (s.chunk == -1) return d;
-    Val v = {d.chunk == s.chunk ? d.chunk : -2, d.mask | s.mask};
-    return v;
-}
-
-/* Applies step si: every read sees the state before the step. */
-static void sim_step(Sim *m, size_t si) {
-    const Schedule *s = m->s;
-    const Step *st = &s->steps[si];
-    size_t n = 0;
-    for (size_t x = st->first; x < st->first + st->count; x++) n += (size_t)(s->xfers[x].dst.hi - s->xfers[x].dst.lo);
-    Val *nv = xmalloc((n ? n : 1) * sizeof *nv);
-    size_t k = 0;
-    for (size_t x = st->first; x < st->first + st->count; x++) {
-        const Transfer *t = &s->xfers[x];
-        for (int32_t j = 0; j < t->src.hi - t->src.lo; j++) {
-            Val sv = *cell_at(m, t->src.buffer, t->src.rank, t->src.lo + j);
-            Val dv = *cell_at(m, t->dst.buffer, t->dst.rank, t->dst.lo + j);
-            nv[k++] = t->op == XFER_REDUCE ? merge(dv, sv) : sv;
-        }
-    }
-    k = 0;
-    for (size_t x = st->first; x < st->first + st->count; x++) {
-        const Transfer *t = &s->xfers[x];
-        for (int32_t j = 0; j < t->dst.hi - t->dst.lo; j++)
-            *cell_at(m, t->dst.buffer, t->dst.rank, t->dst.lo + j) = nv[k++];
-    }
-    free(nv);
+static Val cell_val(const Picture *m, int b, int64_t r, int64_t c) {
+    return val_of(m, sim_value(&m->sim, b, r, c));
 }
 
 /* Colour key of a value; -1 for nothing, -2 for mixed. */
-static int64_t key_of(const Sim *m, Val v) {
+static int64_t key_of(const Picture *m, Val v) {
     if (v.chunk < 0) return v.chunk;
     if (m->reducing || m->root_held) return v.chunk;
     return (int64_t)lowbit(v.mask) * m->in_chunks + v.chunk;
@@ -138,7 +136,7 @@ static void hsl_rgb(double h, double s, double l, int *r, int *g, int *b) {
     *b = (int)lround((b1 + mm) * 255);
 }
 
-static void key_colour(const Sim *m, int64_t key, char *buf, size_t size) {
+static void key_colour(const Picture *m, int64_t key, char *buf, size_t size) {
     if (key == -1) { snprintf(buf, size, "#ffffff"); return; }
     if (key == -2) { snprintf(buf, size, "#9e9e9e"); return; }
     int r, g, b;
@@ -153,7 +151,7 @@ static void rank_letter(int64_t r, char *buf, size_t size) {
     else snprintf(buf, size, "r%lld", (long long)r);
 }
 
-static void val_label(const Sim *m, Val v, char *buf, size_t size) {
+static void val_label(const Picture *m, Val v, char *buf, size_t size) {
     if (v.chunk == -1) { buf[0] = 0; return; }
     if (v.chunk == -2) { snprintf(buf, size, "?"); return; }
     int cnt = popcount64(v.mask);
@@ -232,8 +230,8 @@ static void arrowhead(FILE *f, double x, double y, double dx, double dy, const c
 
 int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *subtitle,
              DiagEngine *dx) {
-    Sim m;
-    if (sim_init(&m, s, dx)) return -1;
+    Picture m;
+    if (pic_init(&m, s, dx)) return -1;
     size_t np = s->nsteps + 1;
     Layout L;
     layout(s, &L, np);
@@ -264,7 +262,7 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
     }
 
     for (size_t p = 0; p < np; p++) {
-        if (p > 0) sim_step(&m, p - 1);
+        if (p > 0) sim_step(&m.sim);
         int px = MARGIN + (int)(p % (size_t)L.cols) * (L.pw + GAP);
         int py = TITLE_H + (int)(p / (size_t)L.cols) * (L.ph + GAP);
         fprintf(f, "<g id=\"panel%zu\">\n", p);
@@ -305,7 +303,7 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
                 int b = L.bufs[k];
                 int64_t ch = schedule_chunks(s, b, r);
                 for (int64_t c = 0; c < ch; c++) {
-                    Val v = *cell_at(&m, b, r, c);
+                    Val v = cell_val(&m, b, r, c);
                     int64_t key = key_of(&m, v);
                     char col[16], lab[24];
                     key_colour(&m, key, col, sizeof col);
@@ -313,13 +311,8 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
                     double op = 1.0;
                     if (m.reducing && v.chunk >= 0)
                         op = 0.35 + 0.65 * (double)popcount64(v.mask) / (double)s->N;
-                    int written = 0;
-                    if (st)
-                        for (size_t x = st->first; x < st->first + st->count && !written; x++) {
-                            const Transfer *t = &s->xfers[x];
-                            written = t->dst.rank == r && t->dst.buffer == b && c >= t->dst.lo &&
-                                      c < t->dst.hi;
-                        }
+                    size_t w = sim_last_writer(&m.sim, b, r, c);
+                    int written = st && w != SIZE_MAX && w >= st->first && w < st->first + st->count;
                     int cx = px + L.bx[k] + (int)c * CW;
                     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
                                "fill-opacity=\"%.2f\" stroke=\"%s\" stroke-width=\"%s\"/>\n",
@@ -341,7 +334,7 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
                 const Transfer *t = &s->xfers[x];
                 int ks = buf_slot(&L, t->src.buffer), kd = buf_slot(&L, t->dst.buffer);
                 if (ks < 0 || kd < 0) continue;
-                Val v = *cell_at(&m, t->dst.buffer, t->dst.rank, t->dst.lo);
+                Val v = cell_val(&m, t->dst.buffer, t->dst.rank, t->dst.lo);
                 char col[16];
                 key_colour(&m, key_of(&m, v), col, sizeof col);
                 double sxm = px + L.bx[ks] + ((t->src.lo + t->src.hi) / 2.0) * CW;
@@ -416,15 +409,15 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
                 yy + 11, lab);
     }
     fprintf(f, "</svg>\n");
-    sim_free(&m);
+    pic_free(&m);
     return 0;
 }
 
 /* ---- dot ---- */
 
 int draw_dot(FILE *f, const Schedule *s, DiagEngine *dx) {
-    Sim m;
-    if (sim_init(&m, s, dx)) return -1;
+    Picture m;
+    if (pic_init(&m, s, dx)) return -1;
     fprintf(f, "digraph \"%s\" {\n", s->alg->name);
     fprintf(f, "  label=\"%s : %s, N = %lld\";\n  labelloc=t;\n  rankdir=TB;\n  newrank=true;\n",
             s->alg->name, collective_info[s->alg->coll].keyword, (long long)s->N);
@@ -438,11 +431,7 @@ int draw_dot(FILE *f, const Schedule *s, DiagEngine *dx) {
         fprintf(f, "  }\n");
         for (size_t x = st->first; x < st->first + st->count; x++) {
             const Transfer *t = &s->xfers[x];
-            Val v = *cell_at(&m, t->src.buffer, t->src.rank, t->src.lo);
-            if (t->op == XFER_REDUCE) {
-                Val d = *cell_at(&m, t->dst.buffer, t->dst.rank, t->dst.lo);
-                v = merge(d, v);
-            }
+            Val v = written(&m, t, 0);
             char col[16];
             key_colour(&m, key_of(&m, v), col, sizeof col);
             const char *sb = s->alg->buffers[t->src.buffer].name, *db = s->alg->buffers[t->dst.buffer].name;
@@ -457,12 +446,12 @@ int draw_dot(FILE *f, const Schedule *s, DiagEngine *dx) {
                         sb, (int)t->src.lo, (int)t->src.hi, db, (int)t->dst.lo, (int)t->dst.hi);
             fprintf(f, "\"];\n");
         }
-        sim_step(&m, si);
+        sim_step(&m.sim);
     }
     /* keep the steps in order, top to bottom */
     for (size_t si = 1; si < s->nsteps; si++)
         fprintf(f, "  s%zu_r0 -> s%zu_r0 [style=invis];\n", si, si + 1);
     fprintf(f, "}\n");
-    sim_free(&m);
+    pic_free(&m);
     return 0;
 }

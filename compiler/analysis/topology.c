@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedule/schedule.h"
+#include "schedule/interp.h"
 #include "support/util.h"
 
 /* Graph topologies keep two nnodes x nnodes tables (parent link, hops): 2048
@@ -72,11 +72,18 @@ static TopoModel *finish(const char *name, TopoKind kind, int64_t N, int64_t nno
     for (size_t k = 0; k < l->n; k++) t->out_idx[fill[t->links[k].from]++] = (int32_t)k;
     free(fill);
 
-    t->uniform_alpha = 1;
     t->min_alpha = l->n ? t->links[0].alpha : rat_int(1);
+    int any_startup = 0;
+    t->uniform_startup = 1;
+    t->startup = t->min_startup = rat_int(1);
     for (size_t k = 0; k < l->n; k++) {
-        if (!rat_eq(t->links[k].alpha, rat_int(1))) t->uniform_alpha = 0;
-        if (rat_cmp(t->links[k].alpha, t->min_alpha) < 0) t->min_alpha = t->links[k].alpha;
+        Rat a = t->links[k].alpha;
+        if (rat_cmp(a, t->min_alpha) < 0) t->min_alpha = a;
+        if (t->links[k].from >= N) continue;  /* a router's link: no start-up */
+        if (!any_startup) t->startup = t->min_startup = a;
+        else if (!rat_eq(a, t->startup)) t->uniform_startup = 0;
+        if (rat_cmp(a, t->min_startup) < 0) t->min_startup = a;
+        any_startup = 1;
     }
 
     t->msg_ports = xcalloc((size_t)(N > 0 ? N : 1), sizeof *t->msg_ports);
@@ -180,9 +187,9 @@ TopoModel *topo_graph_new(const char *name, int64_t N, int64_t nnodes, const Top
 /* ---- user topologies ---- */
 
 typedef struct UserCtx {
+    Interp in;            /* the walk of let/for/if; user = this */
     const Topology *topo;
     DiagEngine *dx;
-    int64_t *frame;
     int64_t N;
     int64_t nnodes;       /* -1 until `nodes` runs */
     Span nodes_span;
@@ -196,14 +203,13 @@ static void note_n(UserCtx *c) {
               (long long)c->N);
 }
 
-static int eval(UserCtx *c, const Expr *e, int64_t *v) {
-    if (eval_expr(e, c->frame, c->dx, v) != 0) {
-        note_n(c);
-        c->errors++;
-        return -1;
-    }
-    return 0;
+static void note_n_cb(Interp *in) {
+    UserCtx *c = in->user;
+    note_n(c);
+    c->errors++;
 }
+
+static int eval(UserCtx *c, const Expr *e, int64_t *v) { return interp_eval(&c->in, e, v); }
 
 /* A link attribute as a multiple of the global alpha (want_time) or as a
  * time-per-byte multiple of 1/beta. */
@@ -244,91 +250,68 @@ bad_value:
     return -1;
 }
 
-static void walk(UserCtx *c, const Stmt *s) {
-    for (; s && c->errors == 0; s = s->next) {
-        switch (s->kind) {
-        case STMT_LET: {
-            int64_t v;
-            if (eval(c, s->u.let.value, &v)) return;
-            c->frame[s->u.let.sym->slot] = v;
-            break;
-        }
-        case STMT_FOR: {
-            int64_t lo = 0, hi = c->N;
-            if (!s->u.for_.over_ranks) {
-                if (eval(c, s->u.for_.lo, &lo) || eval(c, s->u.for_.hi, &hi)) return;
-            }
-            for (int64_t v = lo; v < hi && c->errors == 0; v++) {
-                c->frame[s->u.for_.sym->slot] = v;
-                walk(c, s->u.for_.body);
-            }
-            break;
-        }
-        case STMT_IF: {
-            int64_t v;
-            if (eval(c, s->u.if_.cond, &v)) return;
-            walk(c, v ? s->u.if_.then_ : s->u.if_.else_);
-            break;
-        }
-        case STMT_NODES: {
-            int64_t v;
-            if (eval(c, s->u.nodes.count, &v)) return;
-            if (c->nnodes >= 0) {
-                diag_error(c->dx, s->span, "topology-nodes", "'nodes' given twice");
-                diag_note(c->dx, c->nodes_span, "first given here");
-                c->errors++;
-                return;
-            }
-            if (v < c->N || v > TOPO_MAX_GRAPH_NODES) {
-                diag_error(c->dx, s->span, "topology-nodes",
-                           "topology '%s' has %lld nodes, but %s", c->topo->name, (long long)v,
-                           v < c->N ? "the ranks 0..N-1 must be nodes"
-                                    : "at most 2048 nodes are supported");
-                note_n(c);
-                c->errors++;
-                return;
-            }
-            c->nnodes = v;
-            c->nodes_span = s->span;
-            break;
-        }
-        case STMT_LINK: {
-            int64_t a, b;
-            if (eval(c, s->u.link.from, &a) || eval(c, s->u.link.to, &b)) return;
-            if (c->nnodes < 0) {
-                diag_error(c->dx, s->span, "topology-nodes", "'link' before 'nodes'");
-                c->errors++;
-                return;
-            }
-            if (a < 0 || a >= c->nnodes || b < 0 || b >= c->nnodes || a == b) {
-                diag_error(c->dx, s->span, "topology-link",
-                           a == b ? "link from node %lld to itself"
-                                  : "link %lld -> %lld: node out of range",
-                           (long long)a, (long long)b);
-                diag_note(c->dx, span_none(), "topology '%s' has nodes 0 .. %lld (N = %lld)",
-                          c->topo->name, (long long)c->nnodes - 1, (long long)c->N);
-                c->errors++;
-                return;
-            }
-            Rat alpha = rat_int(1), tpb = rat_int(1);
-            if (s->u.link.has_alpha && quantity(c, &s->u.link.alpha, 1, &alpha)) return;
-            if (s->u.link.has_beta && quantity(c, &s->u.link.beta, 0, &tpb)) return;
-            if (c->links.n + 2 > TOPO_MAX_LINKS) {
-                diag_error(c->dx, s->span, "topology-link", "topology '%s' has too many links",
-                           c->topo->name);
-                c->errors++;
-                return;
-            }
-            add_link(&c->links, a, b, alpha, tpb, s->span);
-            if (s->u.link.bidirectional) add_link(&c->links, b, a, alpha, tpb, s->span);
-            break;
-        }
-        default:
-            diag_error(c->dx, s->span, "topology-stmt",
-                       "only nodes, link, let, for and if are allowed in a topology");
+/* The statements of a topology other than let/for/if. */
+static InterpFlow user_leaf(Interp *in, const Stmt *s) {
+    UserCtx *c = in->user;
+    switch (s->kind) {
+    case STMT_NODES: {
+        int64_t v;
+        if (eval(c, s->u.nodes.count, &v)) return INTERP_ERROR;
+        if (c->nnodes >= 0) {
+            diag_error(c->dx, s->span, "topology-nodes", "'nodes' given twice");
+            diag_note(c->dx, c->nodes_span, "first given here");
             c->errors++;
-            return;
+            return INTERP_ERROR;
         }
+        if (v < c->N || v > TOPO_MAX_GRAPH_NODES) {
+            diag_error(c->dx, s->span, "topology-nodes",
+                       "topology '%s' has %lld nodes, but %s", c->topo->name, (long long)v,
+                       v < c->N ? "the ranks 0..N-1 must be nodes"
+                                : "at most 2048 nodes are supported");
+            note_n(c);
+            c->errors++;
+            return INTERP_ERROR;
+        }
+        c->nnodes = v;
+        c->nodes_span = s->span;
+        return INTERP_OK;
+    }
+    case STMT_LINK: {
+        int64_t a, b;
+        if (eval(c, s->u.link.from, &a) || eval(c, s->u.link.to, &b)) return INTERP_ERROR;
+        if (c->nnodes < 0) {
+            diag_error(c->dx, s->span, "topology-nodes", "'link' before 'nodes'");
+            c->errors++;
+            return INTERP_ERROR;
+        }
+        if (a < 0 || a >= c->nnodes || b < 0 || b >= c->nnodes || a == b) {
+            diag_error(c->dx, s->span, "topology-link",
+                       a == b ? "link from node %lld to itself"
+                              : "link %lld -> %lld: node out of range",
+                       (long long)a, (long long)b);
+            diag_note(c->dx, span_none(), "topology '%s' has nodes 0 .. %lld (N = %lld)",
+                      c->topo->name, (long long)c->nnodes - 1, (long long)c->N);
+            c->errors++;
+            return INTERP_ERROR;
+        }
+        Rat alpha = rat_int(1), tpb = rat_int(1);
+        if (s->u.link.has_alpha && quantity(c, &s->u.link.alpha, 1, &alpha)) return INTERP_ERROR;
+        if (s->u.link.has_beta && quantity(c, &s->u.link.beta, 0, &tpb)) return INTERP_ERROR;
+        if (c->links.n + 2 > TOPO_MAX_LINKS) {
+            diag_error(c->dx, s->span, "topology-link", "topology '%s' has too many links",
+                       c->topo->name);
+            c->errors++;
+            return INTERP_ERROR;
+        }
+        add_link(&c->links, a, b, alpha, tpb, s->span);
+        if (s->u.link.bidirectional) add_link(&c->links, b, a, alpha, tpb, s->span);
+        return INTERP_OK;
+    }
+    default:
+        diag_error(c->dx, s->span, "topology-stmt",
+                   "only nodes, link, let, for and if are allowed in a topology");
+        c->errors++;
+        return INTERP_ERROR;
     }
 }
 
@@ -341,10 +324,16 @@ static TopoStatus make_user(const Topology *topo, int64_t N, int64_t ports, doub
     c.nnodes = -1;
     c.alpha_s = alpha_s;
     c.beta_Bps = beta_Bps;
-    c.frame = xcalloc((size_t)(topo->nslots > 0 ? topo->nslots : 1), sizeof *c.frame);
-    if (topo->sym_N) c.frame[topo->sym_N->slot] = N;
-    walk(&c, topo->body);
-    free(c.frame);
+    c.in.leaf = user_leaf;
+    c.in.note = note_n_cb;
+    c.in.user = &c;
+    c.in.dx = dx;
+    c.in.N = N;
+    c.in.frame = xcalloc((size_t)(topo->nslots > 0 ? topo->nslots : 1), sizeof *c.in.frame);
+    if (topo->sym_N) c.in.frame[topo->sym_N->slot] = N;
+    interp_block(&c.in, topo->body);
+    free(c.in.frame);
+    interp_free(&c.in);
     if (!c.errors && c.nnodes < 0) {
         diag_error(dx, topo->span, "topology-nodes", "topology '%s' declares no 'nodes'",
                    topo->name);

@@ -1,26 +1,19 @@
 /* verify.c - symbolic execution of the Schedule IR (see verify.h).
  *
- * State: one VSlot (three uint32) per slot (rank, buffer, chunk):
- *   val    : the value id (V_UNDEF, V_POISON, V_LEAF|in-slot, or an index in
- *            the value table)
- *   lastw  : 1 + index of the last transfer that wrote the slot (0 = never);
- *            it names the culprit in races and starts the walk back in
- *            counterexamples, so the full history never has to be stored
- *   rstamp : 1 + index of the last step that read the slot (race check)
- * Values created by reduces live in a table of immutable records (origin
- * chunk, rank intervals, reduction-tree hash, operands, creating transfer),
- * so copies share them. Input values are not materialised: V_LEAF | i stands
- * for the contribution of in-slot i.
+ * The schedule runs on the simulator of simulate.h, which keeps per slot the
+ * value id, the last transfer that wrote it (it names the culprit in races
+ * and starts the walk back in counterexamples, so the full history never has
+ * to be stored) and the last step that read it, and reports races, reads of
+ * undefined data and writes to `in`. This file gives the values their
+ * meaning: a reduce creates an immutable record (origin chunk, rank
+ * intervals, reduction-tree hash, operands, creating transfer) in a table,
+ * so copies share it; input values are the simulator's leaves (the
+ * contribution of one `in` slot). It turns the simulator's faults and its
+ * own (mixed chunks, double counts, the postcondition, rank consistency)
+ * into diagnostics.
  *
- * A step is executed in two passes: first every source slot of the step is
- * stamped as read, then every transfer is applied in order. Without a race
- * (which is reported) no slot written in the step is read by another
- * transfer of it, so applying in place gives exactly "reads see the state
- * before the step".
- *
- * A value that follows from an error (read of undefined data, double count,
- * mixed chunks, a race) becomes V_POISON, which propagates silently: one
- * mistake gives one diagnostic, not a cascade.
+ * A value that follows from an error becomes SIM_POISON, which propagates
+ * silently: one mistake gives one diagnostic, not a cascade.
  *
  * Messages number steps from 1, as `collc expand` does. */
 #include "analysis/verify.h"
@@ -29,37 +22,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "analysis/simulate.h"
 #include "support/util.h"
 
-/* The slot array reaches hundreds of MiB (N = 4096, split N: 33M slots) and
- * is accessed with a stride of one rank's chunks, so it is mapped directly
- * (zero pages for free) and offered to transparent huge pages, which cuts
- * the TLB misses that otherwise dominate large N. Not from the arena: it is
- * freed after each N. */
-static void *big_zalloc(size_t bytes) {
-    if (bytes < ((size_t)1 << 21)) return xcalloc(1, bytes);
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) collc_internal_error(__FILE__, __LINE__, "out of memory");
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
-static void big_free(void *p, size_t bytes) {
-    if (bytes < ((size_t)1 << 21)) free(p);
-    else munmap(p, bytes);
-}
-
 /* ---------------------------------------------------------------- values */
-
-enum {
-    V_UNDEF = 0,   /* never written */
-    V_POISON = 1,  /* result of an operation already reported as an error */
-    V_FIRST = 2,   /* first index of a value-table entry */
-};
-#define V_LEAF 0x80000000u /* V_LEAF | i: the input contribution of in-slot i */
 
 typedef struct VIvl { int32_t lo, hi; } VIvl; /* ranks [lo, hi) */
 
@@ -72,26 +38,13 @@ typedef struct VVal {
     uint32_t xfer;   /* the reduce transfer that created it */
 } VVal;
 
-/* Per-slot state, kept together: a step touches slots far apart (stride of
- * a rank's chunks), so one cache/TLB miss per slot instead of three. */
-typedef struct VSlot {
-    uint32_t val;    /* value id */
-    uint32_t lastw;  /* 1 + last transfer that wrote it; 0 = never */
-    uint32_t rstamp; /* 1 + last step that read it as a source */
-} VSlot;
-
-/* A buffer's slot layout: the root may hold a different number of chunks. */
-typedef struct VBuf { uint64_t base; int64_t cr, co; } VBuf;
-
 typedef struct VState {
     const Schedule *s;
+    Sim sim;               /* the slots; sim.stop: the error limit is reached */
     DiagEngine *dx;        /* errors; NULL: silent, stop at the first */
     DiagEngine *dxw;       /* the rank-consistency warning; NULL: silent */
     Arena *arena;
     int64_t N, root;       /* root = -1 when unrooted */
-    VBuf *bufs;
-    uint64_t nslots;
-    VSlot *sl;             /* [nslots] */
     VVal *vals;
     size_t nvals, capvals;
     VIvl *ivl;
@@ -108,7 +61,8 @@ typedef struct VState {
     unsigned shown;        /* errors reported */
     struct { const char *code; Span span; } seen[64]; /* reported (code, statement) */
     unsigned nseen;
-    int stop;              /* error limit reached */
+    size_t merge_fault_xfer; /* the transfer whose mixed chunks / double count
+                                was counted (one per transfer); SIZE_MAX */
     size_t describe_budget; /* transfers notes may still replay (describe) */
     int overflow;          /* more than 2^31 values: verify-too-large */
 } VState;
@@ -141,39 +95,17 @@ static uint64_t tree_node(uint64_t a, uint64_t b) {
     return mix64(mix64(lo + 0x9e3779b97f4a7c15ull) ^ (hi * 0xd6e8feb86659fd93ull));
 }
 
-static inline uint64_t slot_of(const VState *v, int b, int64_t rank, int64_t c) {
-    const VBuf *B = &v->bufs[b];
-    if (v->root < 0 || rank <= v->root) return B->base + (uint64_t)(rank * B->co + c);
-    return B->base + (uint64_t)(v->root * B->co + B->cr + (rank - v->root - 1) * B->co + c);
-}
-
-/* Inverse of slot_of for the `in` buffer (leaf ids). */
-static void in_slot_decode(const VState *v, uint64_t i, int64_t *rank, int64_t *c) {
-    const VBuf *B = &v->bufs[BUF_IN];
-    int64_t idx = (int64_t)i;
-    if (v->root < 0 || B->cr == B->co) {
-        *rank = idx / B->co; *c = idx % B->co;
-    } else if (idx < v->root * B->co) {
-        *rank = idx / B->co; *c = idx % B->co;
-    } else if (idx < v->root * B->co + B->cr) {
-        *rank = v->root; *c = idx - v->root * B->co;
-    } else {
-        int64_t j = idx - v->root * B->co - B->cr;
-        *rank = v->root + 1 + j / B->co; *c = j % B->co;
-    }
-}
-
 static void view(const VState *v, uint32_t id, VView *w) {
-    if (id & V_LEAF) {
+    if (id & SIM_LEAF) {
         int64_t r, c;
-        in_slot_decode(v, id & ~V_LEAF, &r, &c);
+        sim_leaf_origin(&v->sim, id, &r, &c);
         w->chunk = (int32_t)c;
         w->one.lo = (int32_t)r; w->one.hi = (int32_t)r + 1;
         w->iv = &w->one; w->n = 1;
         w->tree = tree_leaf(r, c);
         return;
     }
-    COLLC_ASSERT(id >= V_FIRST && id < v->nvals);
+    COLLC_ASSERT(id >= SIM_FIRST && id < v->nvals);
     const VVal *x = &v->vals[id];
     w->chunk = x->chunk; w->iv = v->ivl + x->ioff; w->n = x->nivl; w->tree = x->tree;
 }
@@ -190,7 +122,6 @@ static void tmp_reserve(VState *v, size_t n) {
     v->tmp = xrealloc(v->tmp, v->captmp * sizeof *v->tmp);
 }
 
-/* Appends a value built from v->tmp[0..n). */
 /* Appends v->tmp[0..n) to the interval pool; returns its offset. */
 static uint64_t ivl_store(VState *v, size_t n) {
     if (v->nivl + n > v->capivl) {
@@ -209,11 +140,11 @@ static uint64_t ivl_store(VState *v, size_t n) {
  * with other values: intervals are immutable). */
 static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uint64_t tree,
                           uint32_t pd, uint32_t ps, uint32_t xfer) {
-    if (v->nvals >= V_LEAF) {
+    if (v->nvals >= SIM_LEAF) {
         /* Value ids are 31-bit: stop rather than alias an input leaf. */
         v->overflow = 1;
-        v->stop = 1;
-        return V_POISON;
+        v->sim.stop = 1;
+        return SIM_POISON;
     }
     if (v->nvals == v->capvals) {
         v->capvals = v->capvals ? 2 * v->capvals : 1024;
@@ -228,7 +159,7 @@ static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uin
 /* Identity of a value's rank set for the merge cache: the interval pool
  * offset, or the rank of an input leaf. */
 static uint64_t set_key(const VState *v, uint32_t id, const VView *w) {
-    if (id & V_LEAF) return ((uint64_t)1 << 63) | (uint64_t)(uint32_t)w->one.lo;
+    if (id & SIM_LEAF) return ((uint64_t)1 << 63) | (uint64_t)(uint32_t)w->one.lo;
     return v->vals[id].ioff;
 }
 
@@ -305,8 +236,8 @@ static void sb_ranks(SBuf *b, const VIvl *iv, size_t n) {
 }
 
 static void sb_value(VState *v, SBuf *b, uint32_t id) {
-    if (id == V_UNDEF) { sb_printf(b, "undefined"); return; }
-    if (id == V_POISON) { sb_printf(b, "invalid"); return; }
+    if (id == SIM_UNDEF) { sb_printf(b, "undefined"); return; }
+    if (id == SIM_POISON) { sb_printf(b, "invalid"); return; }
     VView w;
     view(v, id, &w);
     sb_printf(b, "{");
@@ -329,14 +260,14 @@ static const char *fmt_slot(VState *v, int buf, int64_t rank, int64_t c) {
  * that trees equal up to commutativity print the same. */
 static void sb_tree(VState *v, SBuf *b, uint32_t id, int *budget) {
     if (*budget <= 0) { sb_printf(b, "..."); return; }
-    if (id & V_LEAF) {
+    if (id & SIM_LEAF) {
         VView w;
         view(v, id, &w);
         sb_printf(b, "r%d", w.one.lo);
         (*budget)--;
         return;
     }
-    if (id < V_FIRST) { sb_printf(b, "?"); return; }
+    if (id < SIM_FIRST) { sb_printf(b, "?"); return; }
     const VVal *x = &v->vals[id];
     VView a, c;
     view(v, x->pd, &a);
@@ -373,17 +304,6 @@ static const char *describe(VState *v, size_t xfer, int strip_n) {
     return arena_printf(v->arena, " (%s)", d);
 }
 
-/* Index of the step holding transfer x (steps are in transfer order).
- * Messages number steps from 1, as `collc expand` does. */
-static size_t step_of(const Schedule *s, size_t x) {
-    size_t lo = 0, hi = s->nsteps;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->steps[mid].first <= x) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
 static const char *op_name(uint8_t op) { return op == XFER_REDUCE ? "reduce" : "copy"; }
 
 /* ---------------------------------------------------------------- errors */
@@ -394,7 +314,7 @@ static const char *op_name(uint8_t op) { return op == XFER_REDUCE ? "reduce" : "
  * different ones. Execution stops after max_errors shown errors. */
 static int count_error(VState *v, const char *code, Span sp) {
     v->errors++;
-    if (!v->dx) { v->stop = 1; return 0; }
+    if (!v->dx) { v->sim.stop = 1; return 0; }
     for (unsigned i = 0; i < v->nseen; i++)
         if (!strcmp(v->seen[i].code, code) && v->seen[i].span.file == sp.file &&
             v->seen[i].span.lo == sp.lo && v->seen[i].span.hi == sp.hi)
@@ -404,7 +324,7 @@ static int count_error(VState *v, const char *code, Span sp) {
         v->seen[v->nseen].span = sp;
         v->nseen++;
     }
-    if (++v->shown >= v->max_errors) v->stop = 1;
+    if (++v->shown >= v->max_errors) v->sim.stop = 1;
     return 1;
 }
 
@@ -441,167 +361,87 @@ static void report_race(VState *v, size_t step, size_t x, int buf, int64_t rank,
     diag_note(v->dx, v->s->steps[step].span, "%s", double_buffer_hint);
 }
 
-/* The transfer of step `step` that reads slot (buf, rank, c) as a source. */
-static size_t find_reader(const Schedule *s, size_t step, int buf, int64_t rank, int64_t c) {
-    const Step *st = &s->steps[step];
-    for (size_t x = st->first; x < st->first + st->count; x++) {
-        const SlotRange *r = &s->xfers[x].src;
-        if (r->rank == rank && r->buffer == buf && r->lo <= c && c < r->hi) return x;
-    }
-    COLLC_UNREACHABLE("race: no reader found");
-}
-
 /* After an undefined read in step k: where the slot is first written
  * (a later step: the steps are in the wrong order), if anywhere. */
 static void note_first_write(VState *v, size_t k, int buf, int64_t rank, int64_t c) {
     const Schedule *s = v->s;
-    for (size_t x = s->steps[k].first + s->steps[k].count; x < s->nxfers; x++) {
-        const SlotRange *d = &s->xfers[x].dst;
-        if (d->rank == rank && d->buffer == buf && d->lo <= c && c < d->hi) {
-            diag_note(v->dx, s->xfers[x].span, "%s is first written later, here in step %zu%s",
-                      fmt_slot(v, buf, rank, c), step_of(s, x) + 1, describe(v, x, 1));
-            return;
-        }
-    }
-    diag_note(v->dx, span_none(), "no other step writes %s", fmt_slot(v, buf, rank, c));
+    size_t x = sim_writer_from(s, s->steps[k].first + s->steps[k].count, buf, rank, c);
+    if (x != SIZE_MAX)
+        diag_note(v->dx, s->xfers[x].span, "%s is first written later, here in step %zu%s",
+                  fmt_slot(v, buf, rank, c), sim_step_of(s, x) + 1, describe(v, x, 1));
+    else
+        diag_note(v->dx, span_none(), "no other step writes %s", fmt_slot(v, buf, rank, c));
 }
 
 /* ------------------------------------------------------------- execution */
 
-#define PREFETCH_AHEAD 8
-
-static void run_step(VState *v, size_t k) {
-    const Schedule *s = v->s;
-    const Step *st = &s->steps[k];
-    uint32_t stamp = (uint32_t)k + 1;
-    size_t end = st->first + st->count;
-
-    /* Slots of one step lie a rank's worth of chunks apart, so nearly
-     * every access misses the cache; transfers are independent, so the
-     * slots PREFETCH_AHEAD transfers ahead are fetched while this one runs. */
-    for (size_t x = st->first; x < end; x++) {
-        const Transfer *t = &s->xfers[x];
-        if (x + PREFETCH_AHEAD < end) {
-            const Transfer *u = &s->xfers[x + PREFETCH_AHEAD];
-            __builtin_prefetch(&v->sl[slot_of(v, u->src.buffer, u->src.rank, u->src.lo)], 1);
-        }
-        for (int32_t c = t->src.lo; c < t->src.hi; c++)
-            v->sl[slot_of(v, t->src.buffer, t->src.rank, c)].rstamp = stamp;
+/* The simulator's faults as diagnostics. */
+static void on_fault(void *user, const SimFault *f) {
+    VState *v = user;
+    const Transfer *t = &v->s->xfers[f->xfer];
+    switch (f->kind) {
+    case SIM_FAULT_WRITE_TO_IN:
+        if (count_error(v, "write-to-in", t->span))
+            diag_error(v->dx, t->span, "write-to-in", "step %zu writes to read-only %s%s",
+                       f->step + 1, fmt_slot(v, BUF_IN, f->rank, f->chunk), describe(v, f->xfer, 0));
+        return;
+    case SIM_FAULT_RACE_WRITE:
+    case SIM_FAULT_RACE_READ:
+        report_race(v, f->step, f->xfer, f->buffer, f->rank, f->chunk, f->other,
+                    f->kind == SIM_FAULT_RACE_WRITE);
+        return;
+    case SIM_FAULT_UNDEF_SOURCE:
+    case SIM_FAULT_UNDEF_DEST:
+        if (!count_error(v, "undefined-read", t->span)) return;
+        diag_error(v->dx, t->span, "undefined-read",
+                   f->kind == SIM_FAULT_UNDEF_SOURCE ? "step %zu reads undefined %s%s"
+                                                     : "step %zu reduces into undefined %s%s",
+                   f->step + 1, fmt_slot(v, f->buffer, f->rank, f->chunk), describe(v, f->xfer, 0));
+        note_first_write(v, f->step, f->buffer, f->rank, f->chunk);
+        return;
     }
+}
 
-    for (size_t x = st->first; x < end && !v->stop; x++) {
-        const Transfer *t = &s->xfers[x];
-        if (x + PREFETCH_AHEAD < end) {
-            const Transfer *u = &s->xfers[x + PREFETCH_AHEAD];
-            __builtin_prefetch(&v->sl[slot_of(v, u->dst.buffer, u->dst.rank, u->dst.lo)], 1);
-            __builtin_prefetch(&v->sl[slot_of(v, u->src.buffer, u->src.rank, u->src.lo)], 0);
-        }
-        if (t->dst.buffer == BUF_IN) {
-            if (count_error(v, "write-to-in", t->span))
-                diag_error(v->dx, t->span, "write-to-in", "step %zu writes to read-only %s%s",
-                           k + 1, fmt_slot(v, BUF_IN, t->dst.rank, t->dst.lo), describe(v, x, 0));
-            continue;
-        }
-        int raced = 0, undef = 0, merged = 0;
-        for (int32_t i = 0; i < t->dst.hi - t->dst.lo && !v->stop; i++) {
-            int64_t dc = t->dst.lo + i, sc = t->src.lo + i;
-            uint64_t sd = slot_of(v, t->dst.buffer, t->dst.rank, dc);
-            uint64_t ss = slot_of(v, t->src.buffer, t->src.rank, sc);
-            uint32_t lw = v->sl[sd].lastw;
-            int ww = lw && lw - 1 >= st->first;
-            if (ww || v->sl[sd].rstamp == stamp) {
-                if (!raced++)
-                    report_race(v, k, x, t->dst.buffer, t->dst.rank, dc,
-                                ww ? lw - 1 : find_reader(s, k, t->dst.buffer, t->dst.rank, dc), ww);
-                /* The outcome depends on timing: poison the slot, so that
-                 * what follows from it is not reported again. */
-                v->sl[sd].val = V_POISON;
-                v->sl[sd].lastw = (uint32_t)x + 1;
-                continue;
-            }
-            if (v->stop) break;
-            uint32_t vs = v->sl[ss].val, nv;
-            if (t->op == XFER_COPY) {
-                if (vs == V_UNDEF) {
-                    nv = V_POISON;
-                    if (!undef++ && count_error(v, "undefined-read", t->span)) {
-                        diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
-                                   k + 1, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
-                        note_first_write(v, k, t->src.buffer, t->src.rank, sc);
-                    }
-                } else {
-                    nv = vs;
-                }
-            } else {
-                uint32_t vd = v->sl[sd].val;
-                if (vs == V_UNDEF || vd == V_UNDEF) {
-                    nv = V_POISON;
-                    if (!undef++ && count_error(v, "undefined-read", t->span)) {
-                        if (vs == V_UNDEF) {
-                            diag_error(v->dx, t->span, "undefined-read", "step %zu reads undefined %s%s",
-                                       k + 1, fmt_slot(v, t->src.buffer, t->src.rank, sc), describe(v, x, 0));
-                            note_first_write(v, k, t->src.buffer, t->src.rank, sc);
-                        } else {
-                            diag_error(v->dx, t->span, "undefined-read",
-                                       "step %zu reduces into undefined %s%s", k + 1,
-                                       fmt_slot(v, t->dst.buffer, t->dst.rank, dc), describe(v, x, 0));
-                            note_first_write(v, k, t->dst.buffer, t->dst.rank, dc);
-                        }
-                    }
-                } else if (vs == V_POISON || vd == V_POISON) {
-                    nv = V_POISON;
-                } else {
-                    VView a, b;
-                    view(v, vd, &a);
-                    view(v, vs, &b);
-                    size_t nover = 0, n = 0;
-                    uint64_t ka = set_key(v, vd, &a), kb = set_key(v, vs, &b);
-                    if (a.chunk == b.chunk && v->mc_valid && v->mc_a == ka && v->mc_b == kb) {
-                        nv = value_new(v, a.chunk, v->mc_off, v->mc_n, tree_node(a.tree, b.tree),
-                                       vd, vs, (uint32_t)x);
-                    } else if (a.chunk != b.chunk) {
-                        nv = V_POISON;
-                        if (!merged++ && count_error(v, "mixed-chunks", t->span))
-                            diag_error(v->dx, t->span, "mixed-chunks",
-                                       "step %zu mixes chunks: reduces %s into %s = %s%s", k + 1,
-                                       fmt_value(v, vs), fmt_slot(v, t->dst.buffer, t->dst.rank, dc),
-                                       fmt_value(v, vd), describe(v, x, 0));
-                    } else if ((n = ivl_merge(v, a.iv, a.n, b.iv, b.n, &nover)) == 0) {
-                        nv = V_POISON;
-                        if (!merged++ && count_error(v, "double-count", t->span)) {
-                            SBuf sb = {0};
-                            sb_ranks(&sb, v->tmp, nover);
-                            const char *twice = sb_done(&sb, v->arena);
-                            diag_error(v->dx, t->span, "double-count",
-                                       "step %zu counts %s twice: reduces %s into %s = %s%s", k + 1,
-                                       twice, fmt_value(v, vs),
-                                       fmt_slot(v, t->dst.buffer, t->dst.rank, dc),
-                                       fmt_value(v, vd), describe(v, x, 0));
-                        }
-                    } else {
-                        uint64_t off = ivl_store(v, n);
-                        nv = value_new(v, a.chunk, off, n, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
-                        v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off; v->mc_n = n;
-                    }
-                }
-            }
-            v->sl[sd].val = nv;
-            v->sl[sd].lastw = (uint32_t)x + 1;
-        }
+/* A reduce: the union of two contribution sets of the same origin chunk
+ * that share no rank; SIM_POISON (reported once per transfer) otherwise. */
+static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd, uint32_t vs) {
+    VState *v = user;
+    VView a, b;
+    view(v, vd, &a);
+    view(v, vs, &b);
+    uint64_t ka = set_key(v, vd, &a), kb = set_key(v, vs, &b);
+    if (a.chunk == b.chunk && v->mc_valid && v->mc_a == ka && v->mc_b == kb)
+        return value_new(v, a.chunk, v->mc_off, v->mc_n, tree_node(a.tree, b.tree), vd, vs,
+                         (uint32_t)x);
+    const Transfer *t = &v->s->xfers[x];
+    size_t nover = 0, n = 0;
+    if (a.chunk != b.chunk) {
+        if (v->merge_fault_xfer != x && (v->merge_fault_xfer = x, count_error(v, "mixed-chunks", t->span)))
+            diag_error(v->dx, t->span, "mixed-chunks",
+                       "step %zu mixes chunks: reduces %s into %s = %s%s", k + 1, fmt_value(v, vs),
+                       fmt_slot(v, t->dst.buffer, t->dst.rank, t->dst.lo + i), fmt_value(v, vd),
+                       describe(v, x, 0));
+        return SIM_POISON;
     }
+    if ((n = ivl_merge(v, a.iv, a.n, b.iv, b.n, &nover)) == 0) {
+        if (v->merge_fault_xfer != x && (v->merge_fault_xfer = x, count_error(v, "double-count", t->span))) {
+            SBuf sb = {0};
+            sb_ranks(&sb, v->tmp, nover);
+            const char *twice = sb_done(&sb, v->arena);
+            diag_error(v->dx, t->span, "double-count",
+                       "step %zu counts %s twice: reduces %s into %s = %s%s", k + 1, twice,
+                       fmt_value(v, vs), fmt_slot(v, t->dst.buffer, t->dst.rank, t->dst.lo + i),
+                       fmt_value(v, vd), describe(v, x, 0));
+        }
+        return SIM_POISON;
+    }
+    uint64_t off = ivl_store(v, n);
+    uint32_t nv = value_new(v, a.chunk, off, n, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
+    v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off; v->mc_n = n;
+    return nv;
 }
 
 /* ------------------------------------------------- counterexample notes */
-
-/* The last transfer before `bound` (exclusive) whose destination covers the
- * slot; SIZE_MAX when none. */
-static size_t last_writer_before(const Schedule *s, size_t bound, int buf, int64_t rank, int64_t c) {
-    while (bound > 0) {
-        const SlotRange *d = &s->xfers[--bound].dst;
-        if (d->rank == rank && d->buffer == buf && d->lo <= c && c < d->hi) return bound;
-    }
-    return SIZE_MAX;
-}
 
 #define MAX_WALK_NOTES 8
 
@@ -616,14 +456,13 @@ typedef struct Hop { size_t x, step; int buf; int64_t rank, c; uint32_t id; } Ho
  * shown reach back to the statement where the path changes. */
 static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
     const Schedule *s = v->s;
-    uint64_t sl = slot_of(v, buf, rank, c);
-    size_t x = v->sl[sl].lastw ? v->sl[sl].lastw - 1 : SIZE_MAX;
-    uint32_t id = v->sl[sl].val;
+    size_t x = sim_last_writer(&v->sim, buf, rank, c);
+    uint32_t id = sim_value(&v->sim, buf, rank, c);
     Hop *hops = NULL;
     size_t nhops = 0, cap = 0;
     while (x != SIZE_MAX) {
         const Transfer *t = &s->xfers[x];
-        size_t k = step_of(s, x);
+        size_t k = sim_step_of(s, x);
         if (nhops == cap) {
             cap = cap ? 2 * cap : 64;
             hops = xrealloc(hops, cap * sizeof *hops);
@@ -633,7 +472,7 @@ static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
         if (t->op == XFER_COPY) {
             buf = t->src.buffer; rank = t->src.rank; c = t->src.lo + off;
         } else {
-            if (id < V_FIRST || (id & V_LEAF) || v->vals[id].xfer != x) break;
+            if (id < SIM_FIRST || (id & SIM_LEAF) || v->vals[id].xfer != x) break;
             const VVal *val = &v->vals[id];
             VView a, b;
             view(v, val->pd, &a);
@@ -644,7 +483,7 @@ static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
                 id = val->pd;
             }
         }
-        x = last_writer_before(s, s->steps[k].first, buf, rank, c);
+        x = sim_writer_before(s, s->steps[k].first, buf, rank, c);
     }
     size_t shown = 0, hidden = 0;
     for (size_t i = 0; i < nhops;) {
@@ -717,18 +556,54 @@ static const char *instance_name(VState *v) {
     return arena_printf(v->arena, "N = %" PRId64, v->N);
 }
 
+/* "out[r][c] is never written": no transfer writes the slot, so there is
+ * no statement to blame directly. The error goes to the statement most
+ * likely meant to write it, the last transfer writing the nearest slot:
+ * the same chunk on another rank (a loop or an 'if' that leaves out this
+ * rank), else another chunk of the same rank (one that leaves out this
+ * chunk), else any chunk of 'out'; the algorithm's name only when nothing
+ * writes 'out'. */
+static void report_never_written(VState *v, int64_t r, int64_t c, const char *want) {
+    const Schedule *s = v->s;
+    size_t same_chunk = SIZE_MAX, same_rank = SIZE_MAX, any = SIZE_MAX;
+    for (size_t x = s->nxfers; x-- > 0 && same_chunk == SIZE_MAX;) {
+        const SlotRange *d = &s->xfers[x].dst;
+        if (d->buffer != BUF_OUT) continue;
+        if (any == SIZE_MAX) any = x;
+        if (d->lo <= c && c < d->hi) same_chunk = x;
+        else if (d->rank == r && same_rank == SIZE_MAX) same_rank = x;
+    }
+    size_t x = same_chunk != SIZE_MAX ? same_chunk : same_rank != SIZE_MAX ? same_rank : any;
+    const char *slot = fmt_slot(v, BUF_OUT, r, c);
+    if (x == SIZE_MAX) {
+        diag_error(v->dx, s->alg->name_span, "postcondition",
+                   "%s is never written for %s (expected %s)", slot, instance_name(v), want);
+        diag_note(v->dx, span_none(), "no transfer writes '%s' at all",
+                  s->alg->buffers[BUF_OUT].name);
+        return;
+    }
+    const Transfer *t = &s->xfers[x];
+    int64_t wc = same_chunk != SIZE_MAX ? c : t->dst.lo;
+    diag_error(v->dx, t->span, "postcondition", "%s is never written for %s (expected %s)", slot,
+               instance_name(v), want);
+    diag_note(v->dx, span_none(), "the nearest write: step %zu%s writes %s here, but no transfer writes %s",
+              sim_step_of(s, x) + 1, describe(v, x, 1), fmt_slot(v, BUF_OUT, t->dst.rank, wc), slot);
+    diag_note(v->dx, span_none(), "a slot that nothing writes usually means a loop that stops one "
+              "iteration short, or an 'if' or an index that leaves out %s",
+              same_chunk != SIZE_MAX ? "a rank" : "a chunk");
+}
+
 static void check_postcondition(VState *v) {
     const Schedule *s = v->s;
-    for (int64_t r = 0; r < v->N && !v->stop; r++) {
+    for (int64_t r = 0; r < v->N && !v->sim.stop; r++) {
         int64_t nc = schedule_chunks(s, BUF_OUT, r);
-        for (int64_t c = 0; c < nc && !v->stop; c++) {
-            uint64_t sl = slot_of(v, BUF_OUT, r, c);
-            uint32_t id = v->sl[sl].val;
-            if (id == V_POISON) continue;
+        for (int64_t c = 0; c < nc && !v->sim.stop; c++) {
+            uint32_t id = sim_value(&v->sim, BUF_OUT, r, c);
+            if (id == SIM_POISON) continue;
             Expect e = expected_out(s, r, c);
             VIvl ev = {e.lo, e.hi};
             VView w;
-            if (id != V_UNDEF) {
+            if (id != SIM_UNDEF) {
                 view(v, id, &w);
                 if (w.chunk == e.chunk && w.n == 1 && w.iv[0].lo == e.lo && w.iv[0].hi == e.hi)
                     continue; /* the common case, without formatting */
@@ -737,12 +612,11 @@ static void check_postcondition(VState *v) {
             sb_printf(&want, "{");
             sb_ranks(&want, &ev, 1);
             sb_printf(&want, " : c%" PRId64 "}", e.chunk);
-            if (id == V_UNDEF) {
-                if (count_error(v, "postcondition", s->alg->name_span)) {
-                    diag_error(v->dx, s->alg->name_span, "postcondition",
-                               "%s is never written for %s (expected %s)", fmt_slot(v, BUF_OUT, r, c),
-                               instance_name(v), sb_done(&want, v->arena));
-                }
+            if (id == SIM_UNDEF) {
+                /* Keyed on the name: one such error per instance, and the
+                 * search for the nearest write runs only when it is shown. */
+                if (count_error(v, "postcondition", s->alg->name_span))
+                    report_never_written(v, r, c, sb_done(&want, v->arena));
                 free(want.p);
                 continue;
             }
@@ -750,7 +624,7 @@ static void check_postcondition(VState *v) {
             size_t nmiss = ivl_minus(&ev, 1, w.iv, w.n, &miss);
             size_t nextra = ivl_minus(w.iv, w.n, &ev, 1, &extra);
             if (w.chunk != e.chunk || nmiss || nextra) {
-                size_t x = v->sl[sl].lastw - 1;
+                size_t x = sim_last_writer(&v->sim, BUF_OUT, r, c);
                 if (count_error(v, "postcondition", s->xfers[x].span)) {
                     SBuf why = {0};
                     if (w.chunk != e.chunk) {
@@ -794,12 +668,12 @@ static int check_consistency(VState *v) {
     for (int64_t r = 0; r < v->N && result != 0; r++) {
         int64_t nc = schedule_chunks(s, BUF_OUT, r);
         for (int64_t c = 0; c < nc; c++) {
-            uint32_t id = v->sl[slot_of(v, BUF_OUT, r, c)].val;
+            uint32_t id = sim_value(&v->sim, BUF_OUT, r, c);
             Expect e = expected_out(s, r, c);
-            if (id < V_FIRST && !(id & V_LEAF)) continue;
+            if (id < SIM_FIRST && !(id & SIM_LEAF)) continue;
             if (first[e.chunk] < 0) { first[e.chunk] = (r << 32) | c; continue; }
             int64_t r0 = first[e.chunk] >> 32, c0 = first[e.chunk] & 0xffffffff;
-            uint32_t id0 = v->sl[slot_of(v, BUF_OUT, r0, c0)].val;
+            uint32_t id0 = sim_value(&v->sim, BUF_OUT, r0, c0);
             VView a, b;
             view(v, id0, &a);
             view(v, id, &b);
@@ -807,7 +681,7 @@ static int check_consistency(VState *v) {
             if (a.tree == b.tree) continue;
             result = 0;
             if (v->dxw) {
-                size_t x = v->sl[slot_of(v, BUF_OUT, r, c)].lastw - 1;
+                size_t x = sim_last_writer(&v->sim, BUF_OUT, r, c);
                 int sev = diag_warning(v->dxw, s->xfers[x].span, "rank-consistency",
                     "%s and %s hold the same sum reduced in different orders for %s; "
                     "floating-point results can differ between ranks",
@@ -820,7 +694,7 @@ static int check_consistency(VState *v) {
                         int budget = 16;
                         sb_tree(v, &t, ids[j], &budget);
                         uint32_t w = ids[j];
-                        Span sp = (w >= V_FIRST && !(w & V_LEAF)) ? s->xfers[v->vals[w].xfer].span
+                        Span sp = (w >= SIM_FIRST && !(w & SIM_LEAF)) ? s->xfers[v->vals[w].xfer].span
                                                                   : span_none();
                         diag_note(v->dxw, sp, "%s = %s", fmt_slot(v, BUF_OUT, rs[j], cs[j]),
                                   sb_done(&t, v->arena));
@@ -844,40 +718,30 @@ unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, 
     v.root = collective_info[s->alg->coll].rooted ? s->root : -1;
     v.max_errors = max_errors ? max_errors : VERIFY_DEFAULT_MAX_ERRORS;
     v.describe_budget = (size_t)8 << 20;
+    v.merge_fault_xfer = SIZE_MAX;
     VerifyStats dummy;
     if (!st) st = &dummy;
     memset(st, 0, sizeof *st);
     st->consistent = -1;
 
-    v.bufs = xcalloc((size_t)s->nbuffers, sizeof *v.bufs);
-    uint64_t total = 0;
-    for (int b = 0; b < s->nbuffers; b++) {
-        v.bufs[b].base = total;
-        v.bufs[b].co = s->chunks_other[b];
-        v.bufs[b].cr = v.root >= 0 ? s->chunks_at_root[b] : s->chunks_other[b];
-        total += v.root >= 0 ? (uint64_t)((v.N - 1) * v.bufs[b].co + v.bufs[b].cr)
-                             : (uint64_t)(v.N * v.bufs[b].co);
-    }
-    uint64_t nin = v.s->nbuffers > 1 ? v.bufs[1].base : total;
-    if (nin >= V_LEAF || s->nxfers >= UINT32_MAX || s->nsteps >= UINT32_MAX) {
+    SimHooks hooks = {on_reduce, on_fault, &v};
+    if (sim_init(&v.sim, s, &hooks)) {
         st->errors = 1;
-        if (dx)
+        if (dx) {
+            uint64_t nin = 0;
+            for (int64_t r = 0; r < s->N; r++) nin += (uint64_t)schedule_chunks(s, BUF_IN, r);
             diag_error(dx, s->alg->name_span, "verify-too-large",
                        "schedule of '%s' for N = %" PRId64 " is too large to verify "
                        "(%" PRIu64 " input chunks, %zu transfers; limit 2^31 and 2^32)",
                        s->alg->name, s->N, nin, s->nxfers);
-        free(v.bufs);
+        }
         return 1;
     }
-    v.nslots = total;
-    size_t slot_bytes = (size_t)(total ? total : 1) * sizeof *v.sl;
-    v.sl = big_zalloc(slot_bytes);
-    for (uint64_t i = 0; i < nin; i++) v.sl[i].val = V_LEAF | (uint32_t)i;
     v.capvals = 1024;
     v.vals = xmalloc(v.capvals * sizeof *v.vals);
-    v.nvals = V_FIRST;
+    v.nvals = SIM_FIRST;
 
-    for (size_t k = 0; k < s->nsteps && !v.stop; k++) run_step(&v, k);
+    while (v.sim.next < s->nsteps && !v.sim.stop) sim_step(&v.sim);
     if (v.overflow) {
         v.errors++;
         if (dx)
@@ -885,15 +749,15 @@ unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, 
                        "schedule of '%s' for N = %" PRId64 " is too large to verify "
                        "(more than 2^31 reduced values)", s->alg->name, s->N);
     }
-    if (!v.stop) check_postcondition(&v);
+    if (!v.sim.stop) check_postcondition(&v);
     if (!v.errors) st->consistent = check_consistency(&v);
 
     st->errors = v.errors;
-    st->slots = total;
-    st->values = v.nvals - V_FIRST;
+    st->slots = v.sim.nslots;
+    st->values = v.nvals - SIM_FIRST;
     st->intervals = v.nivl;
-    big_free(v.sl, slot_bytes);
-    free(v.vals); free(v.ivl); free(v.tmp); free(v.bufs);
+    sim_free(&v.sim);
+    free(v.vals); free(v.ivl); free(v.tmp);
     return v.errors;
 }
 

@@ -7,7 +7,8 @@
  * the current winner is overtaken at the first size where a line with a
  * smaller slope meets it. Every pairwise crossover is listed as well. */
 #include "driver/driver.h"
-#include "analysis/cost_cli.h"
+#include "driver/cost_cli.h"
+#include "support/json.h"
 #include "support/util.h"
 
 #include <math.h>
@@ -69,44 +70,60 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
     cost_fmt_bw(c->machine.beta, be, sizeof be);
     cost_fmt_bw(c->machine.gamma, ga, sizeof ga);
     if (c->json) {
-        FILE *f = stdout;
-        fprintf(f, "{\"collective\":\"%s\",\"N\":%lld,\"topology\":", collective_info[coll].keyword,
-                (long long)N);
-        cost_json_str(f, t->name);
-        fprintf(f, ",\"routing\":\"%s\",\"alpha_s\":%.17g,\"beta_Bps\":%.17g,\"gamma_Bps\":%.17g,"
-                   "\"range\":[%.17g,%.17g],\"algorithms\":[",
-                t->cut_through ? "cut-through" : "store-forward", c->machine.alpha,
-                c->machine.beta, c->machine.gamma, lo, hi);
+        JsonWriter w;
+        json_init(&w, stdout);
+        json_object_begin(&w);
+        json_field_string(&w, "collective", collective_info[coll].keyword);
+        json_field_int(&w, "N", N);
+        json_field_string(&w, "topology", t->name);
+        json_field_string(&w, "routing", t->cut_through ? "cut-through" : "store-forward");
+        json_field_number(&w, "alpha_s", c->machine.alpha);
+        json_field_number(&w, "beta_Bps", c->machine.beta);
+        json_field_number(&w, "gamma_Bps", c->machine.gamma);
+        json_key(&w, "range");
+        json_array_begin(&w);
+        json_number(&w, lo);
+        json_number(&w, hi);
+        json_array_end(&w);
+        json_key(&w, "algorithms");
+        json_array_begin(&w);
         for (int k = 0; k < nl; k++) {
-            char ra[48], rb[48], rcc[48];
-            fprintf(f, "%s{\"algorithm\":", k ? "," : "");
-            cost_json_str(f, lines[k].alg->name);
-            fprintf(f, ",\"alpha\":\"%s\",\"beta\":\"%s\",\"gamma\":\"%s\",\"latency_s\":%.17g,"
-                       "\"seconds_per_byte\":%.17g}",
-                    rat_format(lines[k].t.a, ra, sizeof ra), rat_format(lines[k].t.b, rb, sizeof rb),
-                    rat_format(lines[k].t.c, rcc, sizeof rcc), lines[k].A, lines[k].B);
+            char r[48];
+            json_object_begin(&w);
+            json_field_string(&w, "algorithm", lines[k].alg->name);
+            json_field_string(&w, "alpha", rat_format(lines[k].t.a, r, sizeof r));
+            json_field_string(&w, "beta", rat_format(lines[k].t.b, r, sizeof r));
+            json_field_string(&w, "gamma", rat_format(lines[k].t.c, r, sizeof r));
+            json_field_number(&w, "latency_s", lines[k].A);
+            json_field_number(&w, "seconds_per_byte", lines[k].B);
+            json_object_end(&w);
         }
-        fputs("],\"fastest\":[", f);
+        json_array_end(&w);
+        json_key(&w, "fastest");
+        json_array_begin(&w);
         for (int k = 0; k < nseg; k++) {
-            fprintf(f, "%s{\"from_bytes\":%.17g,\"to_bytes\":%.17g,\"algorithm\":", k ? "," : "",
-                    seg_lo[k], k + 1 < nseg ? seg_lo[k + 1] : hi);
-            cost_json_str(f, lines[seg_alg[k]].alg->name);
-            fputc('}', f);
+            json_object_begin(&w);
+            json_field_number(&w, "from_bytes", seg_lo[k]);
+            json_field_number(&w, "to_bytes", k + 1 < nseg ? seg_lo[k + 1] : hi);
+            json_field_string(&w, "algorithm", lines[seg_alg[k]].alg->name);
+            json_object_end(&w);
         }
-        fputs("],\"crossovers\":[", f);
-        int first = 1;
+        json_array_end(&w);
+        json_key(&w, "crossovers");
+        json_array_begin(&w);
         for (int i = 0; i < nl; i++)
             for (int j = 0; j < nl; j++) {
                 double x = i == j ? -1 : crossover(&lines[i], &lines[j]);
                 if (x <= 0) continue;
-                fprintf(f, "%s{\"faster_above\":", first ? "" : ",");
-                cost_json_str(f, lines[j].alg->name);
-                fputs(",\"faster_below\":", f);
-                cost_json_str(f, lines[i].alg->name);
-                fprintf(f, ",\"bytes\":%.17g}", x);
-                first = 0;
+                json_object_begin(&w);
+                json_field_string(&w, "faster_above", lines[j].alg->name);
+                json_field_string(&w, "faster_below", lines[i].alg->name);
+                json_field_number(&w, "bytes", x);
+                json_object_end(&w);
             }
-        fputs("]}\n", f);
+        json_array_end(&w);
+        json_object_end(&w);
+        fputc('\n', stdout);
     } else {
         if (!first) printf("\n");
         printf("compare %s at N = %lld, topology %s%s\n", collective_info[coll].keyword,
@@ -242,7 +259,8 @@ int cmd_compare(int argc, char **argv) {
     }
 
     if (status == EXIT_OK) {
-        /* one comparison per collective, in the order of collectives.def */
+        /* one comparison per collective, in the order of their values
+         * (coll.h's COLL_BROADCAST first) */
         Line *sub = xcalloc((size_t)nl, sizeof *sub);
         int first = 1;
         for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {

@@ -157,10 +157,6 @@ int cmd_compile(int argc, char **argv) {
     } else {
         kind = flag_emit_llvm ? EMIT_BITCODE : EMIT_OBJECT;
     }
-    if (nfiles > 1 && output && strcmp(output, "-") != 0 && kind != EMIT_RANKIR) {
-        /* several inputs go into one module/translation unit: fine */
-    }
-
     Session s;
     if (session_open(&s, &opts, files, nfiles) != 0) {
         status = session_close(&s, EXIT_INPUT);

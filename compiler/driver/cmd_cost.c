@@ -1,10 +1,11 @@
 /* cmd_cost.c - `collc cost`: the alpha-beta-gamma cost of each algorithm,
  * beside its lower bounds, for one or more N, or as a closed form in N
  * (--n). Also the option parsing shared with compare and draw
- * (analysis/cost_cli.h). The model is documented in docs/cost.md. */
+ * (driver/cost_cli.h). The model is documented in docs/cost.md. */
 #include "driver/driver.h"
-#include "analysis/cost_cli.h"
+#include "driver/cost_cli.h"
 #include "driver/cost_machine.h"
+#include "support/json.h"
 #include "support/util.h"
 
 #include <math.h>
@@ -242,19 +243,6 @@ int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64
     return -1;
 }
 
-void cost_json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch == '\n') fputs("\\n", f);
-        else if (ch == '\t') fputs("\\t", f);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 /* ---- text helpers ---- */
 
 /* Prints s left-aligned in `width` columns (UTF-8 aware: α, β, · are one
@@ -288,33 +276,40 @@ static void ratio_text(Rat v, Rat lb, char *buf, size_t size) {
     }
 }
 
-static void json_rat_field(FILE *f, const char *key, Rat v) {
+static void json_rat_field(JsonWriter *w, const char *key, Rat v) {
     char r[48];
-    fprintf(f, "\"%s\":\"%s\"", key, rat_format(v, r, sizeof r));
+    json_field_string(w, key, rat_format(v, r, sizeof r));
 }
 
-/* {"alpha":{...},"beta":{...},"gamma":{...}  -- left open for more fields */
-static void json_terms(FILE *f, CostTerms t, const CostMachine *m) {
-    char r[48];
-    fprintf(f, "{\"alpha\":{\"exact\":\"%s\",\"value\":%.17g,\"time_s\":%.17g},",
-            rat_format(t.a, r, sizeof r), rat_to_double(t.a), cost_alpha_time(t, m));
-    fprintf(f, "\"beta\":{\"exact\":\"%s\",\"value\":%.17g,\"time_s\":%.17g},",
-            rat_format(t.b, r, sizeof r), rat_to_double(t.b), cost_beta_time(t, m));
-    fprintf(f, "\"gamma\":{\"exact\":\"%s\",\"value\":%.17g,\"time_s\":%.17g}",
-            rat_format(t.c, r, sizeof r), rat_to_double(t.c), cost_gamma_time(t, m));
+/* The members "alpha":{"exact":..,"value":..,"time_s":..}, "beta" and
+ * "gamma" of the open object. */
+static void json_terms(JsonWriter *w, CostTerms t, const CostMachine *m) {
+    const char *name[3] = {"alpha", "beta", "gamma"};
+    Rat v[3] = {t.a, t.b, t.c};
+    double time[3] = {cost_alpha_time(t, m), cost_beta_time(t, m), cost_gamma_time(t, m)};
+    for (int k = 0; k < 3; k++) {
+        json_key(w, name[k]);
+        json_object_begin(w);
+        json_rat_field(w, "exact", v[k]);
+        json_field_number(w, "value", rat_to_double(v[k]));
+        json_field_number(w, "time_s", time[k]);
+        json_object_end(w);
+    }
 }
 
-static void json_ratio(FILE *f, const char *key, Rat v, Rat lb) {
+/* v / lb as an exact fraction; "1" for 0/0, null for x/0 or an overflow. */
+static void json_ratio(JsonWriter *w, const char *key, Rat v, Rat lb) {
     int ovf = 0;
-    fprintf(f, "\"%s\":", key);
+    json_key(w, key);
     if (rat_is_zero(lb)) {
-        fputs(rat_is_zero(v) ? "\"1\"" : "null", f);
+        if (rat_is_zero(v)) json_string(w, "1");
+        else json_null(w);
         return;
     }
     Rat r = rat_div(v, lb, &ovf);
     char q[48];
-    if (ovf) fputs("null", f);
-    else fprintf(f, "\"%s\"", rat_format(r, q, sizeof q));
+    if (ovf) json_null(w);
+    else json_string(w, rat_format(r, q, sizeof q));
 }
 
 /* ---- one N ---- */
@@ -397,6 +392,7 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
         printf("variables\n");
         Arena tmp;
         arena_init(&tmp);
+        const char **vars = schedule_describe_steps(sch, &tmp);
         for (size_t k = 0; k < r->nsteps; k++) {
             char n[32], ln[32], s1[64], s2[64], s3[64], tm[32];
             unsigned line = 0, col = 0;
@@ -413,10 +409,9 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
             cell(stdout, s1, 10);
             cell(stdout, s2, 15);
             if (reducing) cell(stdout, s3, 15);
-            const char *vars = schedule_describe_step(sch, k, &tmp);
-            if (vars && *vars) {
+            if (*vars[k]) {
                 cell(stdout, tm, 11);
-                printf("%s\n", vars);
+                printf("%s\n", vars[k]);
             } else {
                 printf("%s\n", tm);
             }
@@ -429,59 +424,75 @@ static void report_json(const CostCli *c, const Schedule *sch, const TopoModel *
                         const CostResult *r, const CostBounds *b, SourceManager *sm) {
     const CostMachine *m = &c->machine;
     const Algorithm *a = sch->alg;
-    FILE *f = stdout;
-    fputs("{\"algorithm\":", f);
-    cost_json_str(f, a->name);
-    fprintf(f, ",\"collective\":\"%s\",\"N\":%lld,", collective_info[a->coll].keyword,
-            (long long)sch->N);
-    if (sch->root >= 0) fprintf(f, "\"root\":%lld,", (long long)sch->root);
-    else fputs("\"root\":null,", f);
-    fputs("\"topology\":", f);
-    cost_json_str(f, t->name);
-    fprintf(f, ",\"routing\":\"%s\",\"size_bytes\":%.17g,\"alpha_s\":%.17g,\"beta_Bps\":%.17g,"
-               "\"gamma_Bps\":%.17g,\"steps\":%zu,\"comm_steps\":%zu,\"split\":%lld,",
-            t->cut_through ? "cut-through" : "store-forward", m->M, m->alpha, m->beta, m->gamma,
-            r->nsteps, r->comm_steps, (long long)sch->split);
-    json_rat_field(f, "chunk", r->chunk);
-    fputs(",\"terms\":", f);
-    json_terms(f, r->total, m);
-    fprintf(f, "},\"time_s\":%.17g,\"lower_bound\":", cost_time(r->total, m));
-    json_terms(f, b->lb, m);
-    fprintf(f, ",\"time_s\":%.17g,\"sources\":{\"latency\":", cost_time(b->lb, m));
-    cost_json_str(f, b->latency_why);
-    fputs(",\"bandwidth\":", f);
-    cost_json_str(f, b->bandwidth_why);
-    fputs(",\"compute\":", f);
-    cost_json_str(f, b->compute_why);
-    fprintf(f, "}},\"optimal\":{\"latency\":%s,\"bandwidth\":%s,\"compute\":%s},",
-            rat_eq(r->total.a, b->lb.a) ? "true" : "false",
-            rat_eq(r->total.b, b->lb.b) ? "true" : "false",
-            rat_eq(r->total.c, b->lb.c) ? "true" : "false");
-    fputs("\"ratio\":{", f);
-    json_ratio(f, "latency", r->total.a, b->lb.a);
-    fputc(',', f);
-    json_ratio(f, "bandwidth", r->total.b, b->lb.b);
-    fputc(',', f);
-    json_ratio(f, "compute", r->total.c, b->lb.c);
+    JsonWriter w;
+    json_init(&w, stdout);
+    json_object_begin(&w);
+    json_field_string(&w, "algorithm", a->name);
+    json_field_string(&w, "collective", collective_info[a->coll].keyword);
+    json_field_int(&w, "N", sch->N);
+    if (sch->root >= 0) json_field_int(&w, "root", sch->root);
+    else json_field_null(&w, "root");
+    json_field_string(&w, "topology", t->name);
+    json_field_string(&w, "routing", t->cut_through ? "cut-through" : "store-forward");
+    json_field_number(&w, "size_bytes", m->M);
+    json_field_number(&w, "alpha_s", m->alpha);
+    json_field_number(&w, "beta_Bps", m->beta);
+    json_field_number(&w, "gamma_Bps", m->gamma);
+    json_field_uint(&w, "steps", r->nsteps);
+    json_field_uint(&w, "comm_steps", r->comm_steps);
+    json_field_int(&w, "split", sch->split);
+    json_rat_field(&w, "chunk", r->chunk);
+    json_key(&w, "terms");
+    json_object_begin(&w);
+    json_terms(&w, r->total, m);
+    json_object_end(&w);
+    json_field_number(&w, "time_s", cost_time(r->total, m));
+    json_key(&w, "lower_bound");
+    json_object_begin(&w);
+    json_terms(&w, b->lb, m);
+    json_field_number(&w, "time_s", cost_time(b->lb, m));
+    json_key(&w, "sources");
+    json_object_begin(&w);
+    json_field_string(&w, "latency", b->latency_why);
+    json_field_string(&w, "bandwidth", b->bandwidth_why);
+    json_field_string(&w, "compute", b->compute_why);
+    json_object_end(&w);
+    json_object_end(&w);
+    json_key(&w, "optimal");
+    json_object_begin(&w);
+    json_field_bool(&w, "latency", rat_eq(r->total.a, b->lb.a));
+    json_field_bool(&w, "bandwidth", rat_eq(r->total.b, b->lb.b));
+    json_field_bool(&w, "compute", rat_eq(r->total.c, b->lb.c));
+    json_object_end(&w);
+    json_key(&w, "ratio");
+    json_object_begin(&w);
+    json_ratio(&w, "latency", r->total.a, b->lb.a);
+    json_ratio(&w, "bandwidth", r->total.b, b->lb.b);
+    json_ratio(&w, "compute", r->total.c, b->lb.c);
     double T = cost_time(r->total, m), L = cost_time(b->lb, m);
-    if (L > 0) fprintf(f, ",\"total\":%.17g}", T / L);
-    else fprintf(f, ",\"total\":null}");
+    if (L > 0) json_field_number(&w, "total", T / L);
+    else json_field_null(&w, "total");
+    json_object_end(&w);
     if (r->steps) {
-        fputs(",\"per_step\":[", f);
+        json_key(&w, "per_step");
+        json_array_begin(&w);
         for (size_t k = 0; k < r->nsteps; k++) {
-            char s1[48], s2[48], s3[48];
             unsigned line = 0, col = 0;
             if (span_valid(sch->steps[k].span))
                 source_line_col(sm, sch->steps[k].span.file, sch->steps[k].span.lo, &line, &col);
-            fprintf(f, "%s{\"step\":%zu,\"line\":%u,\"alpha\":\"%s\",\"beta\":\"%s\",\"gamma\":\"%s\","
-                       "\"time_s\":%.17g}",
-                    k ? "," : "", k + 1, line, rat_format(r->steps[k].a, s1, sizeof s1),
-                    rat_format(r->steps[k].b, s2, sizeof s2), rat_format(r->steps[k].c, s3, sizeof s3),
-                    cost_time(r->steps[k], m));
+            json_object_begin(&w);
+            json_field_uint(&w, "step", k + 1);
+            json_field_uint(&w, "line", line);
+            json_rat_field(&w, "alpha", r->steps[k].a);
+            json_rat_field(&w, "beta", r->steps[k].b);
+            json_rat_field(&w, "gamma", r->steps[k].c);
+            json_field_number(&w, "time_s", cost_time(r->steps[k], m));
+            json_object_end(&w);
         }
-        fputc(']', f);
+        json_array_end(&w);
     }
-    fputs("}\n", f);
+    json_object_end(&w);
+    fputc('\n', stdout);
 }
 
 static void not_applicable(Session *s, const Algorithm *a, int64_t N, const char *why) {
@@ -689,55 +700,48 @@ static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
         const char *verd[3];
         for (int k = 0; k < 3; k++) verd[k] = over_n(opt[k], m, vb[k], sizeof vb[k], Ns);
         if (c->json) {
-            FILE *f = stdout;
-            fputs("{\"algorithm\":", f);
-            cost_json_str(f, a->name);
-            fprintf(f, ",\"collective\":\"%s\",\"topology\":", collective_info[a->coll].keyword);
-            cost_json_str(f, topo_name);
-            fputs(",\"N\":[", f);
-            for (size_t i = 0; i < m; i++) fprintf(f, "%s%lld", i ? "," : "", (long long)Ns[i]);
-            fputs("],\"skipped_N\":[", f);
-            for (size_t i = 0; i < nskipped; i++)
-                fprintf(f, "%s%lld", i ? "," : "", (long long)skipped[i]);
-            fputs("],\"closed_form\":{\"alpha\":", f);
-            cost_json_str(f, fit[0]);
-            fputs(",\"beta\":", f);
-            cost_json_str(f, fit[1]);
-            fputs(",\"gamma\":", f);
-            cost_json_str(f, fit[2]);
-            fputs(",\"formula\":", f);
-            cost_json_str(f, ok_fit ? T : "");
-            fputs("},\"lower_bound_closed_form\":{\"alpha\":", f);
-            cost_json_str(f, fit[3]);
-            fputs(",\"beta\":", f);
-            cost_json_str(f, fit[4]);
-            fputs(",\"gamma\":", f);
-            cost_json_str(f, fit[5]);
-            fputs(",\"formula\":", f);
-            cost_json_str(f, ok_lb ? L : "");
-            fputs("},\"optimal\":{", f);
-            const char *nm[3] = {"latency", "bandwidth", "compute"};
-            for (int k = 0; k < 3; k++) {
-                fprintf(f, "%s\"%s\":", k ? "," : "", nm[k]);
-                cost_json_str(f, verd[k]);
-            }
-            fputs("},\"points\":[", f);
+            JsonWriter w;
+            json_init(&w, stdout);
+            json_object_begin(&w);
+            json_field_string(&w, "algorithm", a->name);
+            json_field_string(&w, "collective", collective_info[a->coll].keyword);
+            json_field_string(&w, "topology", topo_name);
+            json_key(&w, "N");
+            json_array_begin(&w);
+            for (size_t i = 0; i < m; i++) json_int(&w, Ns[i]);
+            json_array_end(&w);
+            json_key(&w, "skipped_N");
+            json_array_begin(&w);
+            for (size_t i = 0; i < nskipped; i++) json_int(&w, skipped[i]);
+            json_array_end(&w);
+            const char *nm[3] = {"alpha", "beta", "gamma"};
+            json_key(&w, "closed_form");
+            json_object_begin(&w);
+            for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[k]);
+            json_field_string(&w, "formula", ok_fit ? T : "");
+            json_object_end(&w);
+            json_key(&w, "lower_bound_closed_form");
+            json_object_begin(&w);
+            for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[3 + k]);
+            json_field_string(&w, "formula", ok_lb ? L : "");
+            json_object_end(&w);
+            const char *what[3] = {"latency", "bandwidth", "compute"};
+            json_key(&w, "optimal");
+            json_object_begin(&w);
+            for (int k = 0; k < 3; k++) json_field_string(&w, what[k], verd[k]);
+            json_object_end(&w);
+            const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
+            json_key(&w, "points");
+            json_array_begin(&w);
             for (size_t i = 0; i < m; i++) {
-                fprintf(f, "%s{\"N\":%lld,", i ? "," : "", (long long)Ns[i]);
-                json_rat_field(f, "alpha", pt[0][i].v);
-                fputc(',', f);
-                json_rat_field(f, "beta", pt[1][i].v);
-                fputc(',', f);
-                json_rat_field(f, "gamma", pt[2][i].v);
-                fputc(',', f);
-                json_rat_field(f, "lb_alpha", pt[3][i].v);
-                fputc(',', f);
-                json_rat_field(f, "lb_beta", pt[4][i].v);
-                fputc(',', f);
-                json_rat_field(f, "lb_gamma", pt[5][i].v);
-                fputc('}', f);
+                json_object_begin(&w);
+                json_field_int(&w, "N", Ns[i]);
+                for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], pt[k][i].v);
+                json_object_end(&w);
             }
-            fputs("]}\n", f);
+            json_array_end(&w);
+            json_object_end(&w);
+            fputc('\n', stdout);
         } else {
             printf("%s : %s, topology %s%s, N = %s\n", a->name, collective_info[a->coll].keyword,
                    topo_name, c->cut_through ? " (cut-through)" : "", nl);

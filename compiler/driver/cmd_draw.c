@@ -2,7 +2,7 @@
  * chunk flows of one algorithm, one panel per step (analysis/draw.h). The
  * SVG's subtitle carries the cost at this N on the chosen topology. */
 #include "driver/driver.h"
-#include "analysis/cost_cli.h"
+#include "driver/cost_cli.h"
 #include "analysis/draw.h"
 #include "support/util.h"
 

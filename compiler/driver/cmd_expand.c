@@ -3,6 +3,7 @@
  * of one buffer (--table BUF), or the communicating pairs of every step
  * (--pairs). */
 #include "driver/driver.h"
+#include "analysis/simulate.h"
 #include "support/util.h"
 
 #include <inttypes.h>
@@ -72,41 +73,72 @@ static int step_communicates(const Schedule *s, const Step *st) {
 
 enum { TABLE_MAX_N = 64 };
 
-/* The set of origins (chunks of `in`) that a chunk slot currently holds. */
-typedef struct OSet { int32_t *v; int n; } OSet;
-
-static void oset_copy(OSet *dst, const OSet *src) {
-    free(dst->v);
-    dst->n = src->n;
-    dst->v = src->n ? xmalloc(sizeof(int32_t) * (size_t)src->n) : NULL;
-    if (src->n) memcpy(dst->v, src->v, sizeof(int32_t) * (size_t)src->n);
-}
-
-/* dst := dst U src (both sorted). */
-static void oset_union(OSet *dst, const OSet *src) {
-    int32_t *v = xmalloc(sizeof(int32_t) * (size_t)(dst->n + src->n + 1));
-    int i = 0, j = 0, n = 0;
-    while (i < dst->n || j < src->n) {
-        if (j >= src->n || (i < dst->n && dst->v[i] < src->v[j])) v[n++] = dst->v[i++];
-        else if (i >= dst->n || src->v[j] < dst->v[i]) v[n++] = src->v[j++];
-        else { v[n++] = dst->v[i++]; j++; }
-    }
-    free(dst->v);
-    dst->v = v;
-    dst->n = n;
-}
-
+/* The schedule runs on the simulator (analysis/simulate.h); a reduced value
+ * is the sorted list of the origins it combines, an origin being chunk c of
+ * `in` on rank r, numbered r * in_chunks + c. */
 typedef struct Table {
     const Schedule *s;
-    int64_t *base;        /* [nbuffers * N]: first slot of (buffer, rank) */
-    size_t nslots;
-    OSet *cur;            /* contents per slot */
-    int64_t *arrival;     /* first time the slot became non-empty, -1 = empty */
+    Sim sim;
+    int32_t *pool;        /* the origin lists of reduced values */
+    size_t npool, cappool;
+    size_t *first;        /* value SIM_FIRST + k is pool[first[k] .. first[k + 1]) */
+    size_t nvals, capvals;
+    int64_t *arrival;     /* [sim.nslots]: when the slot first held data; -1 never */
     int64_t in_chunks;    /* chunks of `in` on the rank that has the most */
+    /* During the first communication step's "init" row: the slots the step
+     * writes from other ranks show their value before the step. */
+    const int64_t *pidx;  /* slot -> pending index, or -1 */
+    const uint32_t *pold;
+    const char *plocal;
+    int midstep;
 } Table;
 
-static int64_t tslot(const Table *t, int buf, int64_t rank, int64_t chunk) {
-    return t->base[(int64_t)buf * t->s->N + rank] + chunk;
+/* The *n origins of value `id` (neither SIM_UNDEF nor SIM_POISON): in *one
+ * for an input leaf, else in the pool. */
+static const int32_t *origins(const Table *t, uint32_t id, int32_t *one, size_t *n) {
+    if (id & SIM_LEAF) {
+        int64_t r, c;
+        sim_leaf_origin(&t->sim, id, &r, &c);
+        *one = (int32_t)(r * t->in_chunks + c);
+        *n = 1;
+        return one;
+    }
+    size_t k = id - SIM_FIRST;
+    *n = t->first[k + 1] - t->first[k];
+    return t->pool + t->first[k];
+}
+
+/* A reduce: the union of the two origin lists. */
+static uint32_t table_reduce(void *user, size_t step, size_t xfer, int64_t i, uint32_t dst,
+                             uint32_t src) {
+    (void)step, (void)xfer, (void)i;
+    Table *t = user;
+    int32_t oa, ob;
+    size_t na, nb;
+    const int32_t *a = origins(t, dst, &oa, &na);
+    const int32_t *b = origins(t, src, &ob, &nb);
+    if (t->npool + na + nb > t->cappool) {
+        size_t pa = a == &oa ? SIZE_MAX : (size_t)(a - t->pool);
+        size_t pb = b == &ob ? SIZE_MAX : (size_t)(b - t->pool);
+        t->cappool = 2 * (t->npool + na + nb);
+        t->pool = xrealloc(t->pool, t->cappool * sizeof *t->pool);
+        if (pa != SIZE_MAX) a = t->pool + pa;
+        if (pb != SIZE_MAX) b = t->pool + pb;
+    }
+    if (t->nvals + 2 > t->capvals) {
+        t->capvals = 2 * (t->nvals + 2);
+        t->first = xrealloc(t->first, t->capvals * sizeof *t->first);
+    }
+    int32_t *out = t->pool + t->npool;
+    size_t x = 0, y = 0, n = 0;
+    while (x < na || y < nb) {
+        if (y >= nb || (x < na && a[x] < b[y])) out[n++] = a[x++];
+        else if (x >= na || b[y] < a[x]) out[n++] = b[y++];
+        else { out[n++] = a[x++]; y++; }
+    }
+    t->npool += n;
+    t->first[++t->nvals] = t->npool;
+    return SIM_FIRST + (uint32_t)(t->nvals - 1);
 }
 
 static void origin_label(const Table *t, int32_t id, Buf *out) {
@@ -131,13 +163,20 @@ static int cmp_held(const void *a, const void *b) {
     return (x->chunk > y->chunk) - (x->chunk < y->chunk);
 }
 
-/* The cell of `rank`: "[A,D,C]" (a reduced chunk is "A0+B0"). */
+/* The value a cell shows for the slot (see Table.midstep). */
+static uint32_t shown_value(const Table *t, uint64_t sl) {
+    if (t->midstep && t->pidx[sl] >= 0 && !t->plocal[t->pidx[sl]]) return t->pold[t->pidx[sl]];
+    return t->sim.sl[sl].val;
+}
+
+/* The cell of `rank`: "[A,D,C]" (a reduced chunk is "A0+B0"; what an error
+ * left indeterminate is "?"). */
 static char *table_cell(const Table *t, int buf, int64_t rank) {
     int64_t n = schedule_chunks(t->s, buf, rank);
     Held *h = xmalloc(sizeof(Held) * (size_t)(n + 1));
     int64_t k = 0;
     for (int64_t c = 0; c < n; c++) {
-        int64_t sl = tslot(t, buf, rank, c);
+        uint64_t sl = sim_slot(&t->sim, buf, rank, c);
         if (t->arrival[sl] >= 0) h[k++] = (Held){t->arrival[sl], c};
     }
     qsort(h, (size_t)k, sizeof *h, cmp_held);
@@ -145,10 +184,17 @@ static char *table_cell(const Table *t, int buf, int64_t rank) {
     buf_add(&b, "[");
     for (int64_t i = 0; i < k; i++) {
         if (i) buf_add(&b, ",");
-        const OSet *o = &t->cur[tslot(t, buf, rank, h[i].chunk)];
-        for (int j = 0; j < o->n; j++) {
+        uint32_t id = shown_value(t, sim_slot(&t->sim, buf, rank, h[i].chunk));
+        if (id == SIM_POISON) {
+            buf_add(&b, "?");
+            continue;
+        }
+        int32_t one;
+        size_t no;
+        const int32_t *o = origins(t, id, &one, &no);
+        for (size_t j = 0; j < no; j++) {
             if (j) buf_add(&b, "+");
-            origin_label(t, o->v[j], &b);
+            origin_label(t, o[j], &b);
         }
     }
     buf_add(&b, "]");
@@ -198,90 +244,81 @@ static void table_row(const Table *t, int buf, const char *label, Strs *labels, 
     for (int64_t r = 0; r < t->s->N; r++) strs_push(cells, table_cell(t, buf, r));
 }
 
-static void print_table(const Schedule *s, int buf) {
+/* Returns 0, or -1 when the schedule is too large to simulate. */
+static int print_table(const Schedule *s, int buf) {
     Table t;
     memset(&t, 0, sizeof t);
     t.s = s;
-    t.base = xmalloc(sizeof(int64_t) * (size_t)(s->nbuffers * s->N));
-    for (int b = 0; b < s->nbuffers; b++)
-        for (int64_t r = 0; r < s->N; r++) {
-            t.base[(int64_t)b * s->N + r] = (int64_t)t.nslots;
-            t.nslots += (size_t)schedule_chunks(s, b, r);
-        }
-    t.cur = xcalloc(t.nslots + 1, sizeof(OSet));
-    t.arrival = xmalloc(sizeof(int64_t) * (t.nslots + 1));
-    for (size_t i = 0; i < t.nslots; i++) t.arrival[i] = -1;
+    SimHooks hooks = {table_reduce, NULL, &t};
+    if (sim_init(&t.sim, s, &hooks)) return -1;
+    t.first = xcalloc(1, sizeof *t.first);
+    t.capvals = 1;
+    t.arrival = xmalloc(sizeof(int64_t) * (t.sim.nslots + 1));
+    for (size_t i = 0; i < t.sim.nslots; i++) t.arrival[i] = -1;
     t.in_chunks = s->chunks_at_root[BUF_IN] > s->chunks_other[BUF_IN] ? s->chunks_at_root[BUF_IN]
                                                                        : s->chunks_other[BUF_IN];
     if (t.in_chunks < 1) t.in_chunks = 1;
     int64_t clock = 0;
     for (int64_t r = 0; r < s->N; r++)
-        for (int64_t c = 0; c < schedule_chunks(s, BUF_IN, r); c++) {
-            int64_t sl = tslot(&t, BUF_IN, r, c);
-            t.cur[sl].v = xmalloc(sizeof(int32_t));
-            t.cur[sl].v[0] = (int32_t)(r * t.in_chunks + c);
-            t.cur[sl].n = 1;
-            t.arrival[sl] = clock++;
-        }
+        for (int64_t c = 0; c < schedule_chunks(s, BUF_IN, r); c++)
+            t.arrival[sim_slot(&t.sim, BUF_IN, r, c)] = clock++;
 
     Strs labels = {0}, cells = {0};
     int printed_init = 0;
     size_t commstep = 0;
-    /* Pending writes of one step (reads see the state before the step). A
-     * slot written only by rank-local transfers is committed first: its data
-     * never crossed ranks, so it arrives before what the step receives, and
-     * in the first communication step it is part of the "init" row (the step
-     * tables of docs/references.md start from each rank holding its own data). */
-    OSet *pend = NULL;
-    int64_t *pslot = NULL;
+    /* The slots a step writes, in the order of their first write, with their
+     * value before the step. A slot written only by rank-local transfers
+     * arrives first: its data never crossed ranks, so it arrives before what
+     * the step receives, and in the first communication step it is part of
+     * the "init" row (the step tables of docs/references.md start from each
+     * rank holding its own data). */
+    uint64_t *pslot = NULL;
+    uint32_t *pold = NULL;
     char *plocal = NULL;
     size_t npend = 0, cappend = 0;
-    int64_t *pidx = xmalloc(sizeof(int64_t) * (t.nslots + 1));  /* slot -> pend index */
-    for (size_t i = 0; i < t.nslots; i++) pidx[i] = -1;
+    int64_t *pidx = xmalloc(sizeof(int64_t) * (t.sim.nslots + 1));  /* slot -> pending index */
+    for (size_t i = 0; i < t.sim.nslots; i++) pidx[i] = -1;
+    t.pidx = pidx;
     for (size_t si = 0; si < s->nsteps; si++) {
         const Step *st = &s->steps[si];
         int comm = step_communicates(s, st);
         npend = 0;
         for (size_t k = st->first; k < st->first + st->count; k++) {
             const Transfer *x = &s->xfers[k];
-            int local = x->src.rank == x->dst.rank;
-            for (int32_t j = 0; j < x->src.hi - x->src.lo; j++) {
-                int64_t ss = tslot(&t, x->src.buffer, x->src.rank, x->src.lo + j);
-                int64_t ds = tslot(&t, x->dst.buffer, x->dst.rank, x->dst.lo + j);
+            for (int32_t j = 0; j < x->dst.hi - x->dst.lo; j++) {
+                uint64_t ds = sim_slot(&t.sim, x->dst.buffer, x->dst.rank, x->dst.lo + j);
                 if (pidx[ds] < 0) {
                     if (npend == cappend) {
                         cappend = cappend ? cappend * 2 : 64;
-                        pend = xrealloc(pend, sizeof(OSet) * cappend);
-                        pslot = xrealloc(pslot, sizeof(int64_t) * cappend);
+                        pslot = xrealloc(pslot, sizeof *pslot * cappend);
+                        pold = xrealloc(pold, sizeof *pold * cappend);
                         plocal = xrealloc(plocal, cappend);
                     }
-                    pend[npend].v = NULL;
-                    pend[npend].n = 0;
-                    if (x->op == XFER_REDUCE) oset_copy(&pend[npend], &t.cur[ds]);
                     pslot[npend] = ds;
+                    pold[npend] = t.sim.sl[ds].val;
                     plocal[npend] = 1;
                     pidx[ds] = (int64_t)npend++;
                 }
-                OSet *p = &pend[pidx[ds]];
-                if (!local) plocal[pidx[ds]] = 0;
-                if (x->op == XFER_COPY) oset_copy(p, &t.cur[ss]);
-                else oset_union(p, &t.cur[ss]);
+                if (x->src.rank != x->dst.rank) plocal[pidx[ds]] = 0;
             }
         }
+        t.pold = pold;
+        t.plocal = plocal;
+        sim_step(&t.sim);
         for (int pass = 0; pass < 2; pass++) {
             if (pass == 1 && comm && !printed_init) {
+                t.midstep = 1;
                 table_row(&t, buf, "init", &labels, &cells);
+                t.midstep = 0;
                 printed_init = 1;
             }
             for (size_t i = 0; i < npend; i++) {
                 if (plocal[i] != (pass == 0)) continue;
-                int64_t ds = pslot[i];
-                free(t.cur[ds].v);
-                t.cur[ds] = pend[i];
-                if (t.arrival[ds] < 0 && t.cur[ds].n > 0) t.arrival[ds] = clock++;
-                pidx[ds] = -1;
+                uint64_t ds = pslot[i];
+                if (t.arrival[ds] < 0 && t.sim.sl[ds].val != SIM_UNDEF) t.arrival[ds] = clock++;
             }
         }
+        for (size_t i = 0; i < npend; i++) pidx[pslot[i]] = -1;
         if (comm) {
             char label[32];
             snprintf(label, sizeof label, "step %zu", ++commstep);
@@ -294,14 +331,15 @@ static void print_table(const Schedule *s, int buf) {
     print_grid(&labels, &cells, s->N, "step");
     strs_free(&labels);
     strs_free(&cells);
-    for (size_t i = 0; i < t.nslots; i++) free(t.cur[i].v);
-    free(t.cur);
+    sim_free(&t.sim);
+    free(t.pool);
+    free(t.first);
     free(t.arrival);
-    free(t.base);
-    free(pend);
     free(pslot);
+    free(pold);
     free(plocal);
     free(pidx);
+    return 0;
 }
 
 /* ---------- --pairs ---------- */
@@ -475,7 +513,14 @@ int cmd_expand(int argc, char **argv) {
         if (is != INST_OK) { failed = 1; break; }
         if (k) printf("\n");
         if (nalgs > 1 && (table || pairs)) printf("algorithm %s\n", alg->name);
-        if (table) print_table(&sched, tbuf);
+        if (table && print_table(&sched, tbuf)) {
+            diag_error(s.dx, alg->name_span, "schedule-too-large",
+                       "--table: the schedule of '%s' for N = %" PRId64 " is too large to simulate",
+                       alg->name, N);
+            schedule_free(&sched);
+            failed = 1;
+            break;
+        }
         if (pairs) {
             if (table) printf("\n");
             print_pairs(&sched);

@@ -45,8 +45,8 @@ static void human_bytes(double b, char *buf, size_t n) {
     snprintf(buf, n, k ? "%.4g %s" : "%.0f %s", b, u[k]);
 }
 
-static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double size, int dt,
-                   int op, int iters, int warmup, int in_place, int no_verify, int opt_level) {
+static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double size, coll_dtype dt,
+                   coll_op op, int iters, int warmup, int in_place, int no_verify, int opt_level) {
     DiagEngine *dx = s->dx;
     /* Applicability first: name the `require` that excludes this N. */
     SchedParams sp = {.N = N, .root = root, .defines = s->opts.defines,
@@ -82,10 +82,12 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
     void *fn = jit_lookup(jit, alg->name);
     if (!fn) COLLC_UNREACHABLE("the JIT lost the generated function");
 
-    size_t esz = run_dtype_size(dt);
-    int blocks = run_blocks((int)alg->coll, (int)N);
+    /* a Collective's value is its ABI value (both from coll_collectives.def) */
+    coll_collective coll = (coll_collective)alg->coll;
+    size_t esz = coll_dtype_size(dt);
+    int blocks = run_blocks(coll, (int)N);
     size_t count = (size_t)(size / ((double)blocks * (double)esz));
-    RunRequest q = {.fn = fn, .rooted = collective_info[alg->coll].rooted, .collective = (int)alg->coll,
+    RunRequest q = {.fn = fn, .rooted = collective_info[alg->coll].rooted, .collective = coll,
                     .N = (int)N, .root = (int)root, .in_place = in_place, .iters = iters,
                     .warmup = warmup, .count = count, .dtype = dt, .op = op};
     RunResult res;
@@ -97,16 +99,16 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
     human_bytes((double)count * (double)esz * blocks, szbuf, sizeof szbuf);
     printf("%s (%s) on cpu threads: N = %" PRId64, alg->name, collective_info[alg->coll].keyword, N);
     if (q.rooted) printf(", root %" PRId64, root);
-    printf(", %s %s", szbuf, run_dtype_name(dt));
-    if (collective_info[alg->coll].reducing) printf(" %s", run_op_name(op));
+    printf(", %s %s", szbuf, coll_dtype_name(dt));
+    if (collective_info[alg->coll].reducing) printf(" %s", coll_op_name(op));
     printf("%s, count %zu\n", in_place ? " in-place" : "", count);
     if (res.setup_status != 0) {
         diag_error(dx, span_none(), "run", "cannot run %" PRId64 " threads: %s", N,
-                   run_status_text(res.setup_status));
+                   coll_strerror(res.setup_status));
         status = EXIT_INPUT;
     } else if (res.bad_rank >= 0 && res.bad_status != 0) {
         diag_error(dx, alg->name_span, "run", "rank %d: %s returned %s", res.bad_rank, alg->name,
-                   run_status_text(res.bad_status));
+                   coll_strerror(res.bad_status));
         status = EXIT_INPUT;
     } else if (res.bad_rank >= 0) {
         diag_error(dx, alg->name_span, "wrong-result",
@@ -120,7 +122,7 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
         double algbw = t > 0 ? bytes / t / 1e9 : 0;
         printf("  time    %10.3f us   (mean of %d, after %d warm-up)\n", t * 1e6, iters, warmup);
         printf("  algbw   %10.3f GB/s\n", algbw);
-        printf("  busbw   %10.3f GB/s\n", algbw * run_bus_factor((int)alg->coll, (int)N));
+        printf("  busbw   %10.3f GB/s\n", algbw * run_bus_factor(coll, (int)N));
         printf("  check   OK (every rank bit-exact against the naive reference)\n");
     }
     return status;
@@ -133,9 +135,8 @@ int cmd_run(int argc, char **argv) {
     int nfiles = 0, have_N = 0, in_place = 0, no_verify = 0, opt_level = 2;
     int64_t N = 0, root = 0, iters = 5, warmup = 1;
     double size = 64.0 * 1024 * 1024;
-    int dt = 0, op = 0;
-    if (run_dtype_from_name("f32", &dt) || run_op_from_name("sum", &op))
-        COLLC_UNREACHABLE("the runtime does not know f32/sum");
+    coll_dtype dt = COLL_F32;
+    coll_op op = COLL_SUM;
     int status = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -168,8 +169,8 @@ int cmd_run(int argc, char **argv) {
             switch (matched) {
             case 0: bad = parse_int64(v, &N); have_N = 1; break;
             case 1: bad = parse_size(v, &size); break;
-            case 2: bad = run_dtype_from_name(v, &dt); break;
-            case 3: bad = run_op_from_name(v, &op); break;
+            case 2: bad = coll_dtype_from_name(v, &dt) != 0; break;
+            case 3: bad = coll_op_from_name(v, &op) != 0; break;
             case 4: bad = parse_int64(v, &root); break;
             case 5: bad = parse_int64(v, &iters) || iters < 1; break;
             case 6: bad = parse_int64(v, &warmup) || warmup < 0; break;
@@ -206,9 +207,9 @@ int cmd_run(int argc, char **argv) {
     int nalgs = session_algorithms(&s, &algs);
     int failed = 0;
     for (int k = 0; k < nalgs; k++) {
-        if (collective_info[algs[k]->coll].reducing && !run_op_supported(dt, op)) {
+        if (collective_info[algs[k]->coll].reducing && coll_op_supported(dt, op) != COLL_OK) {
             diag_error(s.dx, algs[k]->name_span, "bad-op", "--op %s is not defined for --dtype %s",
-                       run_op_name(op), run_dtype_name(dt));
+                       coll_op_name(op), coll_dtype_name(dt));
             failed = 1;
             continue;
         }

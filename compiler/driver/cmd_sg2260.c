@@ -4,7 +4,6 @@
  * the options, the machine and chips, the session and the lowering of one
  * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/sg2260/. */
 #include "driver/sg2260_cli.h"
-#include "driver/sg2260_ref.h"
 #include "analysis/cost.h"
 #include "analysis/verify.h"
 #include "support/util.h"
@@ -16,6 +15,26 @@
 #include <strings.h>
 
 int cmd_compile_sg2260(int argc, char **argv);
+
+int sg_ref_dtype(Sg2260Dtype t, coll_dtype *out) {
+    switch (t) {
+    case SG2260_INT8: *out = COLL_I8; return 0;
+    case SG2260_FP16: *out = COLL_F16; return 0;
+    case SG2260_FP32: *out = COLL_F32; return 0;
+    case SG2260_INT32: *out = COLL_I32; return 0;
+    case SG2260_BF16: *out = COLL_BF16; return 0;
+    default: return -1; /* int16, fp20: the reference has no such type */
+    }
+}
+
+coll_op sg_ref_op(Sg2260Op op) {
+    switch (op) {
+    case SG2260_OP_MUL: return COLL_PROD;
+    case SG2260_OP_MAX: return COLL_MAX;
+    case SG2260_OP_MIN: return COLL_MIN;
+    default: return COLL_SUM;
+    }
+}
 
 static const struct { const char *names[3]; Sg2260Dtype t; } dtypes[] = {
     {{"fp32", "f32", "float"}, SG2260_FP32}, {{"fp16", "f16", "half"}, SG2260_FP16},
@@ -431,8 +450,10 @@ int sg_open(SgCommand *c, int sim, int argc, char **argv) {
     int status = parse_args(o, argc, argv);
     if (status < 0) status = load_machine(o, &c->m, cmd);
     if (status < 0) status = choose_chips(o, &c->m, cmd);
-    if (status < 0 && sim && o->check != SG_CHECK_NONE && !sg2260_ref_dtype_ok((int)o->dtype))
-        status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 (--timing-only runs any)",
+    if (status < 0 && sim && o->check != SG_CHECK_NONE && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
+        status = usage_error(cmd,
+                             "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 "
+                             "(--timing-only runs any)",
                              sg2260_dtype_name(o->dtype));
     if (status < 0 && session_open(&c->s, &o->common, o->files, o->nfiles) != 0)
         status = session_close(&c->s, EXIT_INPUT);

@@ -5,9 +5,9 @@
  * host memory stays bounded, or, with --timing-only, nothing) and reports
  * the time, the link utilisation and, on request, a trace. */
 #include "driver/sg2260_cli.h"
-#include "driver/sg2260_ref.h"
 #include "analysis/cost.h"
 #include "support/util.h"
+#include "collref.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -89,18 +89,32 @@ static int lower_for_check(Session *s, SgOptions *o, const Sg2260Machine *m, Alg
     return 0;
 }
 
+/* What the naive reference needs to know of a run. */
+typedef struct RefRun {
+    coll_collective cc; /* a Collective's value is its ABI value (both from coll_collectives.def) */
+    coll_dtype dt;
+    coll_op op;
+    int N, root;
+    size_t es, count;
+} RefRun;
+
+static RefRun ref_run(const SgOptions *o, const SgLowered *L) {
+    RefRun R = {(coll_collective)L->alg->coll, COLL_F32, sg_ref_op(o->op), (int)o->N,
+                collective_info[L->alg->coll].rooted ? (int)o->root : 0, sg2260_dtype_size(o->dtype), (size_t)L->count};
+    if (o->check != SG_CHECK_NONE && sg_ref_dtype(o->dtype, &R.dt)) COLLC_UNREACHABLE("sim checked the element type");
+    return R;
+}
+
 /* Rank r's input into the model: all of it, or the kept windows. */
 static void fill_input(Sg2260Sim *sim, const SgOptions *o, const SgLowered *L, int r, Sg2260DataMode mode,
                        uint64_t stride, uint64_t window) {
-    int cc = (int)L->alg->coll, dt = (int)o->dtype, op = (int)o->op, N = (int)o->N;
-    int root = collective_info[L->alg->coll].rooted ? (int)o->root : 0;
-    size_t es = sg2260_dtype_size(o->dtype), count = (size_t)L->count;
-    size_t nb = sg2260_ref_in_blocks(cc, N, root, r) * count * es;
+    RefRun R = ref_run(o, L);
+    size_t nb = (size_t)collref_in_blocks(R.cc, R.N, R.root, r) * R.count * R.es;
     uint64_t base = L->layout.base[BUF_IN];
     if (!nb || mode == SG2260_DATA_NONE) return;
     if (mode == SG2260_DATA_FULL) {
         void *buf = xmalloc(nb);
-        sg2260_ref_fill(cc, dt, op, N, root, r, count, buf);
+        collref_fill(R.cc, R.dt, R.op, R.N, R.root, r, R.count, buf);
         if (sg2260_mem_write(sim, o->chips[r], base, buf, nb)) COLLC_UNREACHABLE("layout checked against memory");
         free(buf);
         return;
@@ -108,8 +122,9 @@ static void fill_input(Sg2260Sim *sim, const SgOptions *o, const SgLowered *L, i
     uint8_t *buf = xmalloc(window);
     for (uint64_t off = 0; off < nb; off += stride) {
         uint64_t k = nb - off < window ? nb - off : window;
-        for (uint64_t e = 0; e < k / es; e++) sg2260_ref_value(cc, dt, op, N, root, r, count, (off / es) + e, buf + e * es);
-        sg2260_mem_write(sim, o->chips[r], base + off, buf, k);
+        for (uint64_t e = 0; e < k / R.es; e++)
+            collref_store(R.dt, buf + e * R.es, collref_value(R.dt, R.op, r, (size_t)(off / R.es + e)));
+        if (sg2260_mem_write(sim, o->chips[r], base + off, buf, k)) COLLC_UNREACHABLE("layout checked against memory");
     }
     free(buf);
 }
@@ -118,18 +133,16 @@ static void fill_input(Sg2260Sim *sim, const SgOptions *o, const SgLowered *L, i
  * (among the kept ones when sampling), or (size_t)-1. */
 static size_t check_output(Sg2260Sim *sim, const SgOptions *o, const SgLowered *L, int r, Sg2260DataMode mode,
                            uint64_t stride, uint64_t window, size_t *checked) {
-    int cc = (int)L->alg->coll, dt = (int)o->dtype, op = (int)o->op, N = (int)o->N;
-    int root = collective_info[L->alg->coll].rooted ? (int)o->root : 0;
-    size_t es = sg2260_dtype_size(o->dtype), count = (size_t)L->count;
-    size_t nb = sg2260_ref_out_blocks(cc, N, root, r) * count * es;
+    RefRun R = ref_run(o, L);
+    size_t nb = (size_t)collref_out_blocks(R.cc, R.N, R.root, r) * R.count * R.es;
     uint64_t base = L->layout.base[BUF_OUT];
     if (!nb) return (size_t)-1;
     if (mode == SG2260_DATA_FULL) {
         void *buf = xmalloc(nb);
         sg2260_mem_read(sim, o->chips[r], base, buf, nb);
-        size_t e = sg2260_ref_check(cc, dt, op, N, root, count, r, buf);
+        size_t e = collref_check(R.cc, R.dt, R.op, R.N, R.root, R.count, r, buf);
         free(buf);
-        *checked += nb / es;
+        *checked += nb / R.es;
         return e;
     }
     uint8_t *buf = xmalloc(window), want[8];
@@ -137,11 +150,11 @@ static size_t check_output(Sg2260Sim *sim, const SgOptions *o, const SgLowered *
     for (uint64_t off = 0; off < nb && bad == (size_t)-1; off += stride) {
         uint64_t k = nb - off < window ? nb - off : window;
         sg2260_mem_read(sim, o->chips[r], base + off, buf, k);
-        for (uint64_t e = 0; e < k / es && bad == (size_t)-1; e++) {
-            sg2260_ref_expected(cc, dt, op, N, root, count, r, off / es + e, want);
-            if (memcmp(buf + e * es, want, es)) bad = off / es + e;
+        for (uint64_t e = 0; e < k / R.es && bad == (size_t)-1; e++) {
+            collref_expected(R.cc, R.dt, R.op, R.N, R.root, R.count, r, (size_t)(off / R.es + e), want);
+            if (memcmp(buf + e * R.es, want, R.es)) bad = (size_t)(off / R.es + e);
         }
-        *checked += k / es;
+        *checked += k / R.es;
     }
     free(buf);
     return bad;

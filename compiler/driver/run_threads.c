@@ -4,7 +4,7 @@
 #include "driver/run_threads.h"
 #include "collref.h"
 
-#include <coll.h>
+#include <coll_cpu.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +46,7 @@ typedef struct Ctx {
 /* MPI's in-place layouts: byte offset of the input inside recvbuf, or -1
  * where this rank passes its input normally. */
 static long in_place_offset(const RunRequest *q, int r, size_t block_bytes) {
-    switch ((coll_collective)q->collective) {
+    switch (q->collective) {
     case COLL_ALLGATHER: return (long)((size_t)r * block_bytes);
     case COLL_GATHER: return r == q->root ? (long)((size_t)r * block_bytes) : -1;
     case COLL_REDUCE: case COLL_BROADCAST: return r == q->root ? 0 : -1;
@@ -57,16 +57,16 @@ static long in_place_offset(const RunRequest *q, int r, size_t block_bytes) {
 
 static int call_alg(const RunRequest *q, coll_comm *comm, const void *send, void *recv) {
     if (q->rooted)
-        return ((RootedAlgFn)q->fn)(comm, send, recv, q->count, (coll_dtype)q->dtype, (coll_op)q->op, q->root);
-    return ((AlgFn)q->fn)(comm, send, recv, q->count, (coll_dtype)q->dtype, (coll_op)q->op);
+        return ((RootedAlgFn)q->fn)(comm, send, recv, q->count, q->dtype, q->op, q->root);
+    return ((AlgFn)q->fn)(comm, send, recv, q->count, q->dtype, q->op);
 }
 
 static int rank_main(coll_comm *comm, void *arg) {
     Ctx *c = arg;
     const RunRequest *q = c->q;
-    coll_collective coll = (coll_collective)q->collective;
+    coll_collective coll = q->collective;
     int r = coll_comm_rank(comm);
-    size_t bb = q->count * coll_dtype_size((coll_dtype)q->dtype);
+    size_t bb = q->count * coll_dtype_size(q->dtype);
     size_t in_bytes = (size_t)collref_in_blocks(coll, q->N, q->root, r) * bb;
     size_t out_bytes = (size_t)collref_out_blocks(coll, q->N, q->root, r) * bb;
     unsigned char *in = in_bytes ? malloc(in_bytes) : NULL;
@@ -75,7 +75,7 @@ static int rank_main(coll_comm *comm, void *arg) {
     if ((in_bytes && !in) || (out_bytes && !out)) {
         c->status[r] = COLL_ERR_NOMEM;
     } else {
-        if (in) collref_fill(coll, (coll_dtype)q->dtype, (coll_op)q->op, q->N, q->root, r, q->count, in);
+        if (in) collref_fill(coll, q->dtype, q->op, q->N, q->root, r, q->count, in);
         if (out) memset(out, 0, out_bytes); /* first touch outside the timing */
     }
     long ipo = in_place_offset(q, r, bb);
@@ -91,7 +91,7 @@ static int rank_main(coll_comm *comm, void *arg) {
     pthread_barrier_wait(&c->barrier);
     if (ok) c->status[r] = call_alg(q, comm, send, out);
     if (ok && c->status[r] == COLL_OK && out_bytes)
-        c->bad_elem[r] = collref_check(coll, (coll_dtype)q->dtype, (coll_op)q->op, q->N, q->root,
+        c->bad_elem[r] = collref_check(coll, q->dtype, q->op, q->N, q->root,
                                        q->count, r, out);
     /* 2. timed calls (in-place reductions accumulate; only the time counts) */
     pthread_barrier_wait(&c->barrier);
@@ -140,37 +140,16 @@ void run_threads(const RunRequest *q, RunResult *res) {
     free(c.seconds);
 }
 
-const char *run_status_text(int status) { return coll_strerror(status); }
-int run_dtype_from_name(const char *name, int *dtype) {
-    coll_dtype d;
-    if (coll_dtype_from_name(name, &d)) return -1;
-    *dtype = (int)d;
-    return 0;
-}
-int run_op_from_name(const char *name, int *op) {
-    coll_op o;
-    if (coll_op_from_name(name, &o)) return -1;
-    *op = (int)o;
-    return 0;
-}
-int run_op_supported(int dtype, int op) { return coll_op_supported((coll_dtype)dtype, (coll_op)op) == COLL_OK; }
-size_t run_dtype_size(int dtype) { return coll_dtype_size((coll_dtype)dtype); }
-const char *run_dtype_name(int dtype) { return coll_dtype_name((coll_dtype)dtype); }
-const char *run_op_name(int op) { return coll_op_name((coll_op)op); }
 int run_max_ranks(void) { return COLL_CPU_MAX_RANKS; }
 
-int run_blocks(int collective, int N) {
-    coll_collective c = (coll_collective)collective;
+int run_blocks(coll_collective collective, int N) {
     int root = 0;
-    return collref_in_blocks(c, N, root, root) == N || collref_out_blocks(c, N, root, root) == N ? N : 1;
+    return collref_in_blocks(collective, N, root, root) == N ||
+                   collref_out_blocks(collective, N, root, root) == N
+               ? N
+               : 1;
 }
 
-double run_bus_factor(int collective, int N) {
-    switch ((coll_collective)collective) {
-    case COLL_ALLREDUCE: return 2.0 * (N - 1) / N;
-    case COLL_ALLGATHER: case COLL_REDUCE_SCATTER: case COLL_ALLTOALL:
-    case COLL_GATHER: case COLL_SCATTER:
-        return (double)(N - 1) / N;
-    default: return 1.0;
-    }
+double run_bus_factor(coll_collective collective, int N) {
+    return collref_bus_factor(collective, N);
 }

@@ -10,6 +10,7 @@
 #include "driver/driver.h"
 #include "emit/emit_sg2260.h"
 #include "sg2260/lower.h"
+#include "collref.h"
 
 /* compile --emit=KIND */
 typedef enum SgEmit {
@@ -95,5 +96,10 @@ void sg_lowered_free(SgLowered *L);
 
 /* "7,6,2,3": the chip of each rank. */
 void sg_print_chips(FILE *out, const SgOptions *o);
+
+/* The naive reference's element type for an engine type (-1 for int16 and
+ * fp20, which it does not have) and its op for an engine op. */
+int sg_ref_dtype(Sg2260Dtype t, coll_dtype *out);
+coll_op sg_ref_op(Sg2260Op op);
 
 #endif

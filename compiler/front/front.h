@@ -28,7 +28,6 @@ int sema_check(Arena *arena, DiagEngine *dx, Program *prog);
 
 /* Lookup helpers for the driver. NULL when absent. */
 Algorithm *program_find_algorithm(const Program *prog, const char *name);
-Topology *program_find_topology(const Program *prog, const char *name);
 
 /* Edit distance for "did you mean" suggestions (bounded, case-sensitive). */
 int front_edit_distance(const char *a, const char *b);

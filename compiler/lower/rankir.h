@@ -31,7 +31,6 @@
 
 #include <stdio.h>
 #include "front/ast.h"
-#include "schedule/schedule.h"
 #include "support/arena.h"
 #include "support/diag.h"
 

@@ -7,30 +7,24 @@
  *      params; this fixes the chunk counts of every buffer;
  *   2. body: everything else (let/for/if/step/copy/reduce and the remaining
  *      requires), appending transfers to malloc'ed growable arrays.
- * The first error stops the run (a loop would otherwise report thousands).
- * The same walker, in "describe" mode, replays a schedule silently up to one
- * transfer/step to name the variable values there (schedule_describe_*). */
+ * The statements are walked by the interpreter of interp.h; this file gives
+ * it the leaves (step, copy/reduce, require). The first error stops the run
+ * (a loop would otherwise report thousands). The same walk, in "describe"
+ * mode, replays a schedule silently up to one transfer/step to name the
+ * variable values there (schedule_describe_*). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "schedule/schedule.h"
-#include "schedule/eval_ops.h"
+#include "schedule/interp.h"
 #include "front/front.h"
 #include "support/util.h"
 
-/* Result of executing a statement. */
-typedef enum Flow {
-    FLOW_OK,
-    FLOW_ERROR,  /* reported through dx (or silent in describe mode) */
-    FLOW_NA,     /* a require was false */
-    FLOW_STOP,   /* describe mode reached its target */
-} Flow;
-
 typedef struct Inst {
+    Interp in;                  /* the walk: frame, dx (NULL: silent), loop
+                                   work, variables in scope */
     const Algorithm *alg;
-    DiagEngine *dx;             /* NULL: silent */
-    int64_t *frame;
     int64_t N, root, split;
     int64_t *param_values;      /* [nparams] */
     int nparams_done;           /* params evaluated so far (for the note) */
@@ -41,11 +35,7 @@ typedef struct Inst {
     Step *steps;
     size_t nsteps, capsteps;
     size_t max_xfers;
-    uint64_t work, max_work;    /* loop iterations: stops runaway empty loops */
     Step *cur_step;             /* NULL outside a step */
-    /* in-scope let/loop variables, outermost first (for notes) */
-    const Symbol **vars;
-    int nvars, capvars;
     const Stmt *failed_require;
     /* describe mode */
     int describe;               /* 1: do not store transfers, stop at target */
@@ -81,90 +71,33 @@ static char *describe_vars(const Inst *I) {
     if (I->alg->sym_root) sb_printf(&b, ", root = %" PRId64, I->root);
     for (int i = 0; i < I->nparams_done; i++)
         sb_printf(&b, ", %s = %" PRId64, I->alg->params[i]->name, I->param_values[i]);
-    for (int i = 0; i < I->nvars; i++)
-        sb_printf(&b, ", %s = %" PRId64, I->vars[i]->name, I->frame[I->vars[i]->slot]);
+    for (int i = 0; i < I->in.nvars; i++)
+        sb_printf(&b, ", %s = %" PRId64, I->in.vars[i]->name, I->in.frame[I->in.vars[i]->slot]);
     return b.s;
 }
 
 /* The note that follows every instantiation error. */
 static void note_values(Inst *I) {
-    if (!I->dx) return;
+    if (!I->in.dx) return;
     char *d = describe_vars(I);
-    diag_note(I->dx, span_none(), "with %s", d);
+    diag_note(I->in.dx, span_none(), "with %s", d);
     free(d);
 }
 
-static void push_var(Inst *I, const Symbol *sym) {
-    if (I->nvars == I->capvars) {
-        I->capvars = I->capvars ? I->capvars * 2 : 16;
-        I->vars = xrealloc(I->vars, sizeof(*I->vars) * (size_t)I->capvars);
-    }
-    I->vars[I->nvars++] = sym;
+static void note_values_cb(Interp *in) { note_values(in->user); }
+
+static void over_work(Interp *in, const Stmt *loop) {
+    Inst *I = in->user;
+    if (I->in.dx)
+        diag_error(I->in.dx, loop->span, "schedule-too-large",
+                   "instantiation runs more than %" PRIu64 " loop iterations "
+                   "(the limit is 4 x --max-transfers + 10^7)", in->max_work);
+    note_values(I);
 }
 
 /* ---------- evaluation ---------- */
 
-/* The hot path: the same arithmetic as eval_expr (eval_ops.h) but without
- * reporting, with leaves read inline and the common non-negative modulo
- * special-cased. On any failure it returns -1 and the caller re-evaluates with
- * eval_expr, which reports the error; so the fast path never needs spans. */
-static inline int fast_eval(const int64_t *frame, const Expr *e, int64_t *v);
-
-static inline int fast_operand(const int64_t *frame, const Expr *e, int64_t *v) {
-    if (e->kind == EXPR_NAME) { *v = frame[e->u.name.sym->slot]; return 0; }
-    if (e->kind == EXPR_INT) { *v = e->u.ival; return 0; }
-    return fast_eval(frame, e, v);
-}
-
-static inline int fast_eval(const int64_t *frame, const Expr *e, int64_t *v) {
-    switch (e->kind) {
-    case EXPR_INT: *v = e->u.ival; return 0;
-    case EXPR_NAME: *v = frame[e->u.name.sym->slot]; return 0;
-    case EXPR_BINARY: {
-        int64_t a, b;
-        BinaryOp op = e->u.binary.op;
-        if (fast_operand(frame, e->u.binary.lhs, &a)) return -1;
-        if (op == BOP_LAND && !a) { *v = 0; return 0; }
-        if (op == BOP_LOR && a) { *v = 1; return 0; }
-        if (fast_operand(frame, e->u.binary.rhs, &b)) return -1;
-        switch (op) {
-        case BOP_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
-        case BOP_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
-        case BOP_MOD:
-            if (b > 0) {
-                int64_t m = a % b;
-                *v = m < 0 ? m + b : m;
-                return 0;
-            }
-            break;
-        case BOP_BXOR: *v = a ^ b; return 0;
-        case BOP_EQ: *v = a == b; return 0;
-        case BOP_LT: *v = a < b; return 0;
-        default: break;
-        }
-        return eval_binary_op(op, a, b, v) == EVAL_OK ? 0 : -1;
-    }
-    case EXPR_UNARY: {
-        int64_t a;
-        if (fast_operand(frame, e->u.unary.operand, &a)) return -1;
-        return eval_unary_op(e->u.unary.op, a, v) == EVAL_OK ? 0 : -1;
-    }
-    case EXPR_CALL: {
-        int64_t x[2] = {0, 0};
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (fast_operand(frame, e->u.call.args[i], &x[i])) return -1;
-        return eval_builtin_op(e->u.call.builtin, x, v) == EVAL_OK ? 0 : -1;
-    }
-    }
-    return -1;
-}
-
-static int eval(Inst *I, const Expr *e, int64_t *v) {
-    if (__builtin_expect(fast_operand(I->frame, e, v) == 0, 1)) return 0;
-    if (eval_expr(e, I->frame, I->dx, v) == 0) return 0;   /* cannot happen; be safe */
-    note_values(I);
-    return -1;
-}
+static inline int eval(Inst *I, const Expr *e, int64_t *v) { return interp_eval(&I->in, e, v); }
 
 /* Uses only N, root and params (so it can be evaluated in the header phase). */
 static int header_only(const Expr *e) {
@@ -189,23 +122,23 @@ static int header_only(const Expr *e) {
 static const char *chunk_word(int64_t n) { return n == 1 ? "chunk" : "chunks"; }
 
 static void note_chunks(Inst *I, int buf, int64_t rank, int64_t have) {
-    if (!I->dx) return;
+    if (!I->in.dx) return;
     const char *name = I->alg->buffers[buf].name;
     if (have == 0 && rank != I->root && I->chunks_root[buf] > 0)
-        diag_note(I->dx, span_none(), "'%s' has 0 chunks on rank %" PRId64
+        diag_note(I->in.dx, span_none(), "'%s' has 0 chunks on rank %" PRId64
                   " (only the root, rank %" PRId64 ", holds it)", name, rank, I->root);
     else
-        diag_note(I->dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name, have,
+        diag_note(I->in.dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name, have,
                   chunk_word(have), rank);
 }
 
 /* Evaluates and checks one side of a transfer. */
 static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
-    int64_t rank, lo, hi;
+    int64_t rank = 0, lo = 0, hi = 0; /* zeros: gcc -O3 cannot see eval set them */
     if (eval(I, b->rank, &rank)) return -1;
     if (rank < 0 || rank >= I->N) {
-        if (I->dx)
-            diag_error(I->dx, b->rank->span, "rank-out-of-range",
+        if (I->in.dx)
+            diag_error(I->in.dx, b->rank->span, "rank-out-of-range",
                        "rank %" PRId64 " is out of range (N = %" PRId64 ")", rank, I->N);
         note_values(I);
         return -1;
@@ -219,8 +152,8 @@ static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
         if (eval(I, b->lo, &lo)) return -1;
         if (!b->hi) {
             if (lo < 0 || lo >= have) {
-                if (I->dx)
-                    diag_error(I->dx, b->lo->span, "chunk-out-of-range",
+                if (I->in.dx)
+                    diag_error(I->in.dx, b->lo->span, "chunk-out-of-range",
                                "chunk %" PRId64 " of '%s' is out of range on rank %" PRId64, lo,
                                I->alg->buffers[buf].name, rank);
                 note_chunks(I, buf, rank, have);
@@ -231,16 +164,16 @@ static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
         } else {
             if (eval(I, b->hi, &hi)) return -1;
             if (lo > hi) {
-                if (I->dx)
-                    diag_error(I->dx, span_join(b->lo->span, b->hi->span), "empty-range",
+                if (I->in.dx)
+                    diag_error(I->in.dx, span_join(b->lo->span, b->hi->span), "empty-range",
                                "chunk range %" PRId64 " .. %" PRId64 " is reversed (lo > hi)",
                                lo, hi);
                 note_values(I);
                 return -1;
             }
             if (lo < 0 || hi > have) {
-                if (I->dx)
-                    diag_error(I->dx, span_join(b->lo->span, b->hi->span), "chunk-out-of-range",
+                if (I->in.dx)
+                    diag_error(I->in.dx, span_join(b->lo->span, b->hi->span), "chunk-out-of-range",
                                "chunk range %" PRId64 " .. %" PRId64
                                " of '%s' is out of range on rank %" PRId64,
                                lo, hi, I->alg->buffers[buf].name, rank);
@@ -257,50 +190,50 @@ static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
     return 0;
 }
 
-static Flow exec_xfer(Inst *I, const Stmt *st) {
+static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
     Transfer t;
     memset(&t, 0, sizeof t);   /* no stray padding bytes in the IR */
-    if (eval_ref(I, &st->u.xfer.src, &t.src)) return FLOW_ERROR;
-    if (eval_ref(I, &st->u.xfer.dst, &t.dst)) return FLOW_ERROR;
+    if (eval_ref(I, &st->u.xfer.src, &t.src)) return INTERP_ERROR;
+    if (eval_ref(I, &st->u.xfer.dst, &t.dst)) return INTERP_ERROR;
     int64_t ls = t.src.hi - t.src.lo, ld = t.dst.hi - t.dst.lo;
     if (ls != ld) {
-        if (I->dx)
-            diag_error(I->dx, st->span, "range-length",
+        if (I->in.dx)
+            diag_error(I->in.dx, st->span, "range-length",
                        "source has %" PRId64 " %s but destination has %" PRId64, ls,
                        chunk_word(ls), ld);
         note_values(I);
-        return FLOW_ERROR;
+        return INTERP_ERROR;
     }
-    if (ls == 0) return FLOW_OK;   /* empty range: no transfer */
+    if (ls == 0) return INTERP_OK;   /* empty range: no transfer */
     if (I->split > 1 && t.src.lo % I->split != t.dst.lo % I->split) {
-        if (I->dx) {
-            diag_error(I->dx, st->span, "chunk-position",
+        if (I->in.dx) {
+            diag_error(I->in.dx, st->span, "chunk-position",
                        "source chunk %d and destination chunk %d are at different positions "
                        "of their blocks (%" PRId64 " and %" PRId64 ")",
                        t.src.lo, t.dst.lo, t.src.lo % I->split, t.dst.lo % I->split);
-            diag_note(I->dx, span_none(), "with 'split %" PRId64
+            diag_note(I->in.dx, span_none(), "with 'split %" PRId64
                       "', chunk c is position c %% %" PRId64 " of block c / %" PRId64
                       "; chunks at different positions can differ in size",
                       I->split, I->split, I->split);
         }
         note_values(I);
-        return FLOW_ERROR;
+        return INTERP_ERROR;
     }
     if (I->nxfers >= I->max_xfers) {
-        if (I->dx)
-            diag_error(I->dx, st->span, "schedule-too-large",
+        if (I->in.dx)
+            diag_error(I->in.dx, st->span, "schedule-too-large",
                        "the schedule has more than %zu transfers (raise --max-transfers)",
                        I->max_xfers);
         note_values(I);
-        return FLOW_ERROR;
+        return INTERP_ERROR;
     }
     if (I->describe) {
         if (I->nxfers == I->target_xfer) {
             I->desc = describe_vars(I);
-            return FLOW_STOP;
+            return INTERP_STOP;
         }
         I->nxfers++;
-        return FLOW_OK;
+        return INTERP_OK;
     }
     if (I->nxfers == I->capxfers) {
         I->capxfers = I->capxfers ? I->capxfers * 2 : 1024;
@@ -309,116 +242,72 @@ static Flow exec_xfer(Inst *I, const Stmt *st) {
     t.op = (uint8_t)st->u.xfer.op;
     t.span = st->span;
     I->xfers[I->nxfers++] = t;
-    return FLOW_OK;
+    return INTERP_OK;
 }
 
 /* ---------- statements ---------- */
 
-static Flow exec_block(Inst *I, const Stmt *body);
-
-static Flow exec_require(Inst *I, const Stmt *st) {
+static InterpFlow exec_require(Inst *I, const Stmt *st) {
     int64_t v;
-    if (eval(I, st->u.require.cond, &v)) return FLOW_ERROR;
-    if (v) return FLOW_OK;
+    if (eval(I, st->u.require.cond, &v)) return INTERP_ERROR;
+    if (v) return INTERP_OK;
     I->failed_require = st;
-    return FLOW_NA;
+    return INTERP_NA;
 }
 
-static Flow exec_stmt(Inst *I, const Stmt *st) {
+static InterpFlow exec_step(Inst *I, const Stmt *st) {
+    COLLC_ASSERT(!I->cur_step);
+    if (I->describe && I->nsteps == I->target_step) {
+        I->desc = describe_vars(I);
+        return INTERP_STOP;
+    }
+    if (I->step_descs && I->nsteps < I->nstep_descs)
+        I->step_descs[I->nsteps] = describe_vars(I);
+    if (I->nsteps >= I->max_xfers) {
+        if (I->in.dx)
+            diag_error(I->in.dx, st->span, "schedule-too-large",
+                       "the schedule has more than %zu steps (raise --max-transfers)",
+                       I->max_xfers);
+        note_values(I);
+        return INTERP_ERROR;
+    }
+    if (!I->describe && I->nsteps == I->capsteps) {
+        I->capsteps = I->capsteps ? I->capsteps * 2 : 64;
+        I->steps = xrealloc(I->steps, sizeof(Step) * I->capsteps);
+    }
+    Step local;
+    Step *s = I->describe ? &local : &I->steps[I->nsteps];
+    s->first = I->nxfers;
+    s->count = 0;
+    s->span = st->span;
+    I->nsteps++;
+    I->cur_step = s;
+    InterpFlow f = interp_block(&I->in, st->u.step.body);
+    I->cur_step = NULL;
+    if (!I->describe) I->steps[I->nsteps - 1].count = I->nxfers - I->steps[I->nsteps - 1].first;
+    return f;
+}
+
+/* The statements of an algorithm other than let/for/if. */
+static InterpFlow exec_leaf(Interp *in, const Stmt *st) {
+    Inst *I = in->user;
     switch (st->kind) {
-    case STMT_STEP: {
-        COLLC_ASSERT(!I->cur_step);
-        if (I->describe && I->nsteps == I->target_step) {
-            I->desc = describe_vars(I);
-            return FLOW_STOP;
-        }
-        if (I->step_descs && I->nsteps < I->nstep_descs)
-            I->step_descs[I->nsteps] = describe_vars(I);
-        if (I->nsteps >= I->max_xfers) {
-            if (I->dx)
-                diag_error(I->dx, st->span, "schedule-too-large",
-                           "the schedule has more than %zu steps (raise --max-transfers)",
-                           I->max_xfers);
-            note_values(I);
-            return FLOW_ERROR;
-        }
-        if (!I->describe && I->nsteps == I->capsteps) {
-            I->capsteps = I->capsteps ? I->capsteps * 2 : 64;
-            I->steps = xrealloc(I->steps, sizeof(Step) * I->capsteps);
-        }
-        Step local;
-        Step *s = I->describe ? &local : &I->steps[I->nsteps];
-        s->first = I->nxfers;
-        s->count = 0;
-        s->span = st->span;
-        I->nsteps++;
-        I->cur_step = s;
-        Flow f = exec_block(I, st->u.step.body);
-        I->cur_step = NULL;
-        if (!I->describe) I->steps[I->nsteps - 1].count = I->nxfers - I->steps[I->nsteps - 1].first;
-        return f;
-    }
-    case STMT_FOR: {
-        int64_t lo = 0, hi = I->N;
-        if (!st->u.for_.over_ranks) {
-            if (eval(I, st->u.for_.lo, &lo) || eval(I, st->u.for_.hi, &hi)) return FLOW_ERROR;
-        }
-        int slot = st->u.for_.sym->slot;
-        int mark = I->nvars;
-        push_var(I, st->u.for_.sym);
-        for (int64_t v = lo; v < hi; v++) {
-            I->frame[slot] = v;
-            if (__builtin_expect(++I->work > I->max_work, 0)) {
-                if (I->dx)
-                    diag_error(I->dx, st->span, "schedule-too-large",
-                               "instantiation runs more than %" PRIu64 " loop iterations "
-                               "(the limit is 4 x --max-transfers + 10^7)", I->max_work);
-                note_values(I);
-                return FLOW_ERROR;
-            }
-            Flow f = exec_block(I, st->u.for_.body);
-            if (f != FLOW_OK) return f;
-        }
-        I->nvars = mark;
-        return FLOW_OK;
-    }
-    case STMT_IF: {
-        int64_t c;
-        if (eval(I, st->u.if_.cond, &c)) return FLOW_ERROR;
-        return exec_block(I, c ? st->u.if_.then_ : st->u.if_.else_);
-    }
-    case STMT_LET: {
-        int64_t v;
-        if (eval(I, st->u.let.value, &v)) return FLOW_ERROR;
-        I->frame[st->u.let.sym->slot] = v;
-        push_var(I, st->u.let.sym);
-        return FLOW_OK;
-    }
-    case STMT_REQUIRE:
-        /* header-only requires already ran in phase 1 */
-        return header_only(st->u.require.cond) ? FLOW_OK : exec_require(I, st);
-    case STMT_PARAM:
-    case STMT_SCRATCH:
-    case STMT_SPLIT:
-        return FLOW_OK;     /* phase 1 */
+    case STMT_STEP:
+        return exec_step(I, st);
     case STMT_XFER:
         COLLC_ASSERT(I->cur_step);
         return exec_xfer(I, st);
-    case STMT_NODES:
-    case STMT_LINK:
+    case STMT_REQUIRE:
+        /* header-only requires already ran in phase 1 */
+        return header_only(st->u.require.cond) ? INTERP_OK : exec_require(I, st);
+    case STMT_PARAM:
+    case STMT_SCRATCH:
+    case STMT_SPLIT:
+        return INTERP_OK;     /* phase 1 */
+    default:
         break;
     }
     COLLC_UNREACHABLE("statement not allowed in an algorithm after sema");
-}
-
-static Flow exec_block(Inst *I, const Stmt *body) {
-    int mark = I->nvars;
-    for (const Stmt *st = body; st; st = st->next) {
-        Flow f = exec_stmt(I, st);
-        if (f != FLOW_OK) return f;
-    }
-    I->nvars = mark;
-    return FLOW_OK;
 }
 
 /* ---------- header phase ---------- */
@@ -436,7 +325,7 @@ static int param_index(const Algorithm *alg, const Symbol *sym) {
 }
 
 /* `fixed_params`: replaying an existing schedule (describe mode). */
-static Flow run_header(Inst *I, const SchedParams *p, const int64_t *fixed_params) {
+static InterpFlow run_header(Inst *I, const SchedParams *p, const int64_t *fixed_params) {
     const Algorithm *alg = I->alg;
     Stmt *split_stmt = NULL;
     for (const Stmt *st = alg->body; st; st = st->next) {
@@ -447,28 +336,28 @@ static Flow run_header(Inst *I, const SchedParams *p, const int64_t *fixed_param
             const Define *d = fixed_params ? NULL : find_define(p, st->u.let.var);
             if (fixed_params) v = fixed_params[i];
             else if (d) v = d->value;
-            else if (eval(I, st->u.let.value, &v)) return FLOW_ERROR;
+            else if (eval(I, st->u.let.value, &v)) return INTERP_ERROR;
             I->param_values[i] = v;
-            I->frame[st->u.let.sym->slot] = v;
+            I->in.frame[st->u.let.sym->slot] = v;
             I->nparams_done = i + 1;
             break;
         }
         case STMT_REQUIRE:
             if (header_only(st->u.require.cond)) {
-                Flow f = exec_require(I, st);
-                if (f != FLOW_OK) return f;
+                InterpFlow f = exec_require(I, st);
+                if (f != INTERP_OK) return f;
             }
             break;
         case STMT_SPLIT: {
             int64_t v;
-            if (eval(I, st->u.split.chunks, &v)) return FLOW_ERROR;
+            if (eval(I, st->u.split.chunks, &v)) return INTERP_ERROR;
             if (v < 1 || v > INT32_MAX) {
-                if (I->dx)
-                    diag_error(I->dx, st->u.split.chunks->span, "bad-split",
+                if (I->in.dx)
+                    diag_error(I->in.dx, st->u.split.chunks->span, "bad-split",
                                v < 1 ? "split must be at least 1, got %" PRId64
                                      : "split %" PRId64 " is too large", v);
                 note_values(I);
-                return FLOW_ERROR;
+                return INTERP_ERROR;
             }
             I->split = v;
             split_stmt = (Stmt *)st;
@@ -476,14 +365,14 @@ static Flow run_header(Inst *I, const SchedParams *p, const int64_t *fixed_param
         }
         case STMT_SCRATCH: {
             int64_t v;
-            if (eval(I, st->u.scratch.chunks, &v)) return FLOW_ERROR;
+            if (eval(I, st->u.scratch.chunks, &v)) return INTERP_ERROR;
             if (v < 0 || v > INT32_MAX) {
-                if (I->dx)
-                    diag_error(I->dx, st->u.scratch.chunks->span, "bad-scratch",
+                if (I->in.dx)
+                    diag_error(I->in.dx, st->u.scratch.chunks->span, "bad-scratch",
                                v < 0 ? "scratch size %" PRId64 " is negative"
                                      : "scratch size %" PRId64 " is too large", v);
                 note_values(I);
-                return FLOW_ERROR;
+                return INTERP_ERROR;
             }
             I->chunks_root[st->u.scratch.buffer] = v;
             I->chunks_other[st->u.scratch.buffer] = v;
@@ -500,21 +389,21 @@ static Flow run_header(Inst *I, const SchedParams *p, const int64_t *fixed_param
         HeldBy where = b == BUF_IN ? ci->in_where : ci->out_where;
         int64_t blocks = bc == BLOCKS_N ? I->N : 1, n;
         if (__builtin_mul_overflow(blocks, I->split, &n) || n > INT32_MAX) {
-            if (I->dx) {
-                diag_error(I->dx, split_stmt ? split_stmt->u.split.chunks->span : alg->name_span,
+            if (I->in.dx) {
+                diag_error(I->in.dx, split_stmt ? split_stmt->u.split.chunks->span : alg->name_span,
                            "bad-split", "'%s' would have %" PRId64 " x %" PRId64
                            " chunks, more than a schedule can address",
                            alg->buffers[b].name, blocks, I->split);
                 note_values(I);
             }
-            return FLOW_ERROR;
+            return INTERP_ERROR;
         }
         I->chunks_root[b] = n;
         I->chunks_other[b] = where == HELD_ROOT ? 0 : n;
     }
     if (!ci->rooted)
         for (int b = 0; b < alg->nbuffers; b++) I->chunks_other[b] = I->chunks_root[b];
-    return FLOW_OK;
+    return INTERP_OK;
 }
 
 /* ---------- driver of one run ---------- */
@@ -522,38 +411,44 @@ static Flow run_header(Inst *I, const SchedParams *p, const int64_t *fixed_param
 static void inst_init(Inst *I, const Algorithm *alg, DiagEngine *dx, int64_t N, int64_t root) {
     memset(I, 0, sizeof *I);
     I->alg = alg;
-    I->dx = dx;
+    I->in.dx = dx;
     I->N = N;
     I->root = collective_info[alg->coll].rooted ? root : -1;
     I->split = 1;
-    I->frame = xcalloc((size_t)(alg->nslots > 0 ? alg->nslots : 1), sizeof(int64_t));
+    I->in.frame = xcalloc((size_t)(alg->nslots > 0 ? alg->nslots : 1), sizeof(int64_t));
+    I->in.leaf = exec_leaf;
+    I->in.note = note_values_cb;
+    I->in.over_work = over_work;
+    I->in.user = I;
+    I->in.N = N;
     I->param_values = xcalloc((size_t)(alg->nparams > 0 ? alg->nparams : 1), sizeof(int64_t));
     I->chunks_root = xcalloc((size_t)alg->nbuffers, sizeof(int64_t));
     I->chunks_other = xcalloc((size_t)alg->nbuffers, sizeof(int64_t));
-    I->frame[alg->sym_N->slot] = N;
-    if (alg->sym_root) I->frame[alg->sym_root->slot] = I->root;
+    I->in.frame[alg->sym_N->slot] = N;
+    if (alg->sym_root) I->in.frame[alg->sym_root->slot] = I->root;
     I->target_xfer = I->target_step = SIZE_MAX;
     I->max_xfers = SCHED_DEFAULT_MAX_TRANSFERS;
 }
 
 static void inst_discard(Inst *I) {
-    free(I->frame);
+    free(I->in.frame);
     free(I->param_values);
     free(I->chunks_root);
     free(I->chunks_other);
     free(I->xfers);
     free(I->steps);
-    free(I->vars);
+    interp_free(&I->in);
     free(I->desc);
 }
 
-static Flow inst_run(Inst *I, const SchedParams *p, const int64_t *fixed_params) {
-    if (!I->max_work)
-        I->max_work = I->max_xfers > (SIZE_MAX - 10000000u) / 4 ? UINT64_MAX
-                                                                 : (uint64_t)I->max_xfers * 4 + 10000000u;
-    Flow f = run_header(I, p, fixed_params);
-    if (f != FLOW_OK) return f;
-    return exec_block(I, I->alg->body);
+static InterpFlow inst_run(Inst *I, const SchedParams *p, const int64_t *fixed_params) {
+    if (!I->in.max_work)
+        I->in.max_work = I->max_xfers > (SIZE_MAX - 10000000u) / 4
+                             ? UINT64_MAX
+                             : (uint64_t)I->max_xfers * 4 + 10000000u;
+    InterpFlow f = run_header(I, p, fixed_params);
+    if (f != INTERP_OK) return f;
+    return interp_block(&I->in, I->alg->body);
 }
 
 InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
@@ -581,27 +476,28 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
         if (found) continue;
         diag_error(dx, span_none(), "unknown-define", "-D %s: '%s' has no param named '%s'",
                    name, alg->name, name);
-        const char *best = NULL;
+        const Symbol *best = NULL;
         int bestd = 3;
         for (int j = 0; j < alg->nparams; j++) {
             int d = front_edit_distance(name, alg->params[j]->name);
-            if (d < bestd && d < (int)strlen(name)) { bestd = d; best = alg->params[j]->name; }
+            if (d < bestd && d < (int)strlen(name)) { bestd = d; best = alg->params[j]; }
         }
-        if (best) diag_note(dx, span_none(), "did you mean '%s'?", best);
-        else if (alg->nparams == 0) diag_note(dx, span_none(), "'%s' has no params", alg->name);
+        /* The error is the command line's; the notes point into the file. */
+        if (best) diag_note(dx, best->span, "did you mean '%s'?", best->name);
+        else if (alg->nparams == 0) diag_note(dx, alg->name_span, "'%s' has no params", alg->name);
         return INST_ERROR;
     }
 
     Inst I;
     inst_init(&I, alg, dx, params->N, params->root);
     if (params->max_transfers) I.max_xfers = params->max_transfers;
-    Flow f = inst_run(&I, params, NULL);
-    if (f == FLOW_NA) {
+    InterpFlow f = inst_run(&I, params, NULL);
+    if (f == INTERP_NA) {
         if (failed_require) *failed_require = I.failed_require;
         inst_discard(&I);
         return INST_NOT_APPLICABLE;
     }
-    if (f != FLOW_OK) {
+    if (f != INTERP_OK) {
         inst_discard(&I);
         return INST_ERROR;
     }
@@ -618,42 +514,13 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
     out->nxfers = I.nxfers;
     out->steps = I.nsteps ? xrealloc(I.steps, sizeof(Step) * I.nsteps) : (free(I.steps), NULL);
     out->nsteps = I.nsteps;
-    free(I.frame);
-    free(I.vars);
+    free(I.in.frame);
+    interp_free(&I.in);
     return INST_OK;
-}
-
-/* Step descriptions of the last schedule described in this thread: callers
- * (cost's per-step table) ask for every step in turn, and one replay that
- * records them all keeps that linear instead of quadratic. Keyed by the
- * schedule's identity; schedule_free() drops it. Thread-local because verify
- * and cost may instantiate in several threads. */
-typedef struct StepDescCache {
-    const Step *steps;
-    const Transfer *xfers;
-    const Algorithm *alg;
-    size_t nsteps, nxfers;
-    int64_t N, root;
-    char **desc;
-} StepDescCache;
-
-static _Thread_local StepDescCache step_cache;
-
-static void step_cache_clear(void) {
-    for (size_t i = 0; i < step_cache.nsteps && step_cache.desc; i++) free(step_cache.desc[i]);
-    free(step_cache.desc);
-    memset(&step_cache, 0, sizeof step_cache);
-}
-
-static int step_cache_matches(const Schedule *s) {
-    return step_cache.desc && step_cache.steps == s->steps && step_cache.xfers == s->xfers &&
-           step_cache.alg == s->alg && step_cache.nsteps == s->nsteps &&
-           step_cache.nxfers == s->nxfers && step_cache.N == s->N && step_cache.root == s->root;
 }
 
 void schedule_free(Schedule *s) {
     if (!s) return;
-    if (step_cache_matches(s)) step_cache_clear();
     free(s->param_values);
     free(s->chunks_at_root);
     free(s->chunks_other);
@@ -662,6 +529,9 @@ void schedule_free(Schedule *s) {
     memset(s, 0, sizeof *s);
 }
 
+/* Replays the schedule's instantiation silently up to transfer `xfer` or the
+ * entry of step `step` (SIZE_MAX: neither) and describes the variables
+ * there; with `record`, the entry of every step is described into it too. */
 static const char *describe(const Schedule *s, size_t xfer, size_t step, Arena *arena,
                             char **record) {
     Inst I;
@@ -672,14 +542,14 @@ static const char *describe(const Schedule *s, size_t xfer, size_t step, Arena *
     I.target_xfer = xfer;
     I.target_step = step;
     I.max_xfers = SIZE_MAX;
-    I.max_work = UINT64_MAX;
+    I.in.max_work = UINT64_MAX;
     SchedParams p;
     memset(&p, 0, sizeof p);
     p.N = s->N;
     p.root = s->root;
-    Flow f = inst_run(&I, &p, s->param_values);
+    InterpFlow f = inst_run(&I, &p, s->param_values);
     const char *r;
-    if (f == FLOW_STOP && I.desc) {
+    if (f == INTERP_STOP && I.desc) {
         r = arena_strdup(arena, I.desc);
     } else {
         /* index past the end: describe the top level */
@@ -696,20 +566,17 @@ const char *schedule_describe_transfer(const Schedule *s, size_t xfer_index, Are
 }
 
 const char *schedule_describe_step(const Schedule *s, size_t step_index, Arena *arena) {
-    if (step_index >= s->nsteps) return describe(s, SIZE_MAX, step_index, arena, NULL);
-    if (!step_cache_matches(s)) {
-        step_cache_clear();
-        char **rec = xcalloc(s->nsteps, sizeof(char *));
-        describe(s, SIZE_MAX, SIZE_MAX, arena, rec);
-        step_cache.steps = s->steps;
-        step_cache.xfers = s->xfers;
-        step_cache.alg = s->alg;
-        step_cache.nsteps = s->nsteps;
-        step_cache.nxfers = s->nxfers;
-        step_cache.N = s->N;
-        step_cache.root = s->root;
-        step_cache.desc = rec;
+    return describe(s, SIZE_MAX, step_index, arena, NULL);
+}
+
+const char **schedule_describe_steps(const Schedule *s, Arena *arena) {
+    const char **out = ARENA_ARRAY(arena, const char *, s->nsteps ? s->nsteps : 1);
+    char **rec = xcalloc(s->nsteps ? s->nsteps : 1, sizeof *rec);
+    describe(s, SIZE_MAX, SIZE_MAX, arena, rec);
+    for (size_t k = 0; k < s->nsteps; k++) {
+        out[k] = arena_strdup(arena, rec[k] ? rec[k] : "");
+        free(rec[k]);
     }
-    const char *d = step_cache.desc[step_index];
-    return arena_strdup(arena, d ? d : "");
+    free(rec);
+    return out;
 }

@@ -43,8 +43,6 @@ typedef struct Step {
 } Step;
 
 /* Instantiation parameters. */
-typedef struct Define { const char *name; int64_t value; } Define;
-
 typedef struct SchedParams {
     int64_t N;                /* rank count, >= 1 */
     int64_t root;             /* rooted collectives: 0 <= root < N; else ignored */
@@ -102,14 +100,12 @@ static inline int64_t schedule_chunks(const Schedule *s, int buffer, int64_t ran
 const char *schedule_describe_transfer(const Schedule *s, size_t xfer_index, Arena *arena);
 /* Same for the entry of step `step_index` (the variables of enclosing loops). */
 const char *schedule_describe_step(const Schedule *s, size_t step_index, Arena *arena);
+/* The entries of all steps from one replay (describing every step with
+ * schedule_describe_step would be quadratic): [nsteps] in `arena`. */
+const char **schedule_describe_steps(const Schedule *s, Arena *arena);
 
 /* Writes the stable, documented schedule dump (docs/schedule-format.md) used
  * by `collc expand` and by the tests. */
 void schedule_dump(FILE *out, const Schedule *s, SourceManager *sm);
-
-/* Evaluation of checked integer expressions in a frame (int64_t[nslots]).
- * Returns 0 and sets *value, or -1 after reporting through dx (dx may be
- * NULL to evaluate silently). Shared by instantiate and the topology reader. */
-int eval_expr(const Expr *e, const int64_t *frame, DiagEngine *dx, int64_t *value);
 
 #endif

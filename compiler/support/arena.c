@@ -10,7 +10,6 @@ struct ArenaBlock {
     ArenaBlock *next;
     size_t cap;        /* usable bytes in data[] */
     size_t used;
-    size_t last;       /* offset of the most recent allocation, for arena_grow */
     _Alignas(16) unsigned char data[];
 };
 
@@ -40,31 +39,14 @@ void *arena_alloc(Arena *a, size_t size) {
         b = xmalloc(sizeof(ArenaBlock) + cap);
         b->cap = cap;
         b->used = 0;
-        b->last = 0;
         b->next = a->head;
         a->head = b;
         a->total += cap;
     }
     void *p = b->data + b->used;
-    b->last = b->used;
     b->used += size;
     memset(p, 0, size);
     return p;
-}
-
-void *arena_grow(Arena *a, void *p, size_t old_size, size_t new_size) {
-    if (!p) return arena_alloc(a, new_size);
-    ArenaBlock *b = a->head;
-    if (new_size <= old_size) return p;
-    if (b && (unsigned char *)p == b->data + b->last &&
-        b->cap - b->last >= align16(new_size)) {
-        memset((unsigned char *)p + old_size, 0, new_size - old_size);
-        b->used = b->last + align16(new_size);
-        return p;
-    }
-    void *q = arena_alloc(a, new_size);
-    memcpy(q, p, old_size);
-    return q;
 }
 
 char *arena_strndup(Arena *a, const char *s, size_t n) {

@@ -1,10 +1,10 @@
 /* arena.h - one bump allocator per compilation, freed once.
  *
- * Every AST node, symbol, string and Schedule IR array of a compilation is
- * allocated from one Arena and released by a single arena_free(); nothing in
- * the compiler calls free() on an individual node. Large arrays that grow
- * (the transfer list of a schedule) use arena_grow(), which reuses the tail
- * block when it can so that doubling does not waste the old copies. */
+ * Every AST node, symbol and string of a compilation is allocated from one
+ * Arena and released by a single arena_free(); nothing in the compiler calls
+ * free() on an individual node. Large arrays that grow and die early (the
+ * Schedule IR, simulator state) are malloc'ed instead, so that they can be
+ * freed as soon as their N is done. */
 #ifndef COLLC_ARENA_H
 #define COLLC_ARENA_H
 
@@ -20,9 +20,6 @@ void  arena_init(Arena *a);
 void  arena_free(Arena *a);
 /* Zero-filled, 16-byte aligned. Aborts (internal error) on out-of-memory. */
 void *arena_alloc(Arena *a, size_t size);
-/* Resize the most recent allocation `p` (old_size bytes) to new_size bytes;
- * copies when it cannot grow in place. */
-void *arena_grow(Arena *a, void *p, size_t old_size, size_t new_size);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...)

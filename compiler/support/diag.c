@@ -8,6 +8,7 @@
  * every result is kept until diag_finish(). */
 #define _POSIX_C_SOURCE 200809L /* fileno, isatty */
 #include "support/diag.h"
+#include "support/json.h"
 #include "support/util.h"
 
 #include <stdint.h>
@@ -26,6 +27,7 @@ enum { DIAG_MAX_SHOWN_COLUMNS = 160, DIAG_WINDOW_BEFORE = 60, DIAG_TAB_STOP = 8,
 typedef struct DiagNote {
     Span span;
     char *msg;
+    char *fixit;        /* replacement text for span; NULL: no fix-it */
 } DiagNote;
 
 typedef struct DiagRec {
@@ -51,6 +53,7 @@ struct DiagEngine {
     char **wno; size_t nwno;
     int last_dropped;       /* notes go nowhere */
     int has_last;           /* there is a diagnostic notes can attach to */
+    Span last_span;         /* its location: notes without one get it */
     DiagRec pending;        /* JSON: not yet written; text: last one (for notes) */
     int pending_live;       /* JSON: pending must still be written */
     DiagRec *results;       /* SARIF: everything, in order */
@@ -81,7 +84,10 @@ static char *xvasprintf(const char *fmt, va_list ap) {
 static void rec_free(DiagRec *r) {
     free(r->code);
     free(r->msg);
-    for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i].msg);
+    for (size_t i = 0; i < r->nnotes; i++) {
+        free(r->notes[i].msg);
+        free(r->notes[i].fixit);
+    }
     free(r->notes);
     memset(r, 0, sizeof *r);
 }
@@ -90,26 +96,6 @@ static int in_list(char **list, size_t n, const char *code) {
     for (size_t i = 0; i < n; i++)
         if (strcmp(list[i], code) == 0) return 1;
     return 0;
-}
-
-/* Length of a valid UTF-8 sequence at s (n bytes available), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; min = 0x80; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; min = 0x800; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; min = 0x10000; }
-    else return 0;
-    if (n < len) return 0;
-    unsigned cp = c & (0x7F >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
 }
 
 static const char *display_path(const SourceFile *f) {
@@ -204,11 +190,13 @@ static void sb_putn(StrBuf *b, const char *s, size_t n) {
 }
 static void sb_putc(StrBuf *b, char c) { sb_putn(b, &c, 1); }
 
-/* Prints the source line of `span` and a caret line under it. Tabs are
- * expanded, bytes that are not printable UTF-8 are shown as <XX>, a span
- * reaching past the line is underlined to its end, and very long lines are
- * cut to a window around the caret. */
-static void print_snippet(DiagEngine *d, Span span) {
+/* Prints the source line of `span` and a caret line under it, then the
+ * replacement text of a fix-it (if any) starting under the caret, as clang
+ * does. Tabs are expanded, bytes that are not printable UTF-8 are shown as
+ * <XX>, a span reaching past the line is underlined to its end, and very
+ * long lines are cut to a window around the caret. */
+static void put_message(FILE *o, const char *msg);
+static void print_snippet(DiagEngine *d, Span span, const char *fixit) {
     const SourceFile *f = source_file(d->sm, span.file);
     if (!f) return;
     unsigned line, col;
@@ -313,6 +301,14 @@ static void print_snippet(DiagEngine *d, Span span) {
     fputs(caret.p, d->out);
     if (d->color) fputs(C_RESET, d->out);
     fputc('\n', d->out);
+    if (fixit && *fixit) {
+        /* The caret line up to the caret is all spaces: reuse it. */
+        fprintf(d->out, "%.*s", (int)(strlen(prefix) + cstart - wlo), caret.p);
+        if (d->color) fputs(C_CARET, d->out);
+        put_message(d->out, fixit);
+        if (d->color) fputs(C_RESET, d->out);
+        fputc('\n', d->out);
+    }
     free(caret.p);
     free(shown.p);
     free(colmap);
@@ -355,8 +351,9 @@ static void put_message(FILE *o, const char *msg) {
     }
 }
 
+/* Writes one diagnostic or note; `snippet`: show the source line. */
 static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
-                      const char *msg) {
+                      const char *msg, const char *fixit, int snippet) {
     const SourceFile *f = span_valid(span) ? source_file(d->sm, span.file) : NULL;
     span = shown_span(d, span);
     if (d->color) fputs(C_BOLD, d->out);
@@ -374,34 +371,10 @@ static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *co
     if (code && *code) fprintf(d->out, " [%s]", code);
     if (d->color) fputs(C_RESET, d->out);
     fputc('\n', d->out);
-    if (f) print_snippet(d, span);
+    if (f && snippet) print_snippet(d, span, fixit);
 }
 
 /* ---- JSON helpers (shared by JSON Lines and SARIF) ---- */
-
-/* Writes s as a JSON string; bytes that are not valid UTF-8 become \u00XX
- * so that the output is always valid JSON. */
-static void json_str(FILE *o, const char *s) {
-    fputc('"', o);
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = p[i];
-        if (c == '"') { fputs("\\\"", o); i++; }
-        else if (c == '\\') { fputs("\\\\", o); i++; }
-        else if (c == '\n') { fputs("\\n", o); i++; }
-        else if (c == '\t') { fputs("\\t", o); i++; }
-        else if (c == '\r') { fputs("\\r", o); i++; }
-        else if (c < 0x20 || c == 0x7F) { fprintf(o, "\\u%04x", c); i++; }
-        else if (c < 0x80) { fputc(c, o); i++; }
-        else {
-            size_t k = utf8_seq(p + i, n - i);
-            if (k) { fwrite(p + i, 1, k, o); i += k; }
-            else { fprintf(o, "\\u%04x", c); i++; }
-        }
-    }
-    fputc('"', o);
-}
 
 /* Line/column of both ends of a span; the end is exclusive (the position
  * just after the last byte), as in SARIF and LSP. */
@@ -412,39 +385,50 @@ static void span_pos(DiagEngine *d, Span s, unsigned *l1, unsigned *c1,
     source_line_col(d->sm, s.file, s.hi, l2, c2);
 }
 
-static void json_location(DiagEngine *d, FILE *o, Span s) {
+/* The members "file", "line", "column" and "end" of a location. */
+static void json_location(DiagEngine *d, JsonWriter *w, Span s) {
     const SourceFile *f = span_valid(s) ? source_file(d->sm, s.file) : NULL;
     if (!f) {
-        fputs("\"file\":null,\"line\":null,\"column\":null,\"end\":null", o);
+        json_field_null(w, "file");
+        json_field_null(w, "line");
+        json_field_null(w, "column");
+        json_field_null(w, "end");
         return;
     }
     unsigned l1, c1, l2, c2;
     span_pos(d, s, &l1, &c1, &l2, &c2);
-    fputs("\"file\":", o);
-    json_str(o, display_path(f));
-    fprintf(o, ",\"line\":%u,\"column\":%u,\"end\":{\"line\":%u,\"column\":%u}", l1, c1, l2, c2);
+    json_field_string(w, "file", display_path(f));
+    json_field_uint(w, "line", l1);
+    json_field_uint(w, "column", c1);
+    json_key(w, "end");
+    json_object_begin(w);
+    json_field_uint(w, "line", l2);
+    json_field_uint(w, "column", c2);
+    json_object_end(w);
 }
 
 static void json_emit(DiagEngine *d, const DiagRec *r) {
-    FILE *o = d->out;
-    fputc('{', o);
-    json_location(d, o, r->span);
-    fputs(",\"severity\":", o);
-    json_str(o, sev_name(r->sev));
-    fputs(",\"code\":", o);
-    json_str(o, r->code ? r->code : "");
-    fputs(",\"message\":", o);
-    json_str(o, r->msg);
-    fputs(",\"notes\":[", o);
+    JsonWriter w;
+    json_init(&w, d->out);
+    json_object_begin(&w);
+    json_location(d, &w, r->span);
+    json_field_string(&w, "severity", sev_name(r->sev));
+    json_field_string(&w, "code", r->code ? r->code : "");
+    json_field_string(&w, "message", r->msg);
+    json_key(&w, "notes");
+    json_array_begin(&w);
     for (size_t i = 0; i < r->nnotes; i++) {
-        if (i) fputc(',', o);
-        fputc('{', o);
-        json_location(d, o, r->notes[i].span);
-        fputs(",\"message\":", o);
-        json_str(o, r->notes[i].msg);
-        fputc('}', o);
+        json_object_begin(&w);
+        json_location(d, &w, r->notes[i].span);
+        json_field_string(&w, "message", r->notes[i].msg);
+        /* The text that replaces the note's span (from "line"/"column" to
+         * "end"); an empty span is an insertion. */
+        if (r->notes[i].fixit) json_field_string(&w, "fixit", r->notes[i].fixit);
+        json_object_end(&w);
     }
-    fputs("]}\n", o);
+    json_array_end(&w);
+    json_object_end(&w);
+    fputc('\n', d->out);
 }
 
 /* ---- reporting ---- */
@@ -514,7 +498,7 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
             snprintf(buf, sizeof buf,
                      "too many errors emitted, stopping now; use -ferror-limit=0 to see all");
             if (d->fmt == DIAG_FMT_TEXT) {
-                text_emit(d, DIAG_ERROR, span_none(), "error-limit", buf);
+                text_emit(d, DIAG_ERROR, span_none(), "error-limit", buf, NULL, 0);
             } else {
                 start_record(d, DIAG_ERROR, 0, span_none(), "error-limit", xstrdup(buf));
                 complete_pending(d);
@@ -527,8 +511,9 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
     char *msg = xvasprintf(fmt, ap);
     d->last_dropped = 0;
     d->has_last = 1;
+    d->last_span = span;
     if (d->fmt == DIAG_FMT_TEXT) {
-        text_emit(d, sev, span, code, msg);
+        text_emit(d, sev, span, code, msg, NULL, 1);
         /* Keep nothing: notes of text diagnostics print immediately too. */
         free(msg);
         fflush(d->out);
@@ -547,17 +532,34 @@ int diag_report(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
     return r;
 }
 
-void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap) {
-    if (d->last_dropped || !d->has_last) return;
-    char *msg = xvasprintf(fmt, ap);
+static int has_file(DiagEngine *d, Span s) {
+    return span_valid(s) && source_file(d->sm, s.file) != NULL;
+}
+
+/* Attaches a note (msg and fixit malloc'ed, taken over) to the last
+ * diagnostic. A note without a location gets its diagnostic's, so that
+ * every note of a located diagnostic is located in every format; in text
+ * it then does not show that source line a second time. */
+static void add_note(DiagEngine *d, Span span, char *fixit, char *msg) {
+    int inherited = !has_file(d, span);
+    if (inherited) {
+        span = d->last_span;
+        /* A replacement needs a place to go. */
+        if (!has_file(d, span)) {
+            free(fixit);
+            fixit = NULL;
+        }
+    }
     if (d->fmt == DIAG_FMT_TEXT) {
-        text_emit(d, DIAG_NOTE, span, NULL, msg);
+        text_emit(d, DIAG_NOTE, span, NULL, msg, fixit, !inherited || fixit);
         free(msg);
+        free(fixit);
         return;
     }
     DiagRec *r = last_record(d);
     if (!r || !r->msg) {
         free(msg);
+        free(fixit);
         return;
     }
     if (r->nnotes == r->capnotes) {
@@ -566,7 +568,13 @@ void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap) {
     }
     r->notes[r->nnotes].span = span;
     r->notes[r->nnotes].msg = msg;
+    r->notes[r->nnotes].fixit = fixit;
     r->nnotes++;
+}
+
+void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap) {
+    if (d->last_dropped || !d->has_last) return;
+    add_note(d, span, NULL, xvasprintf(fmt, ap));
 }
 
 void diag_note(DiagEngine *d, Span span, const char *fmt, ...) {
@@ -574,6 +582,15 @@ void diag_note(DiagEngine *d, Span span, const char *fmt, ...) {
     va_start(ap, fmt);
     diag_vnote(d, span, fmt, ap);
     va_end(ap);
+}
+
+void diag_note_fixit(DiagEngine *d, Span span, const char *replacement, const char *fmt, ...) {
+    if (d->last_dropped || !d->has_last) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    add_note(d, span, xstrdup(replacement), msg);
 }
 
 void diag_flush(DiagEngine *d) {
@@ -587,38 +604,95 @@ void diag_flush(DiagEngine *d) {
 
 /* Relative paths stay relative URIs (resolved against the working
  * directory); absolute ones become file:// URIs. Reserved bytes are
- * percent-encoded. */
-static void sarif_uri(FILE *o, const SourceFile *f) {
+ * percent-encoded. Malloc'ed. */
+static char *sarif_uri(const SourceFile *f) {
     const char *p = strcmp(f->path, "-") == 0 ? "stdin" : f->path;
-    fputc('"', o);
-    if (p[0] == '/') fputs("file://", o);
+    char *uri = xmalloc(3 * strlen(p) + sizeof "file://");
+    size_t n = 0;
+    if (p[0] == '/') {
+        memcpy(uri, "file://", 7);
+        n = 7;
+    }
     for (const unsigned char *s = (const unsigned char *)p; *s; s++) {
         unsigned c = *s;
         if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
             strchr("-._~/!$&'()*+,;=:@", (int)c))
-            fputc((int)c, o);
+            uri[n++] = (char)c;
         else
-            fprintf(o, "%%%02X", c);
+            n += (size_t)sprintf(uri + n, "%%%02X", c);
     }
-    fputc('"', o);
+    uri[n] = 0;
+    return uri;
 }
 
-static void sarif_physical(DiagEngine *d, FILE *o, Span s) {
-    const SourceFile *f = source_file(d->sm, s.file);
+/* The member "artifactLocation" of span s's file. */
+static void sarif_artifact(DiagEngine *d, JsonWriter *w, Span s) {
+    char *uri = sarif_uri(source_file(d->sm, s.file));
+    json_key(w, "artifactLocation");
+    json_object_begin(w);
+    json_field_string(w, "uri", uri);
+    json_object_end(w);
+    free(uri);
+}
+
+/* The member `key` ("region", "deletedRegion") for span s, end exclusive. */
+static void sarif_region(DiagEngine *d, JsonWriter *w, const char *key, Span s) {
     unsigned l1, c1, l2, c2;
     span_pos(d, s, &l1, &c1, &l2, &c2);
-    fputs("{\"artifactLocation\":{\"uri\":", o);
-    sarif_uri(o, f);
-    fprintf(o, "},\"region\":{\"startLine\":%u,\"startColumn\":%u,\"endLine\":%u,"
-               "\"endColumn\":%u}}", l1, c1, l2, c2);
+    json_key(w, key);
+    json_object_begin(w);
+    json_field_uint(w, "startLine", l1);
+    json_field_uint(w, "startColumn", c1);
+    json_field_uint(w, "endLine", l2);
+    json_field_uint(w, "endColumn", c2);
+    json_object_end(w);
 }
 
-static int has_file(DiagEngine *d, Span s) {
-    return span_valid(s) && source_file(d->sm, s.file) != NULL;
+static void sarif_physical(DiagEngine *d, JsonWriter *w, Span s) {
+    json_object_begin(w);
+    sarif_artifact(d, w, s);
+    sarif_region(d, w, "region", s);
+    json_object_end(w);
+}
+
+/* The fix-its of a result's notes as SARIF "fixes": one fix per note, its
+ * description the note's message, one replacement of the note's span. */
+static void sarif_fixes(DiagEngine *d, JsonWriter *w, const DiagRec *r) {
+    size_t n = 0;
+    for (size_t k = 0; k < r->nnotes; k++) n += r->notes[k].fixit != NULL;
+    if (!n) return;
+    json_key(w, "fixes");
+    json_array_begin(w);
+    for (size_t k = 0; k < r->nnotes; k++) {
+        const DiagNote *nt = &r->notes[k];
+        if (!nt->fixit) continue;
+        json_object_begin(w);
+        json_key(w, "description");
+        json_object_begin(w);
+        json_field_string(w, "text", nt->msg);
+        json_object_end(w);
+        json_key(w, "artifactChanges");
+        json_array_begin(w);
+        json_object_begin(w);
+        sarif_artifact(d, w, nt->span);
+        json_key(w, "replacements");
+        json_array_begin(w);
+        json_object_begin(w);
+        sarif_region(d, w, "deletedRegion", nt->span);
+        json_key(w, "insertedContent");
+        json_object_begin(w);
+        json_field_string(w, "text", nt->fixit);
+        json_object_end(w);
+        json_object_end(w);
+        json_array_end(w); /* replacements */
+        json_object_end(w);
+        json_array_end(w); /* artifactChanges */
+        json_object_end(w);
+    }
+    json_array_end(w);
 }
 
 static void sarif_write(DiagEngine *d) {
-    FILE *o = d->out;
     /* Rules: one per distinct code, in order of first appearance. */
     const char **rules = xmalloc((d->nresults + 1) * sizeof *rules);
     size_t nrules = 0;
@@ -631,51 +705,84 @@ static void sarif_write(DiagEngine *d) {
         if (k == nrules) rules[nrules++] = code;
         rule_of[i] = k;
     }
-    fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\","
-          "\"version\":\"2.1.0\",\"runs\":[{\"tool\":{\"driver\":{\"name\":\"collc\","
-          "\"version\":\"" COLLC_VERSION "\",\"rules\":[", o);
+    JsonWriter w;
+    json_init(&w, d->out);
+    json_object_begin(&w);
+    json_field_string(&w, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    json_field_string(&w, "version", "2.1.0");
+    json_key(&w, "runs");
+    json_array_begin(&w);
+    json_object_begin(&w);
+    json_key(&w, "tool");
+    json_object_begin(&w);
+    json_key(&w, "driver");
+    json_object_begin(&w);
+    json_field_string(&w, "name", "collc");
+    json_field_string(&w, "version", COLLC_VERSION);
+    json_key(&w, "rules");
+    json_array_begin(&w);
     for (size_t k = 0; k < nrules; k++) {
         /* Codes are explained in docs/diagnostics.md under their own name. */
-        if (k) fputc(',', o);
-        fputs("{\"id\":", o);
-        json_str(o, rules[k]);
-        fputc('}', o);
+        json_object_begin(&w);
+        json_field_string(&w, "id", rules[k]);
+        json_object_end(&w);
     }
-    fputs("]}},\"results\":[", o);
+    json_array_end(&w);
+    json_object_end(&w); /* driver */
+    json_object_end(&w); /* tool */
+    json_key(&w, "results");
+    json_array_begin(&w);
     for (size_t i = 0; i < d->nresults; i++) {
         const DiagRec *r = &d->results[i];
-        if (i) fputc(',', o);
-        fputs("{\"ruleId\":", o);
-        json_str(o, r->code);
-        fprintf(o, ",\"ruleIndex\":%zu,\"level\":\"%s\",\"message\":{\"text\":", rule_of[i],
-                r->sev == DIAG_ERROR ? "error" : "warning");
-        json_str(o, r->msg);
-        fputs("}", o);
+        json_object_begin(&w);
+        json_field_string(&w, "ruleId", r->code);
+        json_field_uint(&w, "ruleIndex", rule_of[i]);
+        json_field_string(&w, "level", r->sev == DIAG_ERROR ? "error" : "warning");
+        json_key(&w, "message");
+        json_object_begin(&w);
+        json_field_string(&w, "text", r->msg);
+        json_object_end(&w);
         if (has_file(d, r->span)) {
-            fputs(",\"locations\":[{\"physicalLocation\":", o);
-            sarif_physical(d, o, r->span);
-            fputs("}]", o);
+            json_key(&w, "locations");
+            json_array_begin(&w);
+            json_object_begin(&w);
+            json_key(&w, "physicalLocation");
+            sarif_physical(d, &w, r->span);
+            json_object_end(&w);
+            json_array_end(&w);
         }
         if (r->nnotes) {
-            fputs(",\"relatedLocations\":[", o);
+            json_key(&w, "relatedLocations");
+            json_array_begin(&w);
             for (size_t k = 0; k < r->nnotes; k++) {
-                if (k) fputc(',', o);
-                fprintf(o, "{\"id\":%zu,", k);
+                json_object_begin(&w);
+                json_field_uint(&w, "id", k);
                 if (has_file(d, r->notes[k].span)) {
-                    fputs("\"physicalLocation\":", o);
-                    sarif_physical(d, o, r->notes[k].span);
-                    fputc(',', o);
+                    json_key(&w, "physicalLocation");
+                    sarif_physical(d, &w, r->notes[k].span);
                 }
-                fputs("\"message\":{\"text\":", o);
-                json_str(o, r->notes[k].msg);
-                fputs("}}", o);
+                json_key(&w, "message");
+                json_object_begin(&w);
+                json_field_string(&w, "text", r->notes[k].msg);
+                json_object_end(&w);
+                json_object_end(&w);
             }
-            fputc(']', o);
+            json_array_end(&w);
         }
-        if (r->promoted) fputs(",\"properties\":{\"promotedByWerror\":true}", o);
-        fputc('}', o);
+        sarif_fixes(d, &w, r);
+        if (r->promoted) {
+            json_key(&w, "properties");
+            json_object_begin(&w);
+            json_field_bool(&w, "promotedByWerror", 1);
+            json_object_end(&w);
+        }
+        json_object_end(&w);
     }
-    fputs("]}]}\n", o);
+    json_array_end(&w);  /* results */
+    json_object_end(&w); /* the run */
+    json_array_end(&w);  /* runs */
+    json_object_end(&w);
+    fputc('\n', d->out);
     free(rules);
     free(rule_of);
 }

@@ -23,4 +23,10 @@ void *xrealloc(void *p, size_t n);
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Length of the well-formed UTF-8 sequence at s (n >= 1 bytes available):
+ * 1 for ASCII, 2..4 for a multi-byte sequence, 0 when the bytes there are
+ * not one (RFC 3629: no overlong forms, no surrogates, nothing above
+ * U+10FFFF, no cut sequence). */
+size_t utf8_seq(const unsigned char *s, size_t n);
+
 #endif

@@ -2,11 +2,12 @@
  * does not show (ctest "instantiate.api"; not a lit test: no RUN line):
  * eval_expr's arithmetic (floor division, mathematical modulo, checked
  * errors, silent mode), INST_NOT_APPLICABLE without diagnostics,
- * schedule_describe_transfer/step (including the per-thread step cache and
- * its reset by schedule_free), and -D overrides in Schedule.param_values. */
+ * schedule_describe_transfer/step/steps (one step at a time and all steps
+ * from one replay), and -D overrides in Schedule.param_values. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "front/eval.h"
 #include "front/front.h"
 #include "schedule/schedule.h"
 
@@ -120,6 +121,11 @@ int main(void) {
     EXPECT_STR(schedule_describe_step(&s, 8, &arena), "N = 5, K = 7, s = 3");
     EXPECT_STR(schedule_describe_step(&s, 4, &arena), "N = 5, K = 7, s = 3");
     EXPECT_STR(schedule_describe_step(&s, 5, &arena), "N = 5, K = 7, s = 0");
+    /* all steps from one replay: the same as one at a time */
+    const char **all = schedule_describe_steps(&s, &arena);
+    for (size_t k = 0; k < s.nsteps; k++)
+        EXPECT_STR(all[k], schedule_describe_step(&s, k, &arena));
+    EXPECT_STR(all[8], "N = 5, K = 7, s = 3");
     schedule_free(&s);
     EXPECT(s.xfers == NULL && s.nxfers == 0);
 

@@ -1,5 +1,5 @@
 /* cost_cli.h - options and helpers shared by `collc cost`, `collc compare`
- * and `collc draw` (implemented in driver/cmd_cost.c; docs/cost.md). */
+ * and `collc draw` (implemented in cmd_cost.c; docs/cost.md). */
 #ifndef COLLC_COST_CLI_H
 #define COLLC_COST_CLI_H
 
@@ -58,8 +58,5 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
  * after errors were reported. */
 int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
                          Schedule *out, const char **why);
-
-/* Writes s as a JSON string literal (quotes and escapes). */
-void cost_json_str(FILE *f, const char *s);
 
 #endif

@@ -1,12 +1,13 @@
-/* eval_ops.h - the integer operators of the .coll expression language, shared
- * by sema's constant folding and instantiate's evaluator so that both agree
- * bit for bit (floor division, mathematical modulo, checked overflow).
- * Internal to front/ and schedule/; not a contract. */
-#ifndef COLLC_EVAL_OPS_H
-#define COLLC_EVAL_OPS_H
+/* eval.h - the semantics of .coll integer expressions: the operators, shared
+ * by sema's constant folding and the statement interpreter of instantiate
+ * and the topology reader so that all agree bit for bit (floor division,
+ * mathematical modulo, checked overflow), and evaluation in a frame. */
+#ifndef COLLC_EVAL_H
+#define COLLC_EVAL_H
 
 #include <stdint.h>
 #include "front/ast.h"
+#include "support/diag.h"
 
 /* Outcome of one operator application. */
 typedef enum EvalErr {
@@ -101,10 +102,68 @@ static inline const char *eval_err_code(EvalErr e) {
 }
 
 /* Reports failure `err` of expression `e` (a unary, binary or call node)
- * whose operand values were a, b (b unused for unary/one-argument calls).
- * Defined in schedule/eval.c. */
-struct DiagEngine;
-void eval_report_error(struct DiagEngine *dx, const Expr *e, EvalErr err,
-                       int64_t a, int64_t b);
+ * whose operand values were a, b (b unused for unary/one-argument calls). */
+void eval_report_error(DiagEngine *dx, const Expr *e, EvalErr err, int64_t a, int64_t b);
+
+/* Evaluates a checked integer expression in a frame (int64_t[nslots], the
+ * value of each symbol at its slot). Returns 0 and sets *value, or -1 after
+ * reporting through dx (dx may be NULL to evaluate silently). */
+int eval_expr(const Expr *e, const int64_t *frame, DiagEngine *dx, int64_t *value);
+
+/* The hot path of the interpreters: the same arithmetic as eval_expr, without
+ * reporting, with leaves read inline and the common non-negative modulo
+ * special-cased. On any failure it returns -1 and the caller re-evaluates
+ * with eval_expr, which reports the error; so the fast path never needs
+ * spans. */
+static inline int eval_expr_fast(const Expr *e, const int64_t *frame, int64_t *v);
+
+static inline int eval_operand_fast(const Expr *e, const int64_t *frame, int64_t *v) {
+    if (e->kind == EXPR_NAME) { *v = frame[e->u.name.sym->slot]; return 0; }
+    if (e->kind == EXPR_INT) { *v = e->u.ival; return 0; }
+    return eval_expr_fast(e, frame, v);
+}
+
+static inline int eval_expr_fast(const Expr *e, const int64_t *frame, int64_t *v) {
+    switch (e->kind) {
+    case EXPR_INT: *v = e->u.ival; return 0;
+    case EXPR_NAME: *v = frame[e->u.name.sym->slot]; return 0;
+    case EXPR_BINARY: {
+        int64_t a, b;
+        BinaryOp op = e->u.binary.op;
+        if (eval_operand_fast(e->u.binary.lhs, frame, &a)) return -1;
+        if (op == BOP_LAND && !a) { *v = 0; return 0; }
+        if (op == BOP_LOR && a) { *v = 1; return 0; }
+        if (eval_operand_fast(e->u.binary.rhs, frame, &b)) return -1;
+        switch (op) {
+        case BOP_ADD: return __builtin_add_overflow(a, b, v) ? -1 : 0;
+        case BOP_SUB: return __builtin_sub_overflow(a, b, v) ? -1 : 0;
+        case BOP_MOD:
+            if (b > 0) {
+                int64_t m = a % b;
+                *v = m < 0 ? m + b : m;
+                return 0;
+            }
+            break;
+        case BOP_BXOR: *v = a ^ b; return 0;
+        case BOP_EQ: *v = a == b; return 0;
+        case BOP_LT: *v = a < b; return 0;
+        default: break;
+        }
+        return eval_binary_op(op, a, b, v) == EVAL_OK ? 0 : -1;
+    }
+    case EXPR_UNARY: {
+        int64_t a;
+        if (eval_operand_fast(e->u.unary.operand, frame, &a)) return -1;
+        return eval_unary_op(e->u.unary.op, a, v) == EVAL_OK ? 0 : -1;
+    }
+    case EXPR_CALL: {
+        int64_t x[2] = {0, 0};
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (eval_operand_fast(e->u.call.args[i], frame, &x[i])) return -1;
+        return eval_builtin_op(e->u.call.builtin, x, v) == EVAL_OK ? 0 : -1;
+    }
+    }
+    return -1;
+}
 
 #endif

@@ -1,7 +1,6 @@
-/* eval.c - evaluation of checked integer expressions in an int64 frame.
- * Shared by instantiate (the hot path) and the topology reader. */
-#include "schedule/eval_ops.h"
-#include "schedule/schedule.h"
+/* eval.c - evaluation of checked integer expressions in an int64 frame, with
+ * diagnostics (see eval.h). */
+#include "front/eval.h"
 #include "support/util.h"
 
 void eval_report_error(DiagEngine *dx, const Expr *e, EvalErr err, int64_t a, int64_t b) {
