@@ -415,6 +415,14 @@ int sg2260_machine_load(const char *path, Sg2260Machine *m, Sg2260Error *err) {
     return rc;
 }
 
+/* The shortest %g form of v that reads back as v (22.4, not 22.399999999999999). */
+static void format_number(char *buf, size_t n, double v) {
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
 void sg2260_machine_write(FILE *out, const Sg2260Machine *m) {
     for (int k = 0; k < NKEYS; k++) {
         const struct MachineKey *key = &machine_keys[k];
@@ -426,7 +434,7 @@ void sg2260_machine_write(FILE *out, const Sg2260Machine *m) {
         case KEY_FLAG: snprintf(val, sizeof val, "%d", *(const int *)v); break;
         case KEY_BYTES: snprintf(val, sizeof val, "%llu", (unsigned long long)*(const uint64_t *)v); break;
         case KEY_RATE:
-        case KEY_LATENCY: snprintf(val, sizeof val, "%.17g", *(const double *)v); break;
+        case KEY_LATENCY: format_number(val, sizeof val, *(const double *)v); break;
         }
         int len = fprintf(out, "%s = %s", key->key, val);
         if (*key->unit) fprintf(out, "%*s# %s", len < 40 ? 40 - len : 1, "", key->unit);
@@ -435,7 +443,11 @@ void sg2260_machine_write(FILE *out, const Sg2260Machine *m) {
     for (int i = 0; i < m->nlinks; i++) {
         const Sg2260Link *l = &m->links[i];
         fprintf(out, "link %d:%d %d:%d", l->a, l->port_a, l->b, l->port_b);
-        if (l->bw_GBps > 0) fprintf(out, " bandwidth=%.17g", l->bw_GBps);
+        if (l->bw_GBps > 0) {
+            char bw[40];
+            format_number(bw, sizeof bw, l->bw_GBps);
+            fprintf(out, " bandwidth=%s", bw);
+        }
         fputc('\n', out);
     }
     /* send ports that are not the first link's */
