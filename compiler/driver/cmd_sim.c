@@ -35,9 +35,20 @@ static int write_trace(DiagEngine *dx, const char *path, const Sg2260Sim *sim,
     return bad;
 }
 
-static void progress(void *ctx, double t_us, double done) {
-    fprintf(stderr, "collc sim: %s: %.0f%% of the descriptors done, simulated time %.3f us\n", (const char *)ctx,
-            100 * done, t_us);
+/* Progress reports of one run: every report when asked for (--progress),
+ * else (a terminal on stderr) the interim ones of a long run and its end. */
+typedef struct Progress {
+    const char *name;
+    int all;     /* --progress */
+    int printed; /* reports printed so far */
+} Progress;
+
+static void progress(void *ctx, double t_us, double done, int final) {
+    Progress *p = ctx;
+    if (final && !p->all && !p->printed) return;
+    fprintf(stderr, "collc sim: %s: %.0f%% of the descriptors done, simulated time %.3f us%s\n", p->name, 100 * done,
+            t_us, final ? " (end)" : "");
+    p->printed++;
 }
 
 /* Bytes of data the full check holds for the lowered algorithm: every
@@ -178,7 +189,8 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     }
     sg2260_sim_enable_trace(sim, o->trace || o->svg);
     sg2260_sim_set_race_check(sim, o->race_check);
-    if (o->progress || isatty(STDERR_FILENO)) sg2260_sim_set_progress(sim, progress, (void *)alg->name);
+    Progress prog = {alg->name, o->progress, 0};
+    if (o->progress || isatty(STDERR_FILENO)) sg2260_sim_set_progress(sim, progress, &prog);
     for (int r = 0; r < N; r++) fill_input(sim, o, L, r, mode, stride, window);
     Sg2260Result res;
     int rc = sg2260_sim_run(sim, &res);

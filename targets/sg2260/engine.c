@@ -197,7 +197,7 @@ struct Sg2260Sim {
     uint64_t sample_stride, sample_window;
     int trace_on;
     int race_check;
-    void (*progress)(void *, double, double);
+    void (*progress)(void *, double, double, int);
     void *progress_ctx;
     TraceEv *tr;
     int ntr, captr;
@@ -264,7 +264,7 @@ void sg2260_sim_enable_trace(Sg2260Sim *s, int on) { s->trace_on = on; }
 
 void sg2260_sim_set_race_check(Sg2260Sim *s, int on) { s->race_check = on; }
 
-void sg2260_sim_set_progress(Sg2260Sim *s, void (*fn)(void *, double, double), void *ctx) {
+void sg2260_sim_set_progress(Sg2260Sim *s, void (*fn)(void *, double, double, int), void *ctx) {
     s->progress = fn;
     s->progress_ctx = ctx;
 }
@@ -1100,7 +1100,7 @@ int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r) {
         if (failed) break;
         if (s->progress && clock() - last > CLOCKS_PER_SEC / 2) {
             last = clock();
-            s->progress(s->progress_ctx, s->t, s->total_descs ? (double)s->commands / (double)s->total_descs : 1);
+            s->progress(s->progress_ctx, s->t, s->total_descs ? (double)s->commands / (double)s->total_descs : 1, 0);
         }
         set_rates(s);
         /* Next event. */
@@ -1158,6 +1158,9 @@ int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r) {
         if (s->ch[i].state == CH_READY && s->ch[i].block_since >= 0 && s->t > s->ch[i].block_since)
             trace(s, i, s->ch[i].block_since, s->t, TR_WAIT, desc_at(&s->ch[i], s->ch[i].pc), "wait (blocked at end)");
     s->end_time = s->t;
+    /* the last report: where the run ended */
+    if (s->progress)
+        s->progress(s->progress_ctx, s->t, s->total_descs ? (double)s->commands / (double)s->total_descs : 1, 1);
     r->ok = !failed;
     r->time_us = s->t;
     r->commands = s->commands;

@@ -432,9 +432,10 @@ void sg2260_sim_enable_trace(Sg2260Sim *s, int on);
 /* Reject a transfer whose address ranges overlap an in-flight transfer's on
  * the same chip (write/write, write/read), code "race". Default on. */
 void sg2260_sim_set_race_check(Sg2260Sim *s, int on);
-/* Called now and then during a run with the simulated time and the share
- * of descriptors executed (0..1); NULL turns it off. */
-void sg2260_sim_set_progress(Sg2260Sim *s, void (*fn)(void *ctx, double t_us, double done), void *ctx);
+/* Called about twice a second of host time during a run (final = 0) and
+ * once when it ends (final = 1), with the simulated time and the share of
+ * descriptors executed (0..1); NULL turns it off. */
+void sg2260_sim_set_progress(Sg2260Sim *s, void (*fn)(void *ctx, double t_us, double done, int final), void *ctx);
 /* Run to completion, a rule violation or deadlock (once per simulator).
  * Returns 0 if ok; r->err holds the error otherwise. Memory keeps the final
  * contents either way. */

@@ -32,21 +32,21 @@ typedef struct Row {
 static const Row send_rows[] = {
     {W_DTYPE, 0, 0, 12, 4, "dtype"}, {W_SRC_HI, 0, 0, 16, 13, "src addr h13"}, {W_PSUM, 0, 0, 29, 1, "psum_op"},
     {W_N, 1, 0, 0, 16, "n"}, {W_C, 1, 0, 16, 16, "c"}, {W_H, 1, 0, 32, 32, "h"}, {W_W, 1, 1, 0, 32, "w"},
-    {W_SRC_LO, 1, 1, 32, 32, "src addr l32"}, {W_SN + 100, 0, 0, 0, 0, NULL}};
+    {W_SRC_LO, 1, 1, 32, 32, "src addr l32"}, {0, 0, 0, 0, 0, NULL} /* end */};
 /* RECV (2 words): dtype one bit lower, reduce op at 29-31. */
 static const Row recv_rows[] = {
     {W_DTYPE, 0, 0, 11, 4, "dtype"}, {W_DST_HI, 0, 0, 16, 13, "dst addr h13"}, {W_OP, 0, 0, 29, 3, "reduce op"},
     {W_N, 1, 0, 0, 16, "n"}, {W_C, 1, 0, 16, 16, "c"}, {W_H, 1, 0, 32, 32, "h"}, {W_W, 1, 1, 0, 32, "w"},
-    {W_DST_LO, 1, 1, 32, 32, "dst addr l32"}, {W_SN + 100, 0, 0, 0, 0, NULL}};
+    {W_DST_LO, 1, 1, 32, 32, "dst addr l32"}, {0, 0, 0, 0, 0, NULL} /* end */};
 /* The strides of SEND/RECV (they set stride_enable too). */
 static const Row sr_stride_rows[] = {
     {W_SN, 0, 0, 32, 32, "n-stride"}, {W_SC, 0, 1, 0, 32, "c-stride"}, {W_SH, 0, 1, 32, 32, "h-stride"},
-    {W_SN + 100, 0, 0, 0, 0, NULL}};
+    {0, 0, 0, 0, 0, NULL} /* end */};
 /* GENERAL (2 words): a copy of a byte length between chips. */
 static const Row general_rows[] = {
     {W_DTYPE, 0, 0, 12, 4, "dtype"}, {W_SRC_HI, 0, 0, 16, 13, "src addr h13"}, {W_DST_HI, 0, 0, 32, 13, "dst addr h13"},
     {W_SRC_CHIP, 0, 0, 45, 4, "src chip"}, {W_DST_CHIP, 0, 0, 49, 4, "dst chip"}, {W_LEN, 0, 1, 0, 32, "length"},
-    {W_SRC_LO, 0, 1, 32, 32, "src addr l32"}, {W_DST_LO, 1, 0, 0, 32, "dst addr l32"}, {W_SN + 100, 0, 0, 0, 0, NULL}};
+    {W_SRC_LO, 0, 1, 32, 32, "src addr l32"}, {W_DST_LO, 1, 0, 0, 32, "dst addr l32"}, {0, 0, 0, 0, 0, NULL} /* end */};
 /* READ and WRITE (4 words). */
 static const Row rw_rows[] = {
     {W_DTYPE, 0, 0, 12, 4, "dtype"}, {W_SRC_HI, 0, 0, 16, 13, "src addr h13"}, {W_DST_HI, 0, 0, 32, 13, "dst addr h13"},
@@ -56,11 +56,11 @@ static const Row rw_rows[] = {
     {W_N, 2, 0, 0, 16, "src n"}, {W_C, 2, 0, 16, 16, "src c"}, {W_H, 2, 0, 32, 32, "src h"}, {W_W, 2, 1, 0, 32, "src w"},
     {W_DN, 2, 1, 32, 16, "dst n"}, {W_DC, 2, 1, 48, 16, "dst c"}, {W_DH, 3, 0, 0, 32, "dst h"},
     {W_DW, 3, 0, 32, 32, "dst w"}, {W_SRC_LO, 3, 1, 0, 32, "src addr l32"}, {W_DST_LO, 3, 1, 32, 32, "dst addr l32"},
-    {W_SN + 100, 0, 0, 0, 0, NULL}};
+    {0, 0, 0, 0, 0, NULL} /* end */};
 /* SYS messages and TRWR (1 word). */
 static const Row msg_rows[] = {{W_MSG_ID, 0, 0, 32, 9, "message id"}, {W_MSG_CNT, 0, 0, 48, 7, "count"},
-                               {W_SN + 100, 0, 0, 0, 0, NULL}};
-static const Row trwr_rows[] = {{W_TRWR, 0, 0, 32, 32, "value"}, {W_SN + 100, 0, 0, 0, 0, NULL}};
+                               {0, 0, 0, 0, 0, NULL} /* end */};
+static const Row trwr_rows[] = {{W_TRWR, 0, 0, 32, 32, "value"}, {0, 0, 0, 0, 0, NULL} /* end */};
 
 static void set_field(Sg2260Desc *d, Which w, uint64_t v) {
     switch (w) {
