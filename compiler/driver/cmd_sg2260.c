@@ -91,9 +91,10 @@ static void help(int sim) {
         fputs("usage: collc sim [OPTIONS] FILE -N n\n"
               "\n"
               "Compiles the algorithm for N SG2260 chips (as compile --target=sg2260),\n"
-              "runs the descriptor programs on the CDMA engine model with real data,\n"
-              "checks every rank's output bit for bit against the naive reference and\n"
-              "reports the simulated time and per-link utilisation.\n",
+              "runs the descriptor programs on the model of its CDMA, GDMA and VSDMA\n"
+              "engines, checks every rank's output bit for bit against the naive\n"
+              "reference (all of it, or sampled windows of large buffers) and reports\n"
+              "the simulated time and per-link utilisation.\n",
               stdout);
     else
         fputs("usage: collc compile --target=sg2260 [OPTIONS] FILE -N n\n"
@@ -105,7 +106,7 @@ static void help(int sim) {
           "  -N n                          number of chips (ranks), required\n"
           "  --chips C0,C1,...             chip of each rank (default: the machine's ring of n\n"
           "                                chips; n = 2: two adjacent chips of its first ring)\n"
-          "  --machine FILE                machine file (default: the SC11 board, 64 GB/s)\n"
+          "  --machine FILE                machine file (default: the SC11 board, 32 GB/s links)\n"
           "  --dtype T                     fp32 (default) fp16 bf16 int32 int8 int16 fp20\n"
           "  --op OP                       sum (default) prod max min\n"
           "  --count K                     elements per block (MPI's count)\n"
