@@ -345,45 +345,13 @@ static int better(const SynthOptions *o, const CostTerms *a, int64_t pa, const C
     return pa < pb;
 }
 
-/* Chunk owners of a one-block collective: in proportion to nothing
- * (uniform, P = N*R) or to what a rank cannot receive (water filling:
- * w_v = max(0, 1 - lambda*cap_v), sum w = 1, cap_v = the bandwidth into v),
- * which balances the phases of AllReduce on irregular boards. Fills lo/hi
- * for P chunks; returns 0, or -1 when the weights need more than P chunks. */
-static int owners(const SynthGraph *g, int waterfill, int64_t P, int32_t *lo, int32_t *hi) {
-    int64_t N = g->N;
-    if (!waterfill) {
-        if (P % N) return -1;
-        for (int64_t s = 0; s < N; s++) {
-            lo[s] = (int32_t)(s * (P / N));
-            hi[s] = lo[s] + (int32_t)(P / N);
-        }
-        return 0;
+/* Chunk owners of a one-block collective: P/N consecutive chunks per
+ * rank (uniform owners balance the layers best: docs/synth.md §4). */
+static void owners(int64_t N, int64_t P, int32_t *lo, int32_t *hi) {
+    for (int64_t s = 0; s < N; s++) {
+        lo[s] = (int32_t)(s * (P / N));
+        hi[s] = lo[s] + (int32_t)(P / N);
     }
-    const TopoModel *t = g->t;
-    double *cap = xcalloc((size_t)N, sizeof *cap);
-    for (size_t l = 0; l < t->nlinks; l++)
-        if (t->links[l].to < N) cap[t->links[l].to] += 1.0 / rat_to_double(t->links[l].tpb);
-    /* lambda: sum max(0, 1 - lambda cap_v) = 1, by bisection */
-    double a = 0, b2 = 1e9;
-    for (int it = 0; it < 200; it++) {
-        double mid = (a + b2) / 2, sum = 0;
-        for (int64_t v = 0; v < N; v++) sum += fmax(0, 1 - mid * cap[v]);
-        if (sum > 1) a = mid;
-        else b2 = mid;
-    }
-    int64_t given = 0;
-    int ok = 0;
-    for (int64_t v = 0; v < N; v++) {
-        double w = fmax(0, 1 - b2 * cap[v]) * (double)P;
-        int64_t c = llround(w);
-        ok |= fabs(w - (double)c) > 1e-6;
-        lo[v] = (int32_t)given;
-        given += c;
-        hi[v] = (int32_t)given;
-    }
-    free(cap);
-    return ok || given != P ? -1 : 0;
 }
 
 SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult *out,
@@ -405,78 +373,58 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     int have = 0, best_greedy = 0;
     int64_t best_P = 0;
     SynthStatus status = SYNTH_OK;
-    /* candidates: R = 1..maxR chunks per rank; AllReduce also tries the
-     * water-filled owners */
-    for (int wf = 0; wf < 1 + (o->coll == COLLECTIVE_ALLREDUCE); wf++) {
-        for (int64_t R = 1; R <= maxR; R++) {
-            int64_t P = one_block ? (wf ? R : N * R) : R;
-            if (wf) {
-                /* the smallest P the weights fit, times R */
-                int64_t base = 0;
-                for (int64_t q = 1; q <= N * o->max_split && !base; q++)
-                    if (owners(&g, 1, q, lo, hi) == 0) base = q;
-                if (!base) break;
-                P = base * R;
-                if (P > N * o->max_split) break;
-                owners(&g, 1, P, lo, hi);
-            } else if (one_block) {
-                owners(&g, 0, P, lo, hi);
-            } else {
-                for (int64_t s = 0; s < N; s++) {
-                    lo[s] = (int32_t)(s * P);
-                    hi[s] = (int32_t)(s * P + P);
-                }
+    /* candidates: R = 1..maxR chunks per rank and block */
+    for (int64_t R = 1; R <= maxR; R++) {
+        int64_t P = one_block ? N * R : R;
+        if (one_block) {
+            owners(N, P, lo, hi);
+        } else {
+            for (int64_t s = 0; s < N; s++) {
+                lo[s] = (int32_t)(s * P);
+                hi[s] = (int32_t)(s * P + P);
             }
-            if ((double)P * (double)N > 1e7) {
-                snprintf(err, errsz, "N = %lld with %lld chunks per block is too large to synthesize",
-                         (long long)N, (long long)P);
-                status = SYNTH_TOO_LARGE;
-                break;
-            }
-            Build b = {0};
-            b.o = o;
-            b.g = &g;
-            b.N = N;
-            b.P = P;
-            g.greedy_steps = 0;
-            switch (o->coll) {
-            case COLLECTIVE_ALLGATHER: build_allgather(&b, lo, hi); break;
-            case COLLECTIVE_REDUCE_SCATTER: build_reduce_scatter(&b, lo, hi); break;
-            case COLLECTIVE_ALLREDUCE: build_allreduce(&b, lo, hi); break;
-            case COLLECTIVE_BROADCAST: build_broadcast(&b, lo, hi); break;
-            case COLLECTIVE_REDUCE: build_reduce(&b, lo, hi); break;
-            default: COLLC_UNREACHABLE("collective");
-            }
-            SynthResult cand;
-            memset(&cand, 0, sizeof cand);
-            to_schedule(&b, arena, &cand);
-            b_free(&b);
-            CostResult cr;
-            if (cost_schedule(&cand.sched, t, dx, 0, &cr) != 0) {
-                /* a split this fine overflows the exact costs: stop here */
-                schedule_free(&cand.sched);
-                break;
-            }
-            if (!have || better(o, &cr.total, P, &out->cost, best_P)) {
-                if (have) schedule_free(&out->sched);
-                *out = cand;
-                out->cost = cr.total;
-                best_P = P;
-                best_greedy = g.greedy_steps;
-                have = 1;
-                if (one_block) {
-                    size_t len = 0;
-                    out->owners[0] = 0;
-                    for (int64_t s = 0; s < N && len < sizeof out->owners; s++)
-                        len += (size_t)snprintf(out->owners + len, sizeof out->owners - len, "%s%d",
-                                                s ? " " : "", hi[s] - lo[s]);
-                }
-            } else {
-                schedule_free(&cand.sched);
-            }
-            cost_result_free(&cr);
         }
-        if (status != SYNTH_OK) break;
+        if ((double)P * (double)N > 1e7) {
+            snprintf(err, errsz, "N = %lld with %lld chunks per block is too large to synthesize",
+                     (long long)N, (long long)P);
+            status = SYNTH_TOO_LARGE;
+            break;
+        }
+        Build b = {0};
+        b.o = o;
+        b.g = &g;
+        b.N = N;
+        b.P = P;
+        g.greedy_steps = 0;
+        switch (o->coll) {
+        case COLLECTIVE_ALLGATHER: build_allgather(&b, lo, hi); break;
+        case COLLECTIVE_REDUCE_SCATTER: build_reduce_scatter(&b, lo, hi); break;
+        case COLLECTIVE_ALLREDUCE: build_allreduce(&b, lo, hi); break;
+        case COLLECTIVE_BROADCAST: build_broadcast(&b, lo, hi); break;
+        case COLLECTIVE_REDUCE: build_reduce(&b, lo, hi); break;
+        default: COLLC_UNREACHABLE("collective");
+        }
+        SynthResult cand;
+        memset(&cand, 0, sizeof cand);
+        to_schedule(&b, arena, &cand);
+        b_free(&b);
+        CostResult cr;
+        if (cost_schedule(&cand.sched, t, dx, 0, &cr) != 0) {
+            /* a split this fine overflows the exact costs: stop here */
+            schedule_free(&cand.sched);
+            break;
+        }
+        if (!have || better(o, &cr.total, P, &out->cost, best_P)) {
+            if (have) schedule_free(&out->sched);
+            *out = cand;
+            out->cost = cr.total;
+            best_P = P;
+            best_greedy = g.greedy_steps;
+            have = 1;
+        } else {
+            schedule_free(&cand.sched);
+        }
+        cost_result_free(&cr);
     }
     free(lo);
     free(hi);
@@ -523,9 +471,12 @@ size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult
                           ci->rooted ? arena_printf(arena, ", root %lld", (long long)o->root) : "");
     v[n++] = arena_printf(arena, "Method: %s; every step splits the chunks over the links by a", r->method);
     v[n++] = arena_printf(arena, "maximum flow so that its busiest link carries the least (docs/synth.md).");
-    v[n++] = arena_printf(arena, "Split: %lld chunk%s per block%s%s.", (long long)r->sched.split,
-                          r->sched.split == 1 ? "" : "s", r->owners[0] ? "; chunks owned per rank: " : "",
-                          r->owners);
+    if (collective_info[o->coll].in_blocks == BLOCKS_N || collective_info[o->coll].out_blocks == BLOCKS_N)
+        v[n++] = arena_printf(arena, "Split: %lld chunk%s per block.", (long long)r->sched.split,
+                              r->sched.split == 1 ? "" : "s");
+    else
+        v[n++] = arena_printf(arena, "Split: %lld chunks, %lld owned by each rank.", (long long)r->sched.split,
+                              (long long)(r->sched.split / t->N));
     cost_fmt_term(r->cost.a, "α", ta, sizeof ta);
     cost_fmt_term(r->cost.b, "M/β", tb, sizeof tb);
     cost_fmt_term(r->cost.c, "M/γ", tc, sizeof tc);

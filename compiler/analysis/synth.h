@@ -49,7 +49,6 @@ typedef struct SynthResult {
     Schedule sched;          /* schedule_free() it; its Algorithm is in the arena */
     const char **step_comment; /* [sched.nsteps] in the arena */
     char method[256];        /* one line: how it was made */
-    char owners[256];        /* AllReduce/Broadcast/Reduce: who owns how many chunks */
     CostTerms cost;          /* the schedule on the topology */
     CostBounds bounds;       /* collc's lower bounds there */
     int balanced;            /* 1: every step's split is a maximum-flow optimum
