@@ -304,16 +304,17 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
     if (opts->algorithm && !program_find_algorithm(&s->prog, opts->algorithm)) {
         diag_error(s->dx, span_none(), "unknown-algorithm", "no algorithm named '%s'",
                    opts->algorithm);
-        const char *best = NULL;
+        const Algorithm *best = NULL;
         int bestd = 3;
         for (int k = 0; k < s->prog.nalgorithms; k++) {
             int dist = front_edit_distance(opts->algorithm, s->prog.algorithms[k]->name);
             if (dist < bestd && dist < (int)strlen(opts->algorithm)) {
                 bestd = dist;
-                best = s->prog.algorithms[k]->name;
+                best = s->prog.algorithms[k];
             }
         }
-        if (best) diag_note(s->dx, span_none(), "did you mean '%s'?", best);
+        /* The error is the command line's; the note points into the file. */
+        if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
         return 1;
     }
     return 0;
