@@ -12,7 +12,7 @@
 #include "support/util.h"
 
 /* Buffers of a synthesized algorithm: in, out, then (when used) the partial
- * sums `acc` and the landing buffers rx0, rx1, ... of children that meet. */
+ * sums `acc`. */
 enum { B_IN = BUF_IN, B_OUT = BUF_OUT, B_ACC = BUF_FIRST_SCRATCH };
 
 /* A schedule under construction. */
@@ -20,9 +20,12 @@ typedef struct Build {
     const SynthOptions *o;
     SynthGraph *g;
     int64_t N, P;       /* ranks; chunks per block (the split) */
+    int phone;          /* spread with the telephone engine */
     int has_acc;        /* scratch acc[acc_chunks] */
     int64_t acc_chunks;
-    int nrx;            /* rx0 .. rx(nrx-1), acc_chunks each */
+    int nrx;            /* landing buffers rx0 .. rx(nrx-1), acc_chunks each */
+    uint8_t *recv;      /* [N * acc_chunks]: the rank's partial sum of the
+                           chunk receives a reduce (so it starts as its input) */
     Transfer *x;
     size_t nx, xcap;
     Step *st;
@@ -72,6 +75,7 @@ static void b_xfer(Build *b, XferOp op, int sbuf, int64_t srank, int64_t slo, in
 }
 
 static void b_free(Build *b) {
+    free(b->recv);
     free(b->x);
     free(b->st);
     for (size_t k = 0; k < b->ns; k++) free(b->comment[k]);
@@ -99,6 +103,25 @@ typedef Loc (*LocFn)(const Build *b, int64_t u, int64_t x, int64_t owner);
 
 /* ---- phases ---- */
 
+static void spread(Build *b, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *m) {
+    if (b->phone) synth_phone(b->g, lo, hi, reverse, m);
+    else synth_spread(b->g, lo, hi, NULL, reverse, m);
+}
+
+/* A leaf of a reduction tree sends its input itself. */
+static Loc leaf_src(const Build *b, int64_t u, int64_t x) {
+    (void)b, (void)u;
+    return (Loc){B_IN, x};
+}
+
+/* Marks the partial sums a reverse spread reduces into. */
+static void mark_recv(Build *b, const SynthMoves *m) {
+    int64_t X = b->acc_chunks;
+    if (!b->recv) b->recv = xcalloc((size_t)(b->N * X), 1);
+    for (size_t k = 0; k < m->n; k++)
+        for (int64_t x = m->v[k].lo; x < m->v[k].hi; x++) b->recv[m->v[k].from * X + x] = 1;
+}
+
 /* AllGather-like: the moves copy chunks from `src` to `dst` locations,
  * layer by layer. */
 static void phase_spread(Build *b, const SynthMoves *m, LocFn src, LocFn dst, const char *what,
@@ -120,8 +143,11 @@ static void phase_spread(Build *b, const SynthMoves *m, LocFn src, LocFn dst, co
 
 /* ReduceScatter-like: the moves of a reverse spread, last layer first; a
  * child sends its partial sum to its parent (move from = parent, to =
- * child). The first child of a chunk reduces into the parent's partial sum,
- * the others land in rx0, rx1, ... and are folded in local steps. */
+ * child), reducing into the parent's partial sum. Children that reach one
+ * parent with the same chunk in one layer would write one slot at once: the
+ * k-th of them goes in the layer's k-th sub-step, so no landing buffer and no
+ * local fold is needed. A child that receives nothing of a chunk (a leaf of
+ * its tree) sends straight from `in`. */
 static void phase_reduce(Build *b, const SynthMoves *m, LocFn acc, const char *what) {
     int64_t X = b->acc_chunks;
     uint8_t *cnt = xcalloc((size_t)(b->N * X), 1);
@@ -135,7 +161,7 @@ static void phase_reduce(Build *b, const SynthMoves *m, LocFn acc, const char *w
             for (int64_t x = mv->lo; x < mv->hi; x++) {
                 uint8_t *c = &cnt[mv->from * X + x];
                 own[mv->from * X + x] = mv->owner;
-                Loc s = acc(b, mv->to, x, mv->owner);
+                Loc s = b->recv[mv->to * X + x] ? acc(b, mv->to, x, mv->owner) : leaf_src(b, mv->to, x);
                 if (*c == 0) {
                     Loc d = acc(b, mv->from, x, mv->owner);
                     b_xfer(b, XFER_REDUCE, s.buf, mv->to, s.chunk, d.buf, mv->from, d.chunk, 1);
@@ -206,7 +232,7 @@ static Loc reduce_acc(const Build *b, int64_t u, int64_t x, int64_t owner) {
 
 static void build_allgather(Build *b, const int32_t *lo, const int32_t *hi) {
     SynthMoves m;
-    synth_spread(b->g, lo, hi, NULL, 0, &m);
+    spread(b, lo, hi, 0, &m);
     b_step(b, fmt("allgather, layer 1: own block into place; chunks reach the ranks 1 hop from their owner"));
     for (int64_t s = 0; s < b->N; s++) b_xfer(b, XFER_COPY, B_IN, s, 0, B_OUT, s, s * b->P, b->P);
     phase_spread(b, &m, ag_src, out_loc, "allgather", 1);
@@ -217,14 +243,15 @@ static void build_reduce_scatter(Build *b, const int32_t *lo, const int32_t *hi)
     b->has_acc = 1;
     b->acc_chunks = b->N * b->P;
     SynthMoves m;
-    synth_spread(b->g, lo, hi, NULL, 1, &m);
-    b_step(b, fmt("partial sums start as the own input: own block into out, the others into acc (local)"));
-    for (int64_t u = 0; u < b->N; u++) {
-        int64_t a = u * b->P, e = a + b->P;
-        b_xfer(b, XFER_COPY, B_IN, u, 0, B_ACC, u, 0, a);
-        b_xfer(b, XFER_COPY, B_IN, u, e, B_ACC, u, e, b->acc_chunks - e);
-        b_xfer(b, XFER_COPY, B_IN, u, a, B_OUT, u, 0, b->P);
-    }
+    spread(b, lo, hi, 1, &m);
+    mark_recv(b, &m);
+    b_step(b, fmt("partial sums start as the own input where children reduce into them (local)"));
+    for (int64_t u = 0; u < b->N; u++)
+        for (int64_t x = 0; x < b->acc_chunks; x++)
+            if (b->recv[u * b->acc_chunks + x]) {
+                Loc d = rs_acc(b, u, x, x / b->P);
+                b_xfer(b, XFER_COPY, B_IN, u, x, d.buf, u, d.chunk, 1);
+            }
     phase_reduce(b, &m, rs_acc, "reduce-scatter");
     synth_moves_free(&m);
 }
@@ -232,10 +259,13 @@ static void build_reduce_scatter(Build *b, const int32_t *lo, const int32_t *hi)
 static void build_allreduce(Build *b, const int32_t *lo, const int32_t *hi) {
     b->acc_chunks = b->P;
     SynthMoves rs, ag;
-    synth_spread(b->g, lo, hi, NULL, 1, &rs);
-    synth_spread(b->g, lo, hi, NULL, 0, &ag);
-    b_step(b, fmt("partial sums start as the own input (local)"));
-    for (int64_t u = 0; u < b->N; u++) b_xfer(b, XFER_COPY, B_IN, u, 0, B_OUT, u, 0, b->P);
+    spread(b, lo, hi, 1, &rs);
+    spread(b, lo, hi, 0, &ag);
+    mark_recv(b, &rs);
+    b_step(b, fmt("partial sums start as the own input where children reduce into them (local)"));
+    for (int64_t u = 0; u < b->N; u++)
+        for (int64_t x = 0; x < b->P; x++)
+            if (b->recv[u * b->P + x]) b_xfer(b, XFER_COPY, B_IN, u, x, B_OUT, u, x, 1);
     phase_reduce(b, &rs, out_loc, "reduce-scatter");
     phase_spread(b, &ag, out_loc, out_loc, "allgather", 0);
     synth_moves_free(&rs);
@@ -265,11 +295,16 @@ static void build_reduce(Build *b, const int32_t *lo, const int32_t *hi) {
     b->has_acc = 1;
     b->acc_chunks = b->P;
     SynthMoves rs, ga;
-    synth_spread(b->g, lo, hi, NULL, 1, &rs);
+    spread(b, lo, hi, 1, &rs);
     synth_route(b->g, root, lo, hi, 1, &ga);
-    b_step(b, fmt("partial sums start as the own input: the root's in out, the others' in acc (local)"));
+    mark_recv(b, &rs);
+    b_step(b, fmt("partial sums start as the own input where children reduce into them; the root's in out (local)"));
     for (int64_t u = 0; u < b->N; u++)
-        b_xfer(b, XFER_COPY, B_IN, u, 0, u == root ? B_OUT : B_ACC, u, 0, b->P);
+        for (int64_t x = 0; x < b->P; x++)
+            if (u == root || b->recv[u * b->P + x]) {
+                Loc d = reduce_acc(b, u, x, 0);
+                b_xfer(b, XFER_COPY, B_IN, u, x, d.buf, u, d.chunk, 1);
+            }
     phase_reduce(b, &rs, reduce_acc, "reduce-scatter");
     phase_route(b, &ga, reduce_acc, 1, "gather", 0);
     synth_moves_free(&rs);
@@ -345,14 +380,63 @@ static int better(const SynthOptions *o, const CostTerms *a, int64_t pa, const C
     return pa < pb;
 }
 
-/* Chunk owners of a one-block collective: P/N consecutive chunks per
- * rank (uniform owners balance the layers best: docs/synth.md §4). */
-static void owners(int64_t N, int64_t P, int32_t *lo, int32_t *hi) {
-    for (int64_t s = 0; s < N; s++) {
-        lo[s] = (int32_t)(s * (P / N));
-        hi[s] = lo[s] + (int32_t)(P / N);
+/* Owner weights of a one-block AllReduce that balance what the ranks must
+ * receive in its AllGather half: rank v owns w_v = max(0, 1 - lambda*cap_v)
+ * (cap_v = the bandwidth into v, sum w = 1), so a rank with fewer or slower
+ * links owns more and receives less (water filling). */
+static void waterfill(const TopoModel *t, double *w) {
+    int64_t N = t->N;
+    double *cap = xcalloc((size_t)N, sizeof *cap);
+    for (size_t l = 0; l < t->nlinks; l++)
+        if (t->links[l].to < N) cap[t->links[l].to] += 1.0 / rat_to_double(t->links[l].tpb);
+    double a = 0, b = 1e12;
+    for (int it = 0; it < 200; it++) {
+        double mid = (a + b) / 2, sum = 0;
+        for (int64_t v = 0; v < N; v++) sum += fmax(0, 1 - mid * cap[v]);
+        if (sum > 1) a = mid;
+        else b = mid;
     }
+    for (int64_t v = 0; v < N; v++) w[v] = fmax(0, 1 - b * cap[v]);
+    free(cap);
 }
+
+/* Q chunks given out in proportion to the weights (largest remainder),
+ * every rank at least one: lo/hi of every owner. */
+static void apportion(int64_t N, const double *w, int64_t Q, int32_t *lo, int32_t *hi) {
+    double sum = 0;
+    for (int64_t v = 0; v < N; v++) sum += w[v];
+    int64_t *n = xmalloc((size_t)N * sizeof *n), given = 0;
+    double *rem = xmalloc((size_t)N * sizeof *rem);
+    for (int64_t v = 0; v < N; v++) {
+        double q = 1 + w[v] / sum * (double)(Q - N);
+        n[v] = (int64_t)floor(q);
+        rem[v] = q - (double)n[v];
+        given += n[v];
+    }
+    while (given < Q) {
+        int64_t best = 0;
+        for (int64_t v = 1; v < N; v++)
+            if (rem[v] > rem[best]) best = v;
+        n[best]++;
+        rem[best] = -1;
+        given++;
+    }
+    int32_t at = 0;
+    for (int64_t v = 0; v < N; v++) {
+        lo[v] = at;
+        at += (int32_t)n[v];
+        hi[v] = at;
+    }
+    free(n);
+    free(rem);
+}
+
+/* One candidate: engine, chunks per rank and owner weights. */
+typedef struct Cand {
+    int phone;      /* telephone engine, else layered */
+    int64_t R;      /* chunks per rank (and block) */
+    double theta;   /* AllReduce: weight of the water-filled owners */
+} Cand;
 
 SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult *out,
                       char *err, size_t errsz) {
@@ -368,66 +452,98 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     if (synth_graph_build(&g, t, err, errsz)) return SYNTH_DISCONNECTED;
     int64_t N = t->N;
     int one_block = ci->in_blocks != BLOCKS_N && ci->out_blocks != BLOCKS_N;
+    if (cost_bounds(o->coll, N, ci->rooted ? o->root : 0, t, &out->bounds) != 0)
+        memset(&out->bounds, 0, sizeof out->bounds);
+    CostBounds bounds = out->bounds;
     int32_t *lo = xmalloc((size_t)N * sizeof *lo), *hi = xmalloc((size_t)N * sizeof *hi);
+    double *wf = xmalloc((size_t)N * sizeof *wf), *w = xmalloc((size_t)N * sizeof *w);
+    waterfill(t, wf);
     int64_t maxR = o->objective == SYNTH_LATENCY ? 1 : o->max_split;
-    int have = 0, best_greedy = 0;
-    int64_t best_P = 0;
+    static const double thetas[] = {0, 0.5, 0.75, 0.875, 1};
+    int nthetas = o->coll == COLLECTIVE_ALLREDUCE && o->objective != SYNTH_LATENCY ? 5 : 1;
+    int have = 0;
+    Cand best = {0};
     SynthStatus status = SYNTH_OK;
-    /* candidates: R = 1..maxR chunks per rank and block */
-    for (int64_t R = 1; R <= maxR; R++) {
-        int64_t P = one_block ? N * R : R;
-        if (one_block) {
-            owners(N, P, lo, hi);
-        } else {
-            for (int64_t s = 0; s < N; s++) {
-                lo[s] = (int32_t)(s * P);
-                hi[s] = (int32_t)(s * P + P);
+    /* Broadcast and Reduce route through the root with the layered engine's
+     * scatter and gather; the telephone engine spreads only */
+    int nengines = o->coll == COLLECTIVE_BROADCAST || o->coll == COLLECTIVE_REDUCE ? 1 : 2;
+    for (int phone = 0; phone < nengines && status == SYNTH_OK; phone++)
+        for (int th = 0; th < nthetas && status == SYNTH_OK; th++)
+            for (int64_t R = 1; R <= maxR; R++) {
+                int64_t P = one_block ? N * R : R;
+                if ((double)P * (double)N > 1e7) {
+                    snprintf(err, errsz, "N = %lld with %lld chunks per block is too large to synthesize",
+                             (long long)N, (long long)P);
+                    status = SYNTH_TOO_LARGE;
+                    break;
+                }
+                if (one_block) {
+                    for (int64_t v = 0; v < N; v++) w[v] = (1 - thetas[th]) / (double)N + thetas[th] * wf[v];
+                    apportion(N, w, P, lo, hi);
+                } else {
+                    for (int64_t s2 = 0; s2 < N; s2++) {
+                        lo[s2] = (int32_t)(s2 * P);
+                        hi[s2] = (int32_t)(s2 * P + P);
+                    }
+                }
+                Build b = {0};
+                b.o = o;
+                b.g = &g;
+                b.N = N;
+                b.P = P;
+                b.phone = phone;
+                g.greedy_steps = 0;
+                switch (o->coll) {
+                case COLLECTIVE_ALLGATHER: build_allgather(&b, lo, hi); break;
+                case COLLECTIVE_REDUCE_SCATTER: build_reduce_scatter(&b, lo, hi); break;
+                case COLLECTIVE_ALLREDUCE: build_allreduce(&b, lo, hi); break;
+                case COLLECTIVE_BROADCAST: build_broadcast(&b, lo, hi); break;
+                case COLLECTIVE_REDUCE: build_reduce(&b, lo, hi); break;
+                default: COLLC_UNREACHABLE("collective");
+                }
+                SynthResult cand;
+                memset(&cand, 0, sizeof cand);
+                to_schedule(&b, arena, &cand);
+                b_free(&b);
+                CostResult cr;
+                if (cost_schedule(&cand.sched, t, dx, 0, &cr) != 0) {
+                    /* a split this fine overflows the exact costs: stop here */
+                    schedule_free(&cand.sched);
+                    break;
+                }
+                Cand c = {phone, R, thetas[th]};
+                if (!have || better(o, &cr.total, P, &out->cost, out->sched.split)) {
+                    if (have) schedule_free(&out->sched);
+                    cand.bounds = bounds;
+                    *out = cand;
+                    out->cost = cr.total;
+                    best = c;
+                    out->balanced = g.greedy_steps == 0;
+                    if (one_block) {
+                        int uniform = 1;
+                        for (int64_t v = 1; v < N; v++) uniform &= hi[v] - lo[v] == hi[0] - lo[0];
+                        size_t len = 0;
+                        if (uniform)
+                            snprintf(out->owners, sizeof out->owners, "%d owned by each rank", hi[0] - lo[0]);
+                        else
+                            for (int64_t v = 0; v < N && len + 1 < sizeof out->owners; v++)
+                                len += (size_t)snprintf(out->owners + len, sizeof out->owners - len, "%s%d",
+                                                        v ? " " : "owned per rank: ", hi[v] - lo[v]);
+                    }
+                    have = 1;
+                } else {
+                    schedule_free(&cand.sched);
+                }
+                cost_result_free(&cr);
+                /* a finer split cannot beat a schedule at every bound */
+                if (o->objective == SYNTH_BANDWIDTH && rat_eq(cr.total.b, bounds.lb.b) &&
+                    rat_eq(cr.total.c, bounds.lb.c))
+                    break;
             }
-        }
-        if ((double)P * (double)N > 1e7) {
-            snprintf(err, errsz, "N = %lld with %lld chunks per block is too large to synthesize",
-                     (long long)N, (long long)P);
-            status = SYNTH_TOO_LARGE;
-            break;
-        }
-        Build b = {0};
-        b.o = o;
-        b.g = &g;
-        b.N = N;
-        b.P = P;
-        g.greedy_steps = 0;
-        switch (o->coll) {
-        case COLLECTIVE_ALLGATHER: build_allgather(&b, lo, hi); break;
-        case COLLECTIVE_REDUCE_SCATTER: build_reduce_scatter(&b, lo, hi); break;
-        case COLLECTIVE_ALLREDUCE: build_allreduce(&b, lo, hi); break;
-        case COLLECTIVE_BROADCAST: build_broadcast(&b, lo, hi); break;
-        case COLLECTIVE_REDUCE: build_reduce(&b, lo, hi); break;
-        default: COLLC_UNREACHABLE("collective");
-        }
-        SynthResult cand;
-        memset(&cand, 0, sizeof cand);
-        to_schedule(&b, arena, &cand);
-        b_free(&b);
-        CostResult cr;
-        if (cost_schedule(&cand.sched, t, dx, 0, &cr) != 0) {
-            /* a split this fine overflows the exact costs: stop here */
-            schedule_free(&cand.sched);
-            break;
-        }
-        if (!have || better(o, &cr.total, P, &out->cost, best_P)) {
-            if (have) schedule_free(&out->sched);
-            *out = cand;
-            out->cost = cr.total;
-            best_P = P;
-            best_greedy = g.greedy_steps;
-            have = 1;
-        } else {
-            schedule_free(&cand.sched);
-        }
-        cost_result_free(&cr);
-    }
     free(lo);
     free(hi);
+    free(wf);
+    free(w);
     synth_graph_free(&g);
     if (status != SYNTH_OK || !have) {
         if (have) schedule_free(&out->sched);
@@ -437,14 +553,22 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
         }
         return status;
     }
-    out->balanced = best_greedy == 0;
-    if (cost_bounds(o->coll, N, ci->rooted ? o->root : 0, t, &out->bounds) != 0) memset(&out->bounds, 0, sizeof out->bounds);
-    snprintf(out->method, sizeof out->method, "%s",
-             o->coll == COLLECTIVE_ALLGATHER        ? "layered breadth-first trees from every owner"
-             : o->coll == COLLECTIVE_REDUCE_SCATTER ? "layered breadth-first trees towards every owner (the mirrored allgather)"
-             : o->coll == COLLECTIVE_ALLREDUCE      ? "reduce-scatter + allgather on layered breadth-first trees"
-             : o->coll == COLLECTIVE_BROADCAST      ? "layered scatter from the root + allgather"
-                                                    : "reduce-scatter + layered gather to the root");
+    const char *how = best.phone ? "telephone trees (every rank passes a chunk to one neighbour per step)"
+                                 : "layered breadth-first trees";
+    switch (o->coll) {
+    case COLLECTIVE_ALLGATHER: snprintf(out->method, sizeof out->method, "allgather on %s", how); break;
+    case COLLECTIVE_REDUCE_SCATTER:
+        snprintf(out->method, sizeof out->method, "reduce-scatter on mirrored %s", how);
+        break;
+    case COLLECTIVE_ALLREDUCE:
+        snprintf(out->method, sizeof out->method, "reduce-scatter + allgather on %s%s", how,
+                 best.theta > 0 ? ", blocks owned in proportion to what the ranks can receive" : "");
+        break;
+    case COLLECTIVE_BROADCAST:
+        snprintf(out->method, sizeof out->method, "layered scatter from the root + allgather");
+        break;
+    default: snprintf(out->method, sizeof out->method, "reduce-scatter + layered gather to the root"); break;
+    }
     return SYNTH_OK;
 }
 
@@ -469,14 +593,12 @@ size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult
     v[n++] = arena_printf(arena, "%s synthesized by collc synth for %s, N = %lld%s.", ci->keyword, topo,
                           (long long)t->N,
                           ci->rooted ? arena_printf(arena, ", root %lld", (long long)o->root) : "");
-    v[n++] = arena_printf(arena, "Method: %s; every step splits the chunks over the links by a", r->method);
-    v[n++] = arena_printf(arena, "maximum flow so that its busiest link carries the least (docs/synth.md).");
+    v[n++] = arena_printf(arena, "Method: %s (docs/synth.md).", r->method);
     if (collective_info[o->coll].in_blocks == BLOCKS_N || collective_info[o->coll].out_blocks == BLOCKS_N)
         v[n++] = arena_printf(arena, "Split: %lld chunk%s per block.", (long long)r->sched.split,
                               r->sched.split == 1 ? "" : "s");
     else
-        v[n++] = arena_printf(arena, "Split: %lld chunks, %lld owned by each rank.", (long long)r->sched.split,
-                              (long long)(r->sched.split / t->N));
+        v[n++] = arena_printf(arena, "Split: %lld chunks, %s.", (long long)r->sched.split, r->owners);
     cost_fmt_term(r->cost.a, "α", ta, sizeof ta);
     cost_fmt_term(r->cost.b, "M/β", tb, sizeof tb);
     cost_fmt_term(r->cost.c, "M/γ", tc, sizeof tc);

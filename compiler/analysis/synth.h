@@ -49,6 +49,7 @@ typedef struct SynthResult {
     Schedule sched;          /* schedule_free() it; its Algorithm is in the arena */
     const char **step_comment; /* [sched.nsteps] in the arena */
     char method[256];        /* one line: how it was made */
+    char owners[256];        /* one-block collectives: chunks owned per rank */
     CostTerms cost;          /* the schedule on the topology */
     CostBounds bounds;       /* collc's lower bounds there */
     int balanced;            /* 1: every step's split is a maximum-flow optimum
@@ -115,6 +116,9 @@ void synth_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, const int
  * paths (scatter); reverse: the mirror (gather towards the root). */
 void synth_route(SynthGraph *g, int64_t root, const int32_t *lo, const int32_t *hi, int reverse,
                  SynthMoves *out);
+/* As synth_spread without `have`, by the telephone engine (synth_phone.c):
+ * in every step each rank sends a chunk to at most one neighbour. */
+void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out);
 void synth_moves_free(SynthMoves *m);
 
 #endif
