@@ -272,8 +272,27 @@ static void build_allreduce(Build *b, const int32_t *lo, const int32_t *hi) {
     synth_moves_free(&ag);
 }
 
+static Loc bc_src(const Build *b, int64_t u, int64_t x, int64_t owner) {
+    (void)owner;
+    return u == b->o->root ? (Loc){B_IN, x} : (Loc){B_OUT, x};
+}
+
 static void build_broadcast(Build *b, const int32_t *lo, const int32_t *hi) {
     int64_t N = b->N, root = b->o->root;
+    if (b->phone) {
+        /* the root owns every chunk: one pipelined telephone spread */
+        int32_t *rlo = xcalloc((size_t)N, sizeof *rlo), *rhi = xcalloc((size_t)N, sizeof *rhi);
+        rhi[root] = (int32_t)b->P;
+        SynthMoves m;
+        synth_phone(b->g, rlo, rhi, 0, &m);
+        b_step(b, fmt("broadcast, step 1: the root's buffer into place; chunks reach their first ranks"));
+        b_xfer(b, XFER_COPY, B_IN, root, 0, B_OUT, root, 0, b->P);
+        phase_spread(b, &m, bc_src, out_loc, "broadcast", 1);
+        synth_moves_free(&m);
+        free(rlo);
+        free(rhi);
+        return;
+    }
     SynthMoves sc, ag;
     synth_route(b->g, root, lo, hi, 0, &sc);
     b_step(b, fmt("scatter, hop 1: the root's buffer into place; chunks move one hop towards their rank"));
@@ -291,15 +310,35 @@ static void build_broadcast(Build *b, const int32_t *lo, const int32_t *hi) {
 }
 
 static void build_reduce(Build *b, const int32_t *lo, const int32_t *hi) {
-    int64_t root = b->o->root;
+    int64_t N = b->N, root = b->o->root;
     b->has_acc = 1;
     b->acc_chunks = b->P;
+    if (b->phone) {
+        /* the mirrored pipelined broadcast: every chunk reduces into the root */
+        int32_t *rlo = xcalloc((size_t)N, sizeof *rlo), *rhi = xcalloc((size_t)N, sizeof *rhi);
+        rhi[root] = (int32_t)b->P;
+        SynthMoves rs;
+        synth_phone(b->g, rlo, rhi, 1, &rs);
+        mark_recv(b, &rs);
+        b_step(b, fmt("partial sums start as the own input where children reduce into them (local)"));
+        for (int64_t u = 0; u < N; u++)
+            for (int64_t x = 0; x < b->P; x++)
+                if (u == root || b->recv[u * b->P + x]) {
+                    Loc d = reduce_acc(b, u, x, 0);
+                    b_xfer(b, XFER_COPY, B_IN, u, x, d.buf, u, d.chunk, 1);
+                }
+        phase_reduce(b, &rs, reduce_acc, "reduce");
+        synth_moves_free(&rs);
+        free(rlo);
+        free(rhi);
+        return;
+    }
     SynthMoves rs, ga;
     spread(b, lo, hi, 1, &rs);
     synth_route(b->g, root, lo, hi, 1, &ga);
     mark_recv(b, &rs);
     b_step(b, fmt("partial sums start as the own input where children reduce into them; the root's in out (local)"));
-    for (int64_t u = 0; u < b->N; u++)
+    for (int64_t u = 0; u < N; u++)
         for (int64_t x = 0; x < b->P; x++)
             if (u == root || b->recv[u * b->P + x]) {
                 Loc d = reduce_acc(b, u, x, 0);
@@ -464,10 +503,7 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     int have = 0;
     Cand best = {0};
     SynthStatus status = SYNTH_OK;
-    /* Broadcast and Reduce route through the root with the layered engine's
-     * scatter and gather; the telephone engine spreads only */
-    int nengines = o->coll == COLLECTIVE_BROADCAST || o->coll == COLLECTIVE_REDUCE ? 1 : 2;
-    for (int phone = 0; phone < nengines && status == SYNTH_OK; phone++)
+    for (int phone = 0; phone < 2 && status == SYNTH_OK; phone++)
         for (int th = 0; th < nthetas && status == SYNTH_OK; th++)
             for (int64_t R = 1; R <= maxR; R++) {
                 int64_t P = one_block ? N * R : R;
@@ -565,9 +601,15 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
                  best.theta > 0 ? ", blocks owned in proportion to what the ranks can receive" : "");
         break;
     case COLLECTIVE_BROADCAST:
-        snprintf(out->method, sizeof out->method, "layered scatter from the root + allgather");
+        snprintf(out->method, sizeof out->method, "%s",
+                 best.phone ? "a pipelined broadcast on telephone trees from the root"
+                            : "layered scatter from the root + allgather");
         break;
-    default: snprintf(out->method, sizeof out->method, "reduce-scatter + layered gather to the root"); break;
+    default:
+        snprintf(out->method, sizeof out->method, "%s",
+                 best.phone ? "a pipelined reduction on mirrored telephone trees into the root"
+                            : "reduce-scatter + layered gather to the root");
+        break;
     }
     return SYNTH_OK;
 }

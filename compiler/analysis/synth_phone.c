@@ -42,6 +42,7 @@ typedef struct Phone {
     int32_t *supply0;     /* [N * X] at the start of the step */
     int32_t maxsupply;
     uint8_t *sends;       /* [N * X] the rank owns x or has passed it on */
+    int32_t *dist, *queue; /* [N] node_bound's work arrays */
     size_t *radj_first;   /* [N + 1] phase arcs into v */
     int32_t *radj_from, *radj_arc;
     double *incap;        /* [N] chunks v can receive per unit of step time */
@@ -162,6 +163,42 @@ static size_t assign(Phone *p, int64_t K) {
     return p->ntr;
 }
 
+/* A lower bound on the time the spread still needs, in units of one chunk on
+ * the fastest link: a rank that lacks `need` chunks and whose nearest holder
+ * of one of them is d hops away needs d - 1 more steps of at least one unit
+ * before the first arrives, and need / incap units to receive them all. */
+static double node_bound(Phone *p, const int64_t *need) {
+    int64_t N = p->N, X = p->X;
+    /* hops from the nearest rank that holds some chunk not everyone has
+     * yet: no further than the nearest holder of a chunk v lacks */
+    size_t qh = 0, qt = 0;
+    for (int64_t v = 0; v < N; v++) {
+        p->dist[v] = -1;
+        for (int64_t x = 0; x < X && p->dist[v] < 0; x++)
+            if (p->holds[v * X + x] && p->nholders[x] < N) {
+                p->dist[v] = 0;
+                p->queue[qt++] = (int32_t)v;
+            }
+    }
+    while (qh < qt) {
+        int32_t u = p->queue[qh++];
+        for (size_t k = p->adj_first[u]; k < p->adj_first[u + 1]; k++) {
+            int32_t v = p->adj_to[k];
+            if (p->dist[v] >= 0) continue;
+            p->dist[v] = p->dist[u] + 1;
+            p->queue[qt++] = v;
+        }
+    }
+    double lb = 0;
+    for (int64_t v = 0; v < N; v++) {
+        if (!need[v]) continue;
+        double d = p->dist[v] > 1 ? (double)(p->dist[v] - 1) : 0;
+        double b = d + (double)need[v] / p->incap[v];
+        if (b > lb) lb = b;
+    }
+    return lb;
+}
+
 static void push_move(SynthMoves *m, SynthMove mv) {
     if (m->n == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 256;
@@ -227,6 +264,8 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
     p.supply = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply);
     p.supply0 = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply0);
     p.rorder = xmalloc((size_t)N * sizeof *p.rorder);
+    p.dist = xmalloc((size_t)N * sizeof *p.dist);
+    p.queue = xmalloc((size_t)N * sizeof *p.queue);
     /* phase arcs into every rank, and what it can receive per unit of time
      * over the distinct links the arcs enter it by */
     p.radj_first = xcalloc((size_t)N + 1, sizeof *p.radj_first);
@@ -278,9 +317,7 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
         /* receivers furthest behind first: need / what they can receive */
         for (int64_t v = 0; v < N; v++) p.rorder[v] = (int32_t)v;
         qsort_r(p.rorder, (size_t)N, sizeof *p.rorder, cmp_behind, &(BehindCtx){need, p.incap});
-        double lb = 0;
-        for (int64_t v = 0; v < N; v++)
-            if ((double)need[v] / p.incap[v] > lb) lb = (double)need[v] / p.incap[v];
+        double lb = node_bound(&p, need);
         p.maxsupply = 1;
         for (int64_t v = 0; v < N; v++)
             for (int64_t x = 0; x < p.X; x++) {
@@ -302,12 +339,18 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
         int64_t *got = xcalloc((size_t)N, sizeof *got);
         for (int64_t K = 1;; K++) {
             size_t n = assign(&p, K);
-            /* progress: how much the node bound drops, per unit of step time */
-            memset(got, 0, (size_t)N * sizeof *got);
-            for (size_t k = 0; k < n; k++) got[p.tr_v[k]]++;
-            double after = 0;
-            for (int64_t v = 0; v < N; v++)
-                if ((double)(need[v] - got[v]) / p.incap[v] > after) after = (double)(need[v] - got[v]) / p.incap[v];
+            /* progress: how much the bound drops, per unit of step time */
+            for (int64_t v = 0; v < N; v++) got[v] = need[v];
+            for (size_t k = 0; k < n; k++) {
+                got[p.tr_v[k]]--;
+                p.holds[p.tr_v[k] * p.X + p.tr_x[k]] = 1;
+                p.nholders[p.tr_x[k]]++;
+            }
+            double after = node_bound(&p, got);
+            for (size_t k = 0; k < n; k++) {
+                p.holds[p.tr_v[k] * p.X + p.tr_x[k]] = 0;
+                p.nholders[p.tr_x[k]]--;
+            }
             double score = (lb - after) / (double)K + 1e-9 * (double)n / (double)K;
             if (score >= best * (1 - 1e-12)) {
                 best = score;
@@ -323,6 +366,8 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
                 bn = n;
             }
             if (n == all) break;
+            /* past the best by a margin: larger steps only waste */
+            if (score < best * 0.5 && K > 4) break;
         }
         free(got);
         for (size_t k = 0; k < bn; k++) need[bv[k]]--;
@@ -356,6 +401,8 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
     free(p.supply);
     free(p.supply0);
     free(p.rorder);
+    free(p.dist);
+    free(p.queue);
     free(p.radj_first);
     free(p.radj_from);
     free(p.radj_arc);
