@@ -20,7 +20,8 @@ typedef struct Build {
     const SynthOptions *o;
     SynthGraph *g;
     int64_t N, P;       /* ranks; chunks per block (the split) */
-    int phone;          /* spread with the telephone engine */
+    int phone;          /* spread with the telephone engine: 1 fewer steps,
+                           2 a finer pipeline (synth_phone's small_steps) */
     int has_acc;        /* scratch acc[acc_chunks] */
     int64_t acc_chunks;
     int nrx;            /* landing buffers rx0 .. rx(nrx-1), acc_chunks each */
@@ -104,7 +105,7 @@ typedef Loc (*LocFn)(const Build *b, int64_t u, int64_t x, int64_t owner);
 /* ---- phases ---- */
 
 static void spread(Build *b, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *m) {
-    if (b->phone) synth_phone(b->g, lo, hi, reverse, m);
+    if (b->phone) synth_phone(b->g, lo, hi, reverse, b->phone == 2, m);
     else synth_spread(b->g, lo, hi, NULL, reverse, m);
 }
 
@@ -127,9 +128,14 @@ static void mark_recv(Build *b, const SynthMoves *m) {
 static void phase_spread(Build *b, const SynthMoves *m, LocFn src, LocFn dst, const char *what,
                          int first_step_exists) {
     for (int32_t t = 1; t <= m->nsteps; t++) {
-        if (!(t == 1 && first_step_exists))
-            b_step(b, fmt("%s, layer %d: chunks reach the ranks %d hop%s from their owner", what, t, t,
-                          t == 1 ? "" : "s"));
+        if (!(t == 1 && first_step_exists)) {
+            if (b->phone)
+                b_step(b, fmt("%s, round %d of %d: every rank passes each chunk it holds to at most one neighbour",
+                              what, t, m->nsteps));
+            else
+                b_step(b, fmt("%s, layer %d: chunks reach the ranks %d hop%s from their owner", what, t, t,
+                              t == 1 ? "" : "s"));
+        }
         for (size_t k = 0; k < m->n; k++) {
             const SynthMove *mv = &m->v[k];
             if (mv->step != t) continue;
@@ -153,7 +159,11 @@ static void phase_reduce(Build *b, const SynthMoves *m, LocFn acc, const char *w
     uint8_t *cnt = xcalloc((size_t)(b->N * X), 1);
     int32_t *own = xmalloc((size_t)(b->N * X) * sizeof *own);
     for (int32_t t = m->nsteps; t >= 1; t--) {
-        b_step(b, fmt("%s, layer %d -> %d: partial sums move one hop towards their owner", what, t, t - 1));
+        if (b->phone)
+            b_step(b, fmt("%s, round %d of %d: every rank takes at most one partial sum of a chunk", what,
+                          m->nsteps + 1 - t, m->nsteps));
+        else
+            b_step(b, fmt("%s, layer %d -> %d: partial sums move one hop towards their owner", what, t, t - 1));
         int maxc = 0;
         for (size_t k = 0; k < m->n; k++) {
             const SynthMove *mv = &m->v[k];
@@ -233,7 +243,10 @@ static Loc reduce_acc(const Build *b, int64_t u, int64_t x, int64_t owner) {
 static void build_allgather(Build *b, const int32_t *lo, const int32_t *hi) {
     SynthMoves m;
     spread(b, lo, hi, 0, &m);
-    b_step(b, fmt("allgather, layer 1: own block into place; chunks reach the ranks 1 hop from their owner"));
+    b_step(b, fmt(b->phone ? "allgather, round 1 of %d: own block into place; every rank passes its chunks to its "
+                             "neighbours, one each"
+                           : "allgather, layer 1: own block into place; chunks reach the ranks 1 hop from their owner",
+                  m.nsteps));
     for (int64_t s = 0; s < b->N; s++) b_xfer(b, XFER_COPY, B_IN, s, 0, B_OUT, s, s * b->P, b->P);
     phase_spread(b, &m, ag_src, out_loc, "allgather", 1);
     synth_moves_free(&m);
@@ -284,8 +297,9 @@ static void build_broadcast(Build *b, const int32_t *lo, const int32_t *hi) {
         int32_t *rlo = xcalloc((size_t)N, sizeof *rlo), *rhi = xcalloc((size_t)N, sizeof *rhi);
         rhi[root] = (int32_t)b->P;
         SynthMoves m;
-        synth_phone(b->g, rlo, rhi, 0, &m);
-        b_step(b, fmt("broadcast, step 1: the root's buffer into place; chunks reach their first ranks"));
+        synth_phone(b->g, rlo, rhi, 0, b->phone == 2, &m);
+        b_step(b, fmt("broadcast, round 1 of %d: the root's buffer into place; the root passes its first chunks on",
+                      m.nsteps));
         b_xfer(b, XFER_COPY, B_IN, root, 0, B_OUT, root, 0, b->P);
         phase_spread(b, &m, bc_src, out_loc, "broadcast", 1);
         synth_moves_free(&m);
@@ -318,7 +332,7 @@ static void build_reduce(Build *b, const int32_t *lo, const int32_t *hi) {
         int32_t *rlo = xcalloc((size_t)N, sizeof *rlo), *rhi = xcalloc((size_t)N, sizeof *rhi);
         rhi[root] = (int32_t)b->P;
         SynthMoves rs;
-        synth_phone(b->g, rlo, rhi, 1, &rs);
+        synth_phone(b->g, rlo, rhi, 1, b->phone == 2, &rs);
         mark_recv(b, &rs);
         b_step(b, fmt("partial sums start as the own input where children reduce into them (local)"));
         for (int64_t u = 0; u < N; u++)
@@ -472,7 +486,7 @@ static void apportion(int64_t N, const double *w, int64_t Q, int32_t *lo, int32_
 
 /* One candidate: engine, chunks per rank and owner weights. */
 typedef struct Cand {
-    int phone;      /* telephone engine, else layered */
+    int phone;      /* telephone engine (1, 2: synth_phone's small_steps), else layered */
     int64_t R;      /* chunks per rank (and block) */
     double theta;   /* AllReduce: weight of the water-filled owners */
 } Cand;
@@ -500,12 +514,19 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     int64_t maxR = o->objective == SYNTH_LATENCY ? 1 : o->max_split;
     static const double thetas[] = {0, 0.5, 0.75, 0.875, 1};
     int nthetas = o->coll == COLLECTIVE_ALLREDUCE && o->objective != SYNTH_LATENCY ? 5 : 1;
-    int have = 0;
+    int flat = 1; /* the water-filled owners are the uniform ones */
+    for (int64_t v = 1; v < N; v++) flat &= fabs(wf[v] - wf[0]) < 1e-12;
+    if (flat) nthetas = 1;
+    int have = 0, at_bounds = 0;
     Cand best = {0};
     SynthStatus status = SYNTH_OK;
-    for (int phone = 0; phone < 2 && status == SYNTH_OK; phone++)
-        for (int th = 0; th < nthetas && status == SYNTH_OK; th++)
-            for (int64_t R = 1; R <= maxR; R++) {
+    for (int phone = 0; phone < 3 && status == SYNTH_OK; phone++)
+        for (int th = 0; th < nthetas && status == SYNTH_OK; th++) {
+            /* a series of splits ends when three in a row did not improve on
+             * its best, or beyond the split of a schedule at every bound */
+            CostTerms series = {0};
+            int stale = 0;
+            for (int64_t R = 1; R <= maxR && stale < 3 && !(at_bounds && R > best.R); R++) {
                 int64_t P = one_block ? N * R : R;
                 if ((double)P * (double)N > 1e7) {
                     snprintf(err, errsz, "N = %lld with %lld chunks per block is too large to synthesize",
@@ -570,12 +591,21 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
                 } else {
                     schedule_free(&cand.sched);
                 }
+                if (R == 1 || better(o, &cr.total, 0, &series, 0)) {
+                    series = cr.total;
+                    stale = 0;
+                } else {
+                    stale++;
+                }
                 cost_result_free(&cr);
                 /* a finer split cannot beat a schedule at every bound */
                 if (o->objective == SYNTH_BANDWIDTH && rat_eq(cr.total.b, bounds.lb.b) &&
-                    rat_eq(cr.total.c, bounds.lb.c))
+                    rat_eq(cr.total.c, bounds.lb.c)) {
+                    at_bounds = 1;
                     break;
+                }
             }
+        }
     free(lo);
     free(hi);
     free(wf);
@@ -632,11 +662,12 @@ size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult
     char topo[128], ta[64], tb[64], tc[64], la[64], lb[64], lc[64], w1[64], w2[64], w3[64];
     topo_describe(t, topo, sizeof topo);
     const CollectiveInfo *ci = &collective_info[o->coll];
-    v[n++] = arena_printf(arena, "%s synthesized by collc synth for %s, N = %lld%s.", ci->keyword, topo,
-                          (long long)t->N,
+    int nblock = ci->in_blocks == BLOCKS_N || ci->out_blocks == BLOCKS_N;
+    v[n++] = arena_printf(arena, "%s: %s on %s, N = %lld%s, synthesized by collc synth.", o->name, ci->keyword,
+                          topo, (long long)t->N,
                           ci->rooted ? arena_printf(arena, ", root %lld", (long long)o->root) : "");
-    v[n++] = arena_printf(arena, "Method: %s (docs/synth.md).", r->method);
-    if (collective_info[o->coll].in_blocks == BLOCKS_N || collective_info[o->coll].out_blocks == BLOCKS_N)
+    v[n++] = arena_printf(arena, "Source: collc synth (docs/synth.md): %s.", r->method);
+    if (nblock)
         v[n++] = arena_printf(arena, "Split: %lld chunk%s per block.", (long long)r->sched.split,
                               r->sched.split == 1 ? "" : "s");
     else
@@ -647,18 +678,23 @@ size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult
     cost_fmt_term(r->bounds.lb.a, "α", la, sizeof la);
     cost_fmt_term(r->bounds.lb.b, "M/β", lb, sizeof lb);
     cost_fmt_term(r->bounds.lb.c, "M/γ", lc, sizeof lc);
+    const char *m = ci->out_blocks == BLOCKS_N ? "out" : ci->in_blocks == BLOCKS_N ? "in" : "the buffer";
     if (ci->reducing) {
-        v[n++] = arena_printf(arena, "Cost: %s + %s + %s", ta, tb, tc);
-        v[n++] = arena_printf(arena, "Lower bound: %s + %s + %s (collc cost)", la, lb, lc);
+        v[n++] = arena_printf(arena, "Cost on %s (M = %s, the larger per-rank buffer): T = %s + %s + %s", t->name, m,
+                              ta, tb, tc);
+        v[n++] = arena_printf(arena, "Lower bound (collc cost): %s + %s + %s", la, lb, lc);
     } else {
-        v[n++] = arena_printf(arena, "Cost: %s + %s", ta, tb);
-        v[n++] = arena_printf(arena, "Lower bound: %s + %s (collc cost)", la, lb);
+        v[n++] = arena_printf(arena, "Cost on %s (M = %s, the larger per-rank buffer): T = %s + %s", t->name, m, ta,
+                              tb);
+        v[n++] = arena_printf(arena, "Lower bound (collc cost): %s + %s", la, lb);
     }
     v[n++] = arena_printf(arena, "Latency %s; bandwidth %s%s%s.", versus(r->cost.a, r->bounds.lb.a, w1, sizeof w1),
                           versus(r->cost.b, r->bounds.lb.b, w2, sizeof w2), ci->reducing ? "; compute " : "",
                           ci->reducing ? versus(r->cost.c, r->bounds.lb.c, w3, sizeof w3) : "");
     if (!r->balanced)
         v[n++] = "Some steps were split greedily (routes over several switch links).";
+    v[n++] = arena_printf(arena, "Requires: N = %lld%s (a schedule for this size).", (long long)t->N,
+                          ci->rooted ? arena_printf(arena, ", root = %lld", (long long)o->root) : "");
     *lines = v;
     return n;
 }

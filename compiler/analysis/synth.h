@@ -117,8 +117,11 @@ void synth_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, const int
 void synth_route(SynthGraph *g, int64_t root, const int32_t *lo, const int32_t *hi, int reverse,
                  SynthMoves *out);
 /* As synth_spread without `have`, by the telephone engine (synth_phone.c):
- * in every step each rank sends a chunk to at most one neighbour. */
-void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out);
+ * in every step each rank sends a chunk to at most one neighbour. Among
+ * step sizes that make equal progress, small_steps takes the smallest (a
+ * finer pipeline), else the largest (fewer steps). */
+void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
+                 SynthMoves *out);
 void synth_moves_free(SynthMoves *m);
 
 #endif

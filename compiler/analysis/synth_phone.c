@@ -215,7 +215,8 @@ static int cmp_move(const void *pa, const void *pb) {
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
+                 SynthMoves *out) {
     memset(out, 0, sizeof *out);
     const TopoModel *t = g->t;
     Phone p;
@@ -352,7 +353,7 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
                 p.nholders[p.tr_x[k]]--;
             }
             double score = (lb - after) / (double)K + 1e-9 * (double)n / (double)K;
-            if (score >= best * (1 - 1e-12)) {
+            if (small_steps ? score > best * (1 + 1e-12) : score >= best * (1 - 1e-12)) {
                 best = score;
                 if (n > bcap) {
                     bcap = n;
