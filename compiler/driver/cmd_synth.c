@@ -5,6 +5,7 @@
  * synthesized schedule, verified and priced again. docs/synth.md. */
 #include "driver/driver.h"
 #include "driver/cost_cli.h"
+#include "driver/synth_cli.h"
 #include "analysis/synth.h"
 #include "analysis/verify.h"
 #include "schedule/print_coll.h"
@@ -242,4 +243,34 @@ int cmd_synth(int argc, char **argv) {
     cost_cli_free(&c);
     free(rest);
     return session_close(&s, status);
+}
+
+int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[2]) {
+    if (coll == COLLECTIVE_ALLTOALL || coll == COLLECTIVE_SCATTER || coll == COLLECTIVE_GATHER || t->N < 2)
+        return 0;
+    static const SynthObjective objs[2] = {SYNTH_BANDWIDTH, SYNTH_LATENCY};
+    static const char *names[2] = {"synth:bandwidth", "synth:latency"};
+    for (int k = 0; k < 2; k++) {
+        SynthOptions o;
+        memset(&o, 0, sizeof o);
+        o.coll = coll;
+        o.root = c->root < t->N ? c->root : 0;
+        o.objective = objs[k];
+        o.machine = c->machine;
+        o.max_split = 8;
+        o.name = names[k];
+        SynthResult r;
+        char err[256];
+        SynthStatus ss = synth_run(&o, t, &s->arena, s->dx, &r, err, sizeof err);
+        if (ss != SYNTH_OK) {
+            diag_error(s->dx, span_none(),
+                       ss == SYNTH_DISCONNECTED ? "synth-disconnected" : ss == SYNTH_TOO_LARGE ? "synth-too-large"
+                                                                                              : "synth-unsupported",
+                       "%s", err);
+            if (k) schedule_free(&out[0]);
+            return -1;
+        }
+        out[k] = r.sched;
+    }
+    return 2;
 }
