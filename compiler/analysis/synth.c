@@ -512,15 +512,17 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     double *wf = xmalloc((size_t)N * sizeof *wf), *w = xmalloc((size_t)N * sizeof *w);
     waterfill(t, wf);
     int64_t maxR = o->objective == SYNTH_LATENCY ? 1 : o->max_split;
-    static const double thetas[] = {0, 0.5, 0.75, 0.875, 1};
-    int nthetas = o->coll == COLLECTIVE_ALLREDUCE && o->objective != SYNTH_LATENCY ? 5 : 1;
+    static const double thetas[] = {0, 0.75, 1};
+    int nthetas = o->coll == COLLECTIVE_ALLREDUCE && o->objective != SYNTH_LATENCY ? 3 : 1;
     int flat = 1; /* the water-filled owners are the uniform ones */
     for (int64_t v = 1; v < N; v++) flat &= fabs(wf[v] - wf[0]) < 1e-12;
     if (flat) nthetas = 1;
     int have = 0, at_bounds = 0;
     Cand best = {0};
     SynthStatus status = SYNTH_OK;
-    for (int phone = 0; phone < 3 && status == SYNTH_OK; phone++)
+    /* the finer pipeline pays for a single source (broadcast, reduce) */
+    int nengines = o->coll == COLLECTIVE_BROADCAST || o->coll == COLLECTIVE_REDUCE ? 3 : 2;
+    for (int phone = 0; phone < nengines && status == SYNTH_OK; phone++)
         for (int th = 0; th < nthetas && status == SYNTH_OK; th++) {
             /* a series of splits ends when three in a row did not improve on
              * its best, or beyond the split of a schedule at every bound */
@@ -678,13 +680,15 @@ size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult
     cost_fmt_term(r->bounds.lb.a, "α", la, sizeof la);
     cost_fmt_term(r->bounds.lb.b, "M/β", lb, sizeof lb);
     cost_fmt_term(r->bounds.lb.c, "M/γ", lc, sizeof lc);
-    const char *m = ci->out_blocks == BLOCKS_N ? "out" : ci->in_blocks == BLOCKS_N ? "in" : "the buffer";
+    const char *m = ci->out_blocks == BLOCKS_N  ? "out, the larger per-rank buffer"
+                    : ci->in_blocks == BLOCKS_N ? "in, the larger per-rank buffer"
+                                                : "the size of the buffer";
     if (ci->reducing) {
-        v[n++] = arena_printf(arena, "Cost on %s (M = %s, the larger per-rank buffer): T = %s + %s + %s", t->name, m,
+        v[n++] = arena_printf(arena, "Cost on %s (M = %s): T = %s + %s + %s", t->name, m,
                               ta, tb, tc);
         v[n++] = arena_printf(arena, "Lower bound (collc cost): %s + %s + %s", la, lb, lc);
     } else {
-        v[n++] = arena_printf(arena, "Cost on %s (M = %s, the larger per-rank buffer): T = %s + %s", t->name, m, ta,
+        v[n++] = arena_printf(arena, "Cost on %s (M = %s): T = %s + %s", t->name, m, ta,
                               tb);
         v[n++] = arena_printf(arena, "Lower bound (collc cost): %s + %s", la, lb);
     }

@@ -36,11 +36,15 @@ typedef struct Phone {
     int64_t *cap;         /* [nlinks] room left */
     int32_t *match_v;     /* [N] receiver the holder sends to, -1: pm of one chunk */
     int32_t *pm;          /* [X * N] per chunk: match_v */
-    uint8_t *rm;          /* [X * N] per chunk: the receiver is matched */
+    uint8_t *rm;          /* [X * N] per chunk: the receiver is matched (1) or cannot be (2) */
+    int32_t *open;        /* [X] receivers of the chunk still to try */
+    size_t *lack_first;   /* [X + 1] CSR: the ranks that lack the chunk, */
+    int32_t *lack;        /* furthest behind first (fixed within a step) */
     int32_t *supply;      /* [N * X] in-neighbours of v that hold x (or get
                              it in this step) */
     int32_t *supply0;     /* [N * X] at the start of the step */
     int32_t maxsupply;
+    int32_t *pass, npass; /* the supply levels assign() tries, ascending */
     uint8_t *sends;       /* [N * X] the rank owns x or has passed it on */
     int32_t *dist, *queue; /* [N] node_bound's work arrays */
     size_t *radj_first;   /* [N + 1] phase arcs into v */
@@ -126,17 +130,25 @@ static size_t assign(Phone *p, int64_t K) {
     memcpy(p->supply, p->supply0, (size_t)(N * X) * sizeof *p->supply);
     memset(p->rm, 0, (size_t)(N * X));
     /* transfers that fewer neighbours could make first: a receiver gets from
-     * this link what it cannot get from another one */
-    for (int32_t pass = 1; pass <= p->maxsupply; pass++)
+     * this link what it cannot get from another one. open[x]: receivers of
+     * x not yet matched or given up (rm 1: matched, 2: no augmenting path,
+     * and none will appear as the matching grows and the links fill) */
+    for (int64_t x = 0; x < X; x++) p->open[x] = (int32_t)(N - p->nholders[x]);
+    for (int32_t ip = 0; ip < p->npass; ip++)
         for (int64_t i = 0; i < X; i++) {
+            int32_t pass = p->pass[ip];
             int64_t x = p->order[i];
-            if (p->nholders[x] == N) continue;
+            if (!p->open[x]) continue;
             p->match_v = p->pm + x * N;
-            for (int64_t i2 = 0; i2 < N; i2++) {
-                int32_t v = p->rorder[i2];
-                if (p->holds[v * X + x] || p->rm[x * N + v] || p->supply[v * X + x] > pass) continue;
+            for (size_t i2 = p->lack_first[x]; i2 < p->lack_first[x + 1]; i2++) {
+                int32_t v = p->lack[i2];
+                if (p->rm[x * N + v] || p->supply[v * X + x] > pass) continue;
                 memset(p->seen, 0, (size_t)N);
-                if (!augment(p, v, x)) continue;
+                p->open[x]--;
+                if (!augment(p, v, x)) {
+                    p->rm[x * N + v] = 2;
+                    continue;
+                }
                 p->rm[x * N + v] = 1;
                 /* v can pass x on in the next step: its neighbours need it
                  * from here less urgently */
@@ -262,6 +274,10 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
     p.cap = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p.cap);
     p.pm = xmalloc((size_t)(N * p.X + 1) * sizeof *p.pm);
     p.rm = xmalloc((size_t)(N * p.X + 1));
+    p.open = xmalloc((size_t)(p.X + 1) * sizeof *p.open);
+    p.lack_first = xmalloc((size_t)(p.X + 1) * sizeof *p.lack_first);
+    p.lack = xmalloc((size_t)(N * p.X + 1) * sizeof *p.lack);
+    p.pass = xmalloc(((size_t)N + 2) * sizeof *p.pass);
     p.supply = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply);
     p.supply0 = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply0);
     p.rorder = xmalloc((size_t)N * sizeof *p.rorder);
@@ -318,6 +334,13 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
         /* receivers furthest behind first: need / what they can receive */
         for (int64_t v = 0; v < N; v++) p.rorder[v] = (int32_t)v;
         qsort_r(p.rorder, (size_t)N, sizeof *p.rorder, cmp_behind, &(BehindCtx){need, p.incap});
+        p.lack_first[0] = 0;
+        for (int64_t x = 0; x < p.X; x++) {
+            size_t at = p.lack_first[x];
+            for (int64_t i = 0; i < N; i++)
+                if (!p.holds[p.rorder[i] * p.X + x]) p.lack[at++] = p.rorder[i];
+            p.lack_first[x + 1] = at;
+        }
         double lb = node_bound(&p, need);
         p.maxsupply = 1;
         for (int64_t v = 0; v < N; v++)
@@ -331,14 +354,24 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
         for (int64_t v = 0; v < N; v++) {
             int32_t d = (int32_t)(p.adj_first[v + 1] - p.adj_first[v]);
             if (d + 1 > p.maxsupply) p.maxsupply = d + 1;
-            }
+        }
+        /* the levels present at the start, and the top one for what the
+         * step's own deliveries add */
+        uint8_t *lv = xcalloc((size_t)p.maxsupply + 1, 1);
+        for (int64_t k = 0; k < N * p.X; k++)
+            if (p.supply0[k] >= 1) lv[p.supply0[k]] = 1;
+        lv[p.maxsupply] = 1;
+        p.npass = 0;
+        for (int32_t l = 1; l <= p.maxsupply; l++)
+            if (lv[l]) p.pass[p.npass++] = l;
+        free(lv);
         /* the most a step can deliver, at unlimited capacity */
         size_t all = assign(&p, INT32_MAX);
         COLLC_ASSERT(all > 0);
         double best = -1;
         size_t bn = 0;
         int64_t *got = xcalloc((size_t)N, sizeof *got);
-        for (int64_t K = 1;; K++) {
+        for (int64_t K = 1;; K = K < 8 ? K + 1 : K + K / 4) {
             size_t n = assign(&p, K);
             /* progress: how much the bound drops, per unit of step time */
             for (int64_t v = 0; v < N; v++) got[v] = need[v];
@@ -399,6 +432,10 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
     free(p.cap);
     free(p.pm);
     free(p.rm);
+    free(p.open);
+    free(p.lack_first);
+    free(p.lack);
+    free(p.pass);
     free(p.supply);
     free(p.supply0);
     free(p.rorder);

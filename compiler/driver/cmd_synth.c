@@ -206,7 +206,12 @@ int cmd_synth(int argc, char **argv) {
                     i++;
                     continue;
                 }
-                len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, " %s", argv[i]);
+                /* quoted when the shell would read it otherwise */
+                int plain = argv[i][0] != 0;
+                for (const char *q = argv[i]; *q; q++)
+                    plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                             strchr("_./=,:+-", *q) != NULL;
+                len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, plain ? " %s" : " '%s'", argv[i]);
             }
             const char **lines = ARENA_ARRAY(&s.arena, const char *, nh + 1);
             memcpy(lines, hdr, nh * sizeof *hdr);
