@@ -8,6 +8,7 @@
  * smaller slope meets it. Every pairwise crossover is listed as well. */
 #include "driver/driver.h"
 #include "driver/cost_cli.h"
+#include "driver/synth_cli.h"
 #include "support/json.h"
 #include "support/util.h"
 
@@ -182,11 +183,13 @@ static void compare_help(void) {
     puts("usage: collc compare FILE... [-N n] [--topo T] [--ports d] [--routing R] [--alpha T]\n"
          "                     [--beta BW] [--gamma BW] [--root r] [-D [ALG.]P=v|1..8|1,2,4]\n"
          "                     [--range LO..HI]\n"
-         "                     [--format text|json]\n"
+         "                     [--format text|json] [--synth]\n"
          "\n"
          "For every algorithm of the input, the cost T = a·α + b·M/β + c·M/γ at N (default 8),\n"
          "then per message size range (--range, default 1B..1GiB) the fastest algorithm and the\n"
-         "sizes where one overtakes another. See docs/cost.md.");
+         "sizes where one overtakes another. --synth adds the schedules `collc synth` makes for\n"
+         "each collective of the input on the topology, bandwidth- and latency-optimal\n"
+         "(docs/synth.md). See docs/cost.md.");
 }
 
 int cmd_compare(int argc, char **argv) {
@@ -195,26 +198,36 @@ int cmd_compare(int argc, char **argv) {
             compare_help();
             return EXIT_OK;
         }
+    /* --synth is compare's own; the rest is shared with cost */
+    int synth = 0, nargs = 0;
+    char **args = xcalloc((size_t)argc + 1, sizeof *args);
+    for (int i = 0; i < argc; i++) {
+        if (i > 0 && strcmp(argv[i], "--synth") == 0) synth = 1;
+        else args[nargs++] = argv[i];
+    }
     CostCli c;
-    int rc = cost_cli_parse(&c, argc, argv, CCLI_N | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON | CCLI_RANGE);
+    int rc = cost_cli_parse(&c, nargs, args, CCLI_N | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON | CCLI_RANGE);
     if (rc) {
         cost_cli_free(&c);
+        free(args);
         return rc;
     }
     if (c.nN != 1) {
         cost_cli_free(&c);
+        free(args);
         return usage_error("compare", "compare takes a single -N value");
     }
     Session s;
     if (session_open(&s, &c.common, c.files, c.nfiles)) {
         cost_cli_free(&c);
+        free(args);
         return session_close(&s, EXIT_INPUT);
     }
     int64_t N = c.Ns[0];
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
     int status = EXIT_OK;
-    Line *lines = xcalloc((size_t)(nalgs > 0 ? nalgs : 1), sizeof *lines);
+    Line *lines = xcalloc((size_t)nalgs + 2 * COLLECTIVE__COUNT + 1, sizeof *lines);
     int nl = 0;
     TopoModel *t = NULL;
     char err[256];
@@ -263,6 +276,29 @@ int cmd_compare(int argc, char **argv) {
         }
         schedule_free(&sch);
     }
+    /* the synthesized schedules of every collective the input has */
+    int nreal = nl;
+    for (int coll = 0; synth && status == EXIT_OK && coll < COLLECTIVE__COUNT; coll++) {
+        int any = 0;
+        for (int k = 0; k < nreal; k++) any |= lines[k].alg->coll == (Collective)coll;
+        Schedule sy[2];
+        int ns = any ? synth_for_compare(&s, &c, t, (Collective)coll, sy) : 0;
+        if (ns < 0) status = EXIT_INPUT;
+        for (int k = 0; k < ns; k++) {
+            CostResult r;
+            if (status == EXIT_OK && cost_schedule(&sy[k], t, s.dx, 0, &r) == 0) {
+                Line *l = &lines[nl++];
+                l->alg = sy[k].alg;
+                l->t = r.total;
+                l->A = rat_to_double(r.total.a) * c.machine.alpha;
+                l->B = rat_to_double(r.total.b) / c.machine.beta + rat_to_double(r.total.c) / c.machine.gamma;
+                cost_result_free(&r);
+            } else {
+                status = EXIT_INPUT;
+            }
+            schedule_free(&sy[k]);
+        }
+    }
     if (status == EXIT_OK && nl == 0) {
         diag_error(s.dx, span_none(), "no-algorithm", "no algorithm to compare at N = %lld",
                    (long long)N);
@@ -288,5 +324,6 @@ int cmd_compare(int argc, char **argv) {
     topo_free(t);
     fflush(stdout);
     cost_cli_free(&c);
+    free(args);
     return session_close(&s, status);
 }
