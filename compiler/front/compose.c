@@ -329,7 +329,10 @@ static void group_shape(Inline *I, Stmt **reqs_tail_out) {
         I->S = c->u.call.kind == GROUP_ROWS ? A : NA;
         cond = mk_bin(C, sp, BOP_LAND, mk_bin(C, sp, BOP_GE, A, mk_int(C, sp, 1)),
                       mk_bin(C, sp, BOP_EQ, mk_bin(C, sp, BOP_MOD, N, A), mk_int(C, sp, 0)));
-        why = arena_printf(C->arena, "%s needs %s >= 1 and N a multiple of it", gt, span_text(C, A->span));
+        why = A->kind == EXPR_INT
+                  ? arena_printf(C->arena, "%s needs N a multiple of %s", gt, span_text(C, A->span))
+                  : arena_printf(C->arena, "%s needs %s >= 1 and N a multiple of it", gt,
+                                 span_text(C, A->span));
         break;
     }
     case GROUP_LINES: {
@@ -664,8 +667,11 @@ static int check_bindings(Compose *C, const Stmt *call, const Algorithm *b) {
             }
         }
         if (best) diag_note(C->dx, best->span, "did you mean '%s'?", best->name);
-        else diag_note(C->dx, b->name_span, "a call gives 'in', 'out', %sthe params of '%s'",
-                       rooted ? "'root' and " : "", b->name);
+        else if (!b->nparams)
+            diag_note(C->dx, b->name_span, "'%s' has no params: a call gives it 'in', 'out'%s", b->name,
+                      rooted ? " and 'root'" : "");
+        else diag_note(C->dx, b->name_span, "a call gives '%s' 'in', 'out', %sits params", b->name,
+                       rooted ? "'root' and " : "");
         bad = 1;
     }
     if (rooted && !has_root) {

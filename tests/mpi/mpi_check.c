@@ -28,6 +28,7 @@ typedef struct alg {
 /* The algorithms of dsl-examples, both paths (mpi_algs.h is generated). */
 #define ALG(name, K) COLLMPI_DECLARE_##K(name); COLLMPI_DECLARE_##K(llvm_##name);
 #include "mpi_algs.h"
+#include "mpi_variants.h" /* some examples again with other parameter values */
 #undef ALG
 
 static const alg algs[] = {
@@ -41,6 +42,7 @@ static const alg algs[] = {
 #define KIND_ALLTOALL K_ALLTOALL
 #define ALG(name, K) {#name, KIND_##K, (void (*)(void))name}, {"llvm_" #name, KIND_##K, (void (*)(void))llvm_##name},
 #include "mpi_algs.h"
+#include "mpi_variants.h"
 #undef ALG
 };
 
