@@ -578,7 +578,9 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
                     out->cost = cr.total;
                     best = c;
                     out->balanced = g.greedy_steps == 0;
-                    if (one_block) {
+                    if (one_block && phone && ci->rooted) {
+                        snprintf(out->owners, sizeof out->owners, "all of them the root's");
+                    } else if (one_block) {
                         int uniform = 1;
                         for (int64_t v = 1; v < N; v++) uniform &= hi[v] - lo[v] == hi[0] - lo[0];
                         size_t len = 0;

@@ -87,7 +87,16 @@ int cmd_synth(int argc, char **argv) {
         return usage_error("synth", "the first argument must be the collective (allgather, reduce_scatter, "
                                     "allreduce, broadcast or reduce)");
     Collective coll = collective_lookup(argv[1]);
-    if (coll == COLLECTIVE__COUNT) return usage_error("synth", "unknown collective '%s'", argv[1]);
+    if (coll == COLLECTIVE__COUNT) {
+        const char *best = NULL;
+        int bd = 3;
+        for (int k = 0; k < COLLECTIVE__COUNT; k++) {
+            int d = front_edit_distance(argv[1], collective_info[k].keyword);
+            if (d < bd) bd = d, best = collective_info[k].keyword;
+        }
+        if (best) return usage_error("synth", "unknown collective '%s'; did you mean '%s'?", argv[1], best);
+        return usage_error("synth", "unknown collective '%s'", argv[1]);
+    }
 
     /* synth's own options out; the rest (and the collective, as the first
      * "file") to the options shared with cost */
