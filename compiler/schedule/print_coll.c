@@ -153,9 +153,18 @@ static Chosen choose(const FieldPats *fp) {
     COLLC_UNREACHABLE("a loop field without a pattern");
 }
 
+/* A scratch buffer of a called algorithm is named `callee.buffer` in the
+ * Schedule IR; the language has no such name, so it is written callee__buffer. */
+static void print_buffer_name(FILE *out, const char *name) {
+    for (const char *c = name; *c; c++)
+        if (*c == '.') fputs("__", out);
+        else fputc(*c, out);
+}
+
 static void print_ref(FILE *out, const Schedule *s, int buf, const Chosen *rank, const Chosen *lo,
                       int64_t len) {
-    fprintf(out, "%s[", s->alg->buffers[buf].name);
+    print_buffer_name(out, s->alg->buffers[buf].name);
+    fputc('[', out);
     print_pat(out, rank->kind, &rank->pat, 0);
     fputs("][", out);
     print_pat(out, lo->kind, &lo->pat, 0);
@@ -227,8 +236,11 @@ void schedule_print_coll(FILE *out, const Schedule *s, const CollPrintInfo *info
         fprintf(out, "    require root == %" PRId64 ", \"schedule for root %" PRId64 "\";\n", s->root,
                 s->root);
     if (s->split != 1) fprintf(out, "    split %" PRId64 ";\n", s->split);
-    for (int b = BUF_FIRST_SCRATCH; b < s->nbuffers; b++)
-        fprintf(out, "    scratch %s[%" PRId64 "];\n", alg->buffers[b].name, s->chunks_other[b]);
+    for (int b = BUF_FIRST_SCRATCH; b < s->nbuffers; b++) {
+        fputs("    scratch ", out);
+        print_buffer_name(out, alg->buffers[b].name);
+        fprintf(out, "[%" PRId64 "];\n", s->chunks_other[b]);
+    }
     for (size_t i = 0; i < s->nsteps; i++) {
         const Step *st = &s->steps[i];
         const char *c = info && info->step_comment ? info->step_comment[i] : NULL;
