@@ -63,6 +63,9 @@ typedef struct VerifyOptions {
     unsigned max_errors;      /* per failing instance; 0 = default */
     const char *label;        /* the summary's name (a sweep point: "alg [K = 3]");
                                  NULL = the algorithm's name */
+    int correctness_only;     /* compile, run, sim: no rank-consistency warning
+                                 (a property `collc verify` reports, not an
+                                 error to stop for) */
 } VerifyOptions;
 
 /* The default N set: 1..17, 24, 31..33, 64, 128, 256, 257. */

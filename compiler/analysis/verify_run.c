@@ -150,8 +150,9 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
                 continue;
             }
             VerifyStats st;
-            unsigned errs = verify_schedule_ex(&sch, reported ? NULL : dx, warned ? NULL : dx,
-                                               arena, o->max_errors, &st);
+            unsigned errs = verify_schedule_ex(&sch, reported ? NULL : dx,
+                                               warned || o->correctness_only ? NULL : dx, arena,
+                                               o->max_errors, &st);
             schedule_free(&sch);
             if (errs) {
                 nfail++;

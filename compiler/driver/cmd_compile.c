@@ -225,7 +225,8 @@ int cmd_compile(int argc, char **argv) {
             /* A schedule that does not verify is not compiled: the object
              * would compute something other than its collective. */
             VerifyOptions vo = {.ns = ns, .nns = nns, .root = -1, .defines = defs,
-                                .ndefines = ndefs, .max_transfers = opts.max_transfers};
+                                .ndefines = ndefs, .max_transfers = opts.max_transfers,
+                                .correctness_only = 1};
             if (verify_algorithm(algs[k], &vo, s.dx, &s.arena, NULL)) {
                 diag_note(s.dx, algs[k]->name_span,
                           "not compiling '%s' because it does not verify; --no-verify compiles it anyway",

@@ -66,7 +66,8 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
     schedule_free(&sched);
     if (!no_verify) {
         VerifyOptions vo = {.ns = &N, .nns = 1, .root = root, .defines = defs,
-                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers};
+                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers,
+                            .correctness_only = 1};
         if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
             diag_note(dx, alg->name_span, "not running '%s' (it does not verify for N = %" PRId64
                       "); --no-verify runs it anyway", alg->name, N);

@@ -287,7 +287,8 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     }
     if (!o->no_verify) {
         VerifyOptions vo = {.ns = &o->N, .nns = 1, .root = root, .defines = defs,
-                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers};
+                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers,
+                            .correctness_only = 1};
         if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
             diag_note(dx, alg->name_span,
                       "not lowering '%s' because it does not verify for N = %" PRId64 "; --no-verify lowers it anyway",

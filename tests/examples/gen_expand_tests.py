@@ -39,6 +39,22 @@ def clogk(k, n):
     return t
 
 
+def pat_counts(n, r):
+    """(blocks per dimension) of the PAT algorithms: distance d = 2^(L-1)
+    .. 1, blocks r + m·2d with m·2d + d < N; and how many messages of at
+    most r blocks they take."""
+    L = clog2(n)
+    cnts = [(n - (1 << (L - 1 - k)) + 2 * (1 << (L - 1 - k)) - 1) // (2 * (1 << (L - 1 - k)))
+            for k in range(L)]
+    return cnts, sum(-(-c // r) for c in cnts)
+
+
+def swing_counts(n):
+    """(p2, k, e): the largest power of two <= n, its log2, the folded ranks."""
+    p2 = 1 << log2(n)
+    return p2, log2(n), n - p2
+
+
 def log2(n):
     return n.bit_length() - 1
 
@@ -75,6 +91,10 @@ ALGS = {
                                lambda n, p: max(p["A"] - 1, 1) + n // p["A"] - 1,
                                lambda n, p: n * (p["A"] + n // p["A"] - 1),
                                lambda n, p: n % p["A"] == 0, True, {"A": 2}),
+    "pat_allgather": ("allgather", lambda n, p: 1,
+                      lambda n, p: 1 + 3 * pat_counts(n, p["R"])[1],
+                      lambda n, p: n + 2 * n * (n - 1) + n * pat_counts(n, p["R"])[1],
+                      None, True, {"R": lambda n: n}),
     "ring_allgather": ("allgather", lambda n, p: 1,
                        lambda n, p: max(n - 1, 1), lambda n, p: n * n, None, True, {}),
     "bidir_ring_allgather": ("allgather", lambda n, p: 1,
@@ -94,6 +114,10 @@ ALGS = {
     "bruck_allgather": ("allgather", lambda n, p: 1,
                         lambda n, p: max(clog2(n), 1), lambda n, p: bruck_xfers(n),
                         None, True, {}),
+    "pat_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
+                           lambda n, p: 2 + 3 * pat_counts(n, p["R"])[1],
+                           lambda n, p: 2 * n + 2 * n * (n - 1) + n * pat_counts(n, p["R"])[1],
+                           None, True, {"R": lambda n: n}),
     "ring_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
                             lambda n, p: n, lambda n, p: n * (n + 1), None, True, {}),
     "bidir_ring_reduce_scatter": ("reduce_scatter", lambda n, p: 2 * p["B"],
@@ -128,6 +152,16 @@ ALGS = {
                            lambda n, p: 2 * p["A"] + 2 * (n // p["A"]) - 2,
                            lambda n, p: n * (2 * p["A"] + 2 * (n // p["A"]) - 1),
                            lambda n, p: n % p["A"] == 0, True, {"A": 2}),
+    "swing_allreduce": ("allreduce",
+                        lambda n, p: 1 if p["latency"] else swing_counts(n)[0],
+                        lambda n, p: 1 + 2 * swing_counts(n)[1] + 2 * (swing_counts(n)[2] > 0),
+                        lambda n, p: n + 2 * swing_counts(n)[2]
+                        + (2 * swing_counts(n)[1] * swing_counts(n)[0] if p["latency"]
+                           else 2 * swing_counts(n)[0] * (swing_counts(n)[0] - 1)),
+                        None, True, {"latency": 0}),
+    "two_tree_allreduce": ("allreduce", lambda n, p: 2 * p["K"],
+                           lambda n, p: 1 if n == 1 else 1 + 2 * (log2(n) + p["K"] - 1),
+                           lambda n, p: n + 4 * p["K"] * (n - 1), None, True, {"K": 4}),
     "reduce_broadcast_allreduce": ("allreduce", lambda n, p: 1,
                                    lambda n, p: 2 * clog2(n) + 1, lambda n, p: 3 * n - 2,
                                    None, True, {}),
@@ -200,6 +234,13 @@ DEFINES = [
     ("hierarchical_allgather", {"A": 1}, [1, 3]),
     ("hierarchical_allgather", {"A": 3}, [3, 9, 12]),
     ("hierarchical_allgather", {"A": 4}, [8, 16]),
+    ("pat_allgather", {"R": 1}, [2, 5, 9]),
+    ("pat_allgather", {"R": 3}, [7, 12, 16]),
+    ("pat_reduce_scatter", {"R": 1}, [2, 5, 9]),
+    ("pat_reduce_scatter", {"R": 2}, [7, 12, 16]),
+    ("swing_allreduce", {"latency": 1}, [1, 2, 5, 8, 12]),
+    ("two_tree_allreduce", {"K": 1}, [2, 5, 9]),
+    ("two_tree_allreduce", {"K": 7}, [3, 8, 13]),
     ("knomial_broadcast", {"K": 2}, [5, 8, 9]),
     ("knomial_broadcast", {"K": 7}, [7, 8, 50]),
     ("knomial_reduce", {"K": 2}, [5, 8, 9]),
@@ -246,8 +287,11 @@ def gen(name):
             runs += [(dict(params, **dparams), n) for n in dns]
     rl = require_pos(name) if req else None
     for p, n in runs:
-        defs = "".join(" -D %s=%d" % (k, v) for k, v in p.items() if v != params[k])
-        tag = "N%d" % n + "".join("%s%d" % (k, v) for k, v in p.items() if v != params[k])
+        # a default may depend on N (a callable of N): its value for this N
+        base = {k: v(n) if callable(v) else v for k, v in params.items()}
+        p = {k: v(n) if callable(v) else v for k, v in p.items()}
+        defs = "".join(" -D %s=%d" % (k, v) for k, v in p.items() if v != base[k])
+        tag = "N%d" % n + "".join("%s%d" % (k, v) for k, v in p.items() if v != base[k])
         roots = [0]
         if coll in ROOTED and root_free and n > 1:
             roots.append(n - 1)
