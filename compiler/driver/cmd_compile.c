@@ -12,6 +12,7 @@
 #include "driver/driver.h"
 #include "analysis/verify.h"
 #include "emit/emit_c.h"
+#include "emit/emit_header.h"
 #include "emit/emit_llvm.h"
 #include "emit/emit_mpi.h"
 #include "lower/rankir.h"
@@ -33,6 +34,8 @@ static void compile_help(void) {
           "  --emit=c                      C source (NAME.c)\n"
           "  --emit=rankir                 the Rank IR (endpoint projection), for inspection\n"
           "  -o FILE                       output file ('-' = stdout)\n"
+          "  --emit-header[=FILE]          also write a C header declaring every compiled\n"
+          "                                function (default FILE: the output's name with .h)\n"
           "  -O0 -O1 -O2 -O3               LLVM optimisation level (default -O2)\n"
           "  --target=cpu|mpi              runtime target (default cpu). mpi also emits, per\n"
           "                                algorithm, NAME with the MPI collective's signature\n"
@@ -68,6 +71,31 @@ static const char *default_suffix(EmitKind k) {
     return NULL;
 }
 
+/* --emit-header without a name: the output's path with its suffix replaced
+ * by .h (ring.o -> ring.h, out/ring.c -> out/ring.h). */
+static const char *header_path_beside(Arena *a, const char *output) {
+    const char *base = strrchr(output, '/');
+    base = base ? base + 1 : output;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - output) : strlen(output);
+    return arena_printf(a, "%.*s.h", (int)n, output);
+}
+
+static int write_header(Session *s, const char *path, const RankProgram *const *progs, int nprogs,
+                        const EmitHeaderOptions *ho) {
+    FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!out) {
+        diag_error(s->dx, span_none(), "io", "cannot open '%s' for writing: %s", path, strerror(errno));
+        return 1;
+    }
+    emit_header_file(out, progs, nprogs, ho);
+    if (out != stdout && fclose(out) != 0) {
+        diag_error(s->dx, span_none(), "io", "cannot write '%s': %s", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 /* --target=sg2260: lowering to CDMA descriptor programs (cmd_sg2260.c). */
 int cmd_compile_sg2260(int argc, char **argv);
 
@@ -83,6 +111,7 @@ int cmd_compile(int argc, char **argv) {
     int64_t *ns = NULL;
     size_t nns = 0;
     const char *emit = NULL, *output = NULL, *triple = NULL, *prefix = "";
+    const char *header = NULL; /* --emit-header: "" = beside the output */
     int status = EXIT_OK;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -115,6 +144,12 @@ int cmd_compile(int argc, char **argv) {
         if (strcmp(a, "-emit-llvm") == 0 || strcmp(a, "--emit-llvm") == 0) { flag_emit_llvm = 1; continue; }
         if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) { opt_level = a[2] - '0'; continue; }
         if (strncmp(a, "--emit=", 7) == 0) { emit = a + 7; continue; }
+        if (strcmp(a, "--emit-header") == 0) { header = ""; continue; }
+        if (strncmp(a, "--emit-header=", 14) == 0) {
+            header = a + 14;
+            if (!*header) { status = usage_error("compile", "missing file name after '--emit-header='"); goto out; }
+            continue;
+        }
         if (strncmp(a, "--prefix=", 9) == 0) { prefix = a + 9; continue; }
         if (strncmp(a, "--triple=", 9) == 0) { triple = a + 9; continue; }
         if (strncmp(a, "--target=", 9) == 0) {
@@ -156,6 +191,22 @@ int cmd_compile(int argc, char **argv) {
         kind = flag_emit_llvm ? EMIT_LLVM_IR : EMIT_ASM;
     } else {
         kind = flag_emit_llvm ? EMIT_BITCODE : EMIT_OBJECT;
+    }
+    int output_stdout = (output && strcmp(output, "-") == 0) || (!output && kind == EMIT_RANKIR);
+    if (header && !*header && output_stdout) {
+        status = usage_error("compile", "the output goes to stdout: name the header with --emit-header=FILE");
+        goto out;
+    }
+    if (header && strcmp(header, "-") == 0 && output_stdout) {
+        status = usage_error("compile", "the output and the header cannot both go to stdout");
+        goto out;
+    }
+    if (header && output && strcmp(output, "-") != 0) {
+        size_t n = strlen(output);
+        if (*header ? strcmp(header, output) == 0 : n >= 2 && strcmp(output + n - 2, ".h") == 0) {
+            status = usage_error("compile", "the header would overwrite the output '%s'", output);
+            goto out;
+        }
     }
     Session s;
     if (session_open(&s, &opts, files, nfiles) != 0) {
@@ -230,6 +281,14 @@ int cmd_compile(int argc, char **argv) {
                            : emit_llvm_file(progs, nprogs, &lo, s.dx))
                 failed = 1;
         }
+    }
+    if (!failed && header) {
+        const char *path = output;
+        if (!path) path = default_output_path(&s.arena, files[0], default_suffix(kind));
+        const char *hpath = *header ? header : header_path_beside(&s.arena, path);
+        EmitHeaderOptions ho = {.source_name = files[0], .guard = emit_header_guard(&s.arena, hpath, files[0]),
+                                .prefix = prefix, .core_prefix = core_prefix, .target_mpi = target_mpi};
+        if (write_header(&s, hpath, progs, nprogs, &ho)) failed = 1;
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 out:

@@ -797,8 +797,8 @@ static void cost_help(void) {
          "M (--size, default 64MiB) is the larger per-rank buffer. Defaults: --alpha 2us,\n"
          "--beta 64GB/s, --gamma 512GB/s, --topo full. Topologies: full, full(d), switch,\n"
          "ring, biring, hypercube, torus(A,B), sg2260, or a topology block of the input.\n"
-         "--machine FILE (e.g. targets/sg2260/machines/sg2260-board.machine) takes α, β, γ\n"
-         "and the topology from a target's machine file; explicit options win.\n"
+         "--machine FILE|NAME (e.g. sg2260-board, a machine shipped with collc) takes α, β,\n"
+         "γ and the topology from a target's machine file; explicit options win.\n"
          "See docs/cost.md.");
 }
 

@@ -64,15 +64,29 @@ int collmpi_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 /* The coll_status of this thread's last collmpi_* call (COLL_OK after a
  * success); COLL_ERR_TRANSPORT when MPI itself failed. */
 int collmpi_last_status(void);
+/* Why this thread's last collmpi_* call failed ("" after a success), e.g.
+ * "collc: recursive_doubling_allreduce: does not apply for N = 3 (a
+ * `require` fails)". MPI_Error_string of the returned code gives the same
+ * text where the MPI library keeps strings of added error codes (Open MPI;
+ * MPICH 4.0 returns the error class itself). */
+const char *collmpi_last_error(void);
 
 /* Prototypes of the functions `collc compile --target=mpi` emits, e.g.
  *   COLLMPI_DECLARE_ALLREDUCE(ring_allreduce);
  *   ...  ring_allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, comm);
- * One per collective, COLLMPI_DECLARE_<ID> as coll.h's COLL_<ID> (BCAST is
- * BROADCAST's MPI name). */
-#define COLLMPI_DECLARE_BCAST(name) \
+ * One per collective, COLLMPI_DECLARE_<ID> as coll.h's COLL_<ID>, with the
+ * mpi_params of the collective table (`collc compile --emit-header` writes
+ * these lines next to the table's prototypes, so a drift does not compile). */
+#define COLLMPI_DECLARE_BROADCAST(name) \
     int name(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm)
-#define COLLMPI_DECLARE_BROADCAST(name) COLLMPI_DECLARE_BCAST(name)
+/* Deprecated spelling (MPI's name; the collective is `broadcast`). */
+#if defined(__GNUC__)
+#define COLLMPI_DECLARE_BCAST(name) \
+    _Pragma("GCC warning \"COLLMPI_DECLARE_BCAST is deprecated: use COLLMPI_DECLARE_BROADCAST\"") \
+    COLLMPI_DECLARE_BROADCAST(name)
+#else
+#define COLLMPI_DECLARE_BCAST(name) COLLMPI_DECLARE_BROADCAST(name)
+#endif
 #define COLLMPI_DECLARE_REDUCE(name) \
     int name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, \
              int root, MPI_Comm comm)
