@@ -90,7 +90,9 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    char out[] = "/tmp/synth_bench_XXXXXX";
+    const char *dir = getenv("TMPDIR");
+    char out[4096];
+    snprintf(out, sizeof out, "%s/synth_bench_XXXXXX", dir && *dir ? dir : P_tmpdir);
     int ofd = mkstemp(out);
     if (ofd < 0) {
         perror("mkstemp");

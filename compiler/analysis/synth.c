@@ -1,6 +1,7 @@
 /* synth.c - `collc synth` (synth.h, docs/synth.md): the collectives built
- * from the layered engine's moves as Schedule IR, every candidate split
- * priced with the cost model, the best one kept. */
+ * from the engines' moves as Schedule IR, every candidate (engine, split,
+ * owner weighting) priced with the cost model, the best one kept, and the
+ * header of the printed algorithm. */
 #include "analysis/synth.h"
 
 #include <math.h>

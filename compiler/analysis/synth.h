@@ -1,18 +1,22 @@
 /* synth.h - `collc synth`: schedules synthesized for a topology
  * (docs/synth.md is the user's reference).
  *
- * Method (synth_layers.c): data moves along the breadth-first layers of
- * the topology's rank graph. In layer step t, every rank at distance t from a
- * block's owner receives that block from its neighbours at distance t-1;
- * each block is split into chunks and a maximum flow spreads the chunks
- * over those neighbours so that the busiest link of the step carries as
- * little as possible. ReduceScatter is the mirror image (partial sums flow
- * towards the owner, children that meet in one step land in scratch and are
- * folded in local steps), AllReduce is ReduceScatter + AllGather with the
- * blocks owned in proportion to what the ranks can receive, Broadcast is a
- * layered scatter + AllGather and Reduce its mirror. The split (chunks per
- * block) is chosen per objective among 1..max_split by pricing every
- * candidate with the cost model.
+ * Two engines spread every owner's chunks to every rank (AllGather); the
+ * mirror image of a spread (steps reversed, transfers turned into reduces)
+ * is a ReduceScatter.
+ *  - layered (synth_layers.c): in step t every rank at distance t from a
+ *    chunk's owner receives it from a neighbour at distance t-1, each step
+ *    balanced over the links by a maximum flow (maxflow.c); children that
+ *    meet in one step of the mirror land in scratch and are folded locally;
+ *  - telephone (synth_phone.c): in every step a rank passes each chunk to at
+ *    most one neighbour, steps chosen greedily; the mirror never lands two
+ *    partial sums of a chunk on a rank in one step.
+ * AllReduce is ReduceScatter + AllGather of owner chunks (uniform owners or
+ * owners weighted by receive bandwidth), Broadcast a pipelined telephone
+ * spread from the root or a scatter + AllGather, Reduce their mirrors
+ * (synth.c). Every engine, split (chunks per rank and block, 1..max_split)
+ * and owner weighting is priced with the cost model; the best under the
+ * objective is kept.
  *
  * Ranks talk only to their neighbours in the rank graph: ranks u, v are
  * neighbours when the cost model's route from u to v passes no other rank
