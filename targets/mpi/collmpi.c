@@ -294,6 +294,8 @@ static int is_named(MPI_Datatype dt) {
 /* The one named type `dt` is made of (its type signature is n copies of
  * it), or MPI_DATATYPE_NULL when it mixes types or cannot be decoded. */
 static MPI_Datatype base_type(MPI_Datatype dt, int depth) {
+    coll_dtype named;
+    if (named_dtype(dt, &named)) return dt; /* the common case, without an MPI call */
     int ni, na, nd, comb;
     if (dt == MPI_DATATYPE_NULL || depth > 16 ||
         PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
@@ -338,12 +340,20 @@ static MPI_Datatype base_type(MPI_Datatype dt, int depth) {
     return ok ? base : MPI_DATATYPE_NULL;
 }
 
+/* MPI_Type_size of `dt`; -1 if it cannot be known. Every call's decision
+ * asks: the named types the kernels reduce answer without an MPI call. */
+static int type_size(MPI_Datatype dt) {
+    coll_dtype named;
+    if (named_dtype(dt, &named)) return (int)coll_dtype_size(named);
+    int size;
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) return -1;
+    return size;
+}
+
 /* Byte size of `count` elements of `dt`; -1 if it cannot be known. */
 static long long type_bytes(int count, MPI_Datatype dt) {
-    int size;
-    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
-        size < 0)
-        return -1;
+    int size = type_size(dt);
+    if (count < 0 || size < 0) return -1;
     return (long long)count * size;
 }
 
@@ -365,8 +375,8 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
         *why = "bad op";
         return COLL_ERR_BAD_OP;
     }
-    int size = 0;
-    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0) {
+    int size = type_size(dt);
+    if (size <= 0) {
         *why = "bad datatype";
         return COLL_ERR_BAD_DTYPE;
     }
@@ -375,9 +385,8 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
      * of for predefined ops; the datatype itself for user ops (their
      * function is called with it). */
     MPI_Datatype elem = predefined ? base_type(dt, 0) : dt;
-    int esize = 0;
-    if (elem == MPI_DATATYPE_NULL || PMPI_Type_size(elem, &esize) != MPI_SUCCESS || esize <= 0 ||
-        size % esize) {
+    int esize = type_size(elem);
+    if (esize <= 0 || size % esize) {
         *why = "datatype mixes element types";
         return COLL_ERR_BAD_DTYPE;
     }
