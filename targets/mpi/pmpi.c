@@ -359,13 +359,13 @@ static int try_collc(const collmpi_args *a, int *code) {
         return 0;
     }
     rule *chosen = NULL;
-    int matched = 0;
+    int matched = 0;        /* rules of this collective, size and N */
     char refused[160] = "";
     for (int i = 0; i < nrules && !chosen; i++) {
         rule *r = &rules[i];
         if (!r->fn || r->coll != a->coll) continue;
         if (m.total_bytes < r->lo || m.total_bytes >= r->hi || !n_ok(r, m.nranks)) continue;
-        matched = 1;
+        matched++;
         const coll_alg_info *info;
         int ar = collmpi_applies(a->coll, &m, r->fn, &info);
         if (ar == COLL_OK) {
