@@ -786,6 +786,41 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
 
 /* ---- the entry points ---- */
 
+const char *collmpi_refusal(coll_collective coll, const collmpi_call *m, int rc, char *buf,
+                            size_t len) {
+    if (rc != COLL_ERR_NOT_APPLICABLE) return coll_strerror(rc);
+    if (is_root_coll(coll))
+        snprintf(buf, len, "does not apply for N = %d, root %d (a `require` fails)", m->nranks,
+                 m->root);
+    else
+        snprintf(buf, len, "does not apply for N = %d (a `require` fails)", m->nranks);
+    return buf;
+}
+
+int collmpi_execute(const collmpi_args *a, collmpi_call *m, void (*fn)(void), int *mpi_err,
+                    const char **why, int *staged) {
+    *mpi_err = MPI_SUCCESS;
+    int rc = collmpi_prepare(a, m, why);
+    if (staged) *staged = m->staged;
+    if (rc != COLL_OK) return rc;
+    rc = collmpi_invoke(a->coll, m, a->comm, fn, mpi_err);
+    rc = collmpi_unstage(m, rc, mpi_err);
+    *why = coll_strerror(rc);
+    return rc;
+}
+
+int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_err,
+                const char *alg, const char *why, int local) {
+    if (rc == COLL_OK) return collmpi_error(COLL_OK, MPI_SUCCESS, NULL);
+    char reason[REASON_LEN];
+    snprintf(reason, sizeof reason, "%s: %s", alg, why);
+    int code = collmpi_error(rc, mpi_err, reason);
+    collmpi_log(a->coll, m, local, "error:", reason);
+    /* As an MPI collective: errors go through the communicator's handler. */
+    if (a->comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(a->comm, code);
+    return code;
+}
+
 /* A direct call never falls back to the MPI library: the algorithm runs or
  * the call fails, with the same refusal on every rank for everything
  * collmpi_decide and collmpi_applies look at. */
@@ -793,7 +828,7 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
     collmpi_call m;
     const char *why = "";
     const coll_alg_info *info = NULL;
-    char detail[160] = "";
+    char detail[160];
     int mpi_err = MPI_SUCCESS, local = 0;
     int rc = collmpi_decide(a, &m, &why);
     if (rc != COLL_OK && m.nranks > 0) {
@@ -805,37 +840,14 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
     }
     if (rc == COLL_OK) {
         rc = collmpi_applies(a->coll, &m, fn, &info);
-        if (rc == COLL_ERR_NOT_APPLICABLE) {
-            if (is_root_coll(a->coll))
-                snprintf(detail, sizeof detail, "does not apply for N = %d, root %d (a `require` fails)",
-                         m.nranks, m.root);
-            else
-                snprintf(detail, sizeof detail, "does not apply for N = %d (a `require` fails)",
-                         m.nranks);
-            why = detail;
-        } else if (rc != COLL_OK) {
-            why = coll_strerror(rc);
-        }
+        if (rc != COLL_OK) why = collmpi_refusal(a->coll, &m, rc, detail, sizeof detail);
     }
     if (rc == COLL_OK) {
         local = 1;
-        rc = collmpi_prepare(a, &m, &why);
+        rc = collmpi_execute(a, &m, fn, &mpi_err, &why, NULL);
     }
-    if (rc == COLL_OK) {
-        rc = collmpi_invoke(a->coll, &m, a->comm, fn, &mpi_err);
-        rc = collmpi_unstage(&m, rc, &mpi_err);
-        why = coll_strerror(rc);
-    }
-    char reason[REASON_LEN];
-    snprintf(reason, sizeof reason, "%s: %s", info && info->name ? info->name : collmpi_mpi_name(a->coll),
-             why);
-    int code = collmpi_error(rc, mpi_err, reason);
-    if (code != MPI_SUCCESS) {
-        collmpi_log(a->coll, &m, local, "error:", reason);
-        /* As an MPI collective: errors go through the communicator's handler. */
-        if (a->comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(a->comm, code);
-    }
-    return code;
+    return collmpi_end(a, &m, rc, mpi_err,
+                       info && info->name ? info->name : collmpi_mpi_name(a->coll), why, local);
 }
 
 #define FN(f) ((void (*)(void))(f))
