@@ -17,6 +17,8 @@
 
 #include <collmpi.h>
 
+#include "mpi_test_util.h"
+
 typedef enum { K_BCAST, K_SCATTER, K_GATHER, K_REDUCE, K_ALLGATHER, K_RS, K_ALLREDUCE, K_ALLTOALL } kind;
 
 typedef struct alg {
@@ -68,14 +70,6 @@ typedef int (*fn_rooted_gs)(const void *, int, MPI_Datatype, void *, int, MPI_Da
 typedef int (*fn_reduce)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
 typedef int (*fn_ag)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 typedef int (*fn_ar)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-
-/* The class of an MPI error code (the library returns codes whose
- * MPI_Error_string gives the reason). */
-static int err_class(int rc) {
-    int cls = rc;
-    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-    return cls;
-}
 
 static int is_reducing(kind k) { return k == K_REDUCE || k == K_RS || k == K_ALLREDUCE; }
 static int is_rooted(kind k) { return k <= K_REDUCE; }
@@ -168,18 +162,6 @@ static MPI_Datatype mpi_type(tkind t) {
     case T_CONTIG3: return contig3;
     }
     return MPI_DATATYPE_NULL;
-}
-
-static void isum(void *in, void *inout, int *len, MPI_Datatype *dt) {
-    (void)dt;
-    /* wraps (as MPI_SUM on int does in practice), without signed overflow */
-    for (int i = 0; i < *len; i++)
-        ((int *)inout)[i] = (int)((unsigned)((int *)inout)[i] + (unsigned)((int *)in)[i]);
-}
-
-static void first_wins(void *in, void *inout, int *len, MPI_Datatype *dt) {
-    (void)dt;
-    memcpy(inout, in, (size_t)*len * sizeof(int));
 }
 
 /* ---- one case ---- */
