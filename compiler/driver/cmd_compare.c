@@ -227,7 +227,6 @@ int cmd_compare(int argc, char **argv) {
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
     int status = EXIT_OK;
-    Line *lines = xcalloc((size_t)nalgs + 2 * COLLECTIVE__COUNT + 1, sizeof *lines);
     int nl = 0;
     TopoModel *t = NULL;
     char err[256];
@@ -238,10 +237,11 @@ int cmd_compare(int argc, char **argv) {
         status = EXIT_INPUT;
     } else if (tr < 0) status = EXIT_INPUT;
 
-    /* every algorithm, and every point of its -D sweep, is a contender */
+    /* every algorithm, and every point of its -D sweep, is a contender;
+     * --synth adds at most SYNTH_COMPARE_MAX schedules per collective */
     size_t nitems = 0;
     for (int k = 0; k < nalgs; k++) nitems += session_sweep_points(&s, algs[k]);
-    lines = xrealloc(lines, (nitems > 0 ? nitems : 1) * sizeof *lines);
+    Line *lines = xcalloc(nitems + SYNTH_COMPARE_MAX * COLLECTIVE__COUNT + 1, sizeof *lines);
     for (size_t item = 0, k = 0, pt = 0; item < nitems && status == EXIT_OK; item++) {
         while (pt >= session_sweep_points(&s, algs[k])) { k++; pt = 0; }
         const Algorithm *a = algs[k];
@@ -281,7 +281,7 @@ int cmd_compare(int argc, char **argv) {
     for (int coll = 0; synth && status == EXIT_OK && coll < COLLECTIVE__COUNT; coll++) {
         int any = 0;
         for (int k = 0; k < nreal; k++) any |= lines[k].alg->coll == (Collective)coll;
-        Schedule sy[2];
+        Schedule sy[SYNTH_COMPARE_MAX];
         int ns = any ? synth_for_compare(&s, &c, t, (Collective)coll, sy) : 0;
         if (ns < 0) status = EXIT_INPUT;
         for (int k = 0; k < ns; k++) {
@@ -289,6 +289,7 @@ int cmd_compare(int argc, char **argv) {
             if (status == EXIT_OK && cost_schedule(&sy[k], t, s.dx, 0, &r) == 0) {
                 Line *l = &lines[nl++];
                 l->alg = sy[k].alg;
+                l->name = sy[k].alg->name;
                 l->t = r.total;
                 l->A = rat_to_double(r.total.a) * c.machine.alpha;
                 l->B = rat_to_double(r.total.b) / c.machine.beta + rat_to_double(r.total.c) / c.machine.gamma;

@@ -154,10 +154,11 @@ static Chosen choose(const FieldPats *fp) {
 }
 
 /* A scratch buffer of a called algorithm is named `callee.buffer` in the
- * Schedule IR; the language has no such name, so it is written callee__buffer. */
+ * Schedule IR (`callee.buffer#k` from its k-th call); the language has no
+ * such name, so it is written callee__buffer (callee__buffer__k). */
 static void print_buffer_name(FILE *out, const char *name) {
     for (const char *c = name; *c; c++)
-        if (*c == '.') fputs("__", out);
+        if (*c == '.' || *c == '#') fputs("__", out);
         else fputc(*c, out);
 }
 
