@@ -24,6 +24,7 @@ static void check_help(void) {
 int cmd_check(int argc, char **argv) {
     CommonOptions opts;
     common_options_init(&opts);
+    opts.defines_unused = 1;  /* check instantiates nothing: -D is accepted, unused */
     char **files = calloc((size_t)argc + 1, sizeof *files);
     int nfiles = 0, only_files = 0;
     for (int i = 1; i < argc; i++) {
@@ -60,7 +61,7 @@ int cmd_check(int argc, char **argv) {
     int st = session_open(&s, &opts, files, nfiles);
     if (st == 0) {
         /* An empty file is valid but almost certainly a mistake. */
-        for (size_t f = 0; f < s.sm.nfiles; f++) {
+        for (size_t f = 0; f < s.ninputs; f++) {
             int found = 0;
             for (int k = 0; k < s.prog.nalgorithms && !found; k++)
                 found = s.prog.algorithms[k]->span.file == (uint32_t)f;

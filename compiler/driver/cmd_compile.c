@@ -48,7 +48,7 @@ static void compile_help(void) {
           "  --prefix=STR                  prepend STR to every generated function name\n"
           "  --no-verify                   emit even if `collc verify` fails (default: refuse)\n"
           "  -N LIST                       rank counts verified before emitting (default:\n"
-          "                                2..16 and the powers of two up to 256)\n"
+          "                                1..17, 24, 31..33, 64, 128, 256, 257)\n"
           "  -D NAME=VALUE                 fix `param NAME` at compile time\n"
           "  --algorithm NAME              compile only NAME (default: every algorithm)\n"
           "  --diagnostics-format=FMT      text (default), json or sarif\n"
@@ -219,11 +219,14 @@ int cmd_compile(int argc, char **argv) {
     const RankProgram **progs = ARENA_ARRAY(&s.arena, const RankProgram *, nalgs > 0 ? nalgs : 1);
     int nprogs = 0;
     for (int k = 0; k < nalgs; k++) {
+        const Define *defs;
+        int ndefs = session_defines(&s, algs[k], 0, &defs);
         if (!no_verify) {
             /* A schedule that does not verify is not compiled: the object
              * would compute something other than its collective. */
-            VerifyOptions vo = {.ns = ns, .nns = nns, .root = -1, .defines = opts.defines,
-                                .ndefines = opts.ndefines, .max_transfers = opts.max_transfers};
+            VerifyOptions vo = {.ns = ns, .nns = nns, .root = -1, .defines = defs,
+                                .ndefines = ndefs, .max_transfers = opts.max_transfers,
+                                .correctness_only = 1};
             if (verify_algorithm(algs[k], &vo, s.dx, &s.arena, NULL)) {
                 diag_note(s.dx, algs[k]->name_span,
                           "not compiling '%s' because it does not verify; --no-verify compiles it anyway",
@@ -233,7 +236,7 @@ int cmd_compile(int argc, char **argv) {
             }
         }
         RankProgram *rp = ARENA_NEW(&s.arena, RankProgram);
-        if (lower_algorithm(algs[k], opts.defines, opts.ndefines, &s.arena, s.dx, rp)) {
+        if (lower_algorithm(algs[k], defs, ndefs, &s.arena, s.dx, rp)) {
             failed = 1;
             continue;
         }

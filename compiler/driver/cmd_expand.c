@@ -1,9 +1,11 @@
 /* cmd_expand.c - `collc expand`: instantiate algorithms for one N and print
  * the schedule (docs/schedule-format.md), or the ownership table
  * of one buffer (--table BUF), or the communicating pairs of every step
- * (--pairs). */
+ * (--pairs), or the schedule written back as a .coll algorithm
+ * (--emit=coll). */
 #include "driver/driver.h"
 #include "analysis/simulate.h"
+#include "schedule/print_coll.h"
 #include "support/util.h"
 
 #include <inttypes.h>
@@ -25,6 +27,9 @@ static void expand_help(void) {
           "                                step (chunks named by origin: A, B, .. or r0, r1 ..;\n"
           "                                N <= 64)\n"
           "  --pairs                       print the communicating rank pairs of each step\n"
+          "  --emit=coll                   print the schedule as a .coll algorithm for this N\n"
+          "                                (and root): loops where transfers follow a pattern\n"
+          "  --emit=dump                   print the schedule dump (the default)\n"
           "  --max-transfers=N             refuse schedules larger than N (default 50000000)\n"
           "  --diagnostics-format=FMT      text (default), json or sarif\n"
           "  -Werror, -Werror=CODE, -Wno-CODE, -ferror-limit=N, -f[no-]color-diagnostics\n"
@@ -396,7 +401,7 @@ int cmd_expand(int argc, char **argv) {
     CommonOptions opts;
     common_options_init(&opts);
     char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, only_files = 0, have_N = 0, pairs = 0;
+    int nfiles = 0, only_files = 0, have_N = 0, pairs = 0, emit_coll = 0;
     int64_t N = 0, root = 0;
     const char *table = NULL;
     int status = EXIT_OK;
@@ -446,12 +451,22 @@ int cmd_expand(int argc, char **argv) {
             continue;
         }
         if (strcmp(a, "--pairs") == 0) { pairs = 1; continue; }
+        if (strncmp(a, "--emit=", 7) == 0) {
+            if (strcmp(a + 7, "coll") == 0) emit_coll = 1;
+            else if (strcmp(a + 7, "dump") == 0) emit_coll = 0;
+            else { status = usage_error("expand", "--emit expects coll or dump, got '%s'", a + 7); goto out; }
+            continue;
+        }
         int r = common_option(&opts, argc, argv, &i);
         if (r < 0) { status = EXIT_USAGE; goto out; }
         if (r == 0) { status = usage_error("expand", "unknown option '%s'", a); goto out; }
     }
     if (nfiles == 0) { status = usage_error("expand", "no input files"); goto out; }
     if (!have_N) { status = usage_error("expand", "missing -N (the number of ranks)"); goto out; }
+    if (emit_coll && (table || pairs)) {
+        status = usage_error("expand", "--emit=coll cannot be combined with --table or --pairs");
+        goto out;
+    }
     /* the table has N columns of up to N*chunks labels per row: keep it readable */
     if (table && N > TABLE_MAX_N) {
         status = usage_error("expand", "--table needs N <= %d (got %" PRId64 ")", TABLE_MAX_N, N);
@@ -480,21 +495,13 @@ int cmd_expand(int argc, char **argv) {
                 break;
             }
         }
-        /* With several algorithms, a -D applies to those that declare it. */
-        Define defs[64];
-        int ndefs = 0;
-        for (int d = 0; d < opts.ndefines; d++) {
-            int known = nalgs == 1;
-            for (int p = 0; p < alg->nparams && !known; p++)
-                known = strcmp(alg->params[p]->name, opts.defines[d].name) == 0;
-            if (known) defs[ndefs++] = opts.defines[d];
-        }
+        /* a -D applies to the algorithms that declare it (session_open
+         * rejected one that reaches none) */
         SchedParams sp;
         memset(&sp, 0, sizeof sp);
         sp.N = N;
         sp.root = root;
-        sp.defines = defs;
-        sp.ndefines = ndefs;
+        sp.ndefines = session_defines(&s, alg, 0, &sp.defines);
         sp.max_transfers = opts.max_transfers;
         Schedule sched;
         const Stmt *req = NULL;
@@ -525,22 +532,16 @@ int cmd_expand(int argc, char **argv) {
             if (table) printf("\n");
             print_pairs(&sched);
         }
-        if (!table && !pairs) schedule_dump(stdout, &sched, &s.sm);
-        schedule_free(&sched);
-    }
-    if (nalgs > 1 && opts.ndefines && !failed) {
-        for (int d = 0; d < opts.ndefines; d++) {
-            int known = 0;
-            for (int k = 0; k < nalgs && !known; k++)
-                for (int p = 0; p < algs[k]->nparams && !known; p++)
-                    known = strcmp(algs[k]->params[p]->name, opts.defines[d].name) == 0;
-            if (!known) {
-                diag_error(s.dx, span_none(), "unknown-define",
-                           "-D %s: no algorithm has a param named '%s'", opts.defines[d].name,
-                           opts.defines[d].name);
-                failed = 1;
-            }
+        if (emit_coll) {
+            char why[96];
+            snprintf(why, sizeof why, "'%s' expanded for N = %" PRId64, alg->name, N);
+            CollPrintInfo info = {0};
+            info.require_why = why;
+            schedule_print_coll(stdout, &sched, &info);
+        } else if (!table && !pairs) {
+            schedule_dump(stdout, &sched, &s.sm);
         }
+        schedule_free(&sched);
     }
     fflush(stdout);
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);

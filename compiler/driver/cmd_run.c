@@ -49,8 +49,10 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
                    coll_op op, int iters, int warmup, int in_place, int no_verify, int opt_level) {
     DiagEngine *dx = s->dx;
     /* Applicability first: name the `require` that excludes this N. */
-    SchedParams sp = {.N = N, .root = root, .defines = s->opts.defines,
-                      .ndefines = s->opts.ndefines, .max_transfers = s->opts.max_transfers};
+    const Define *defs;
+    int ndefs = session_defines(s, alg, 0, &defs);
+    SchedParams sp = {.N = N, .root = root, .defines = defs,
+                      .ndefines = ndefs, .max_transfers = s->opts.max_transfers};
     Schedule sched;
     const Stmt *failed = NULL;
     InstStatus ist = instantiate(alg, &sp, dx, &sched, &failed);
@@ -63,8 +65,9 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
     }
     schedule_free(&sched);
     if (!no_verify) {
-        VerifyOptions vo = {.ns = &N, .nns = 1, .root = root, .defines = s->opts.defines,
-                            .ndefines = s->opts.ndefines, .max_transfers = s->opts.max_transfers};
+        VerifyOptions vo = {.ns = &N, .nns = 1, .root = root, .defines = defs,
+                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers,
+                            .correctness_only = 1};
         if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
             diag_note(dx, alg->name_span, "not running '%s' (it does not verify for N = %" PRId64
                       "); --no-verify runs it anyway", alg->name, N);
@@ -72,7 +75,7 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
         }
     }
     RankProgram *rp = ARENA_NEW(&s->arena, RankProgram);
-    if (lower_algorithm(alg, s->opts.defines, s->opts.ndefines, &s->arena, dx, rp)) return EXIT_INPUT;
+    if (lower_algorithm(alg, defs, ndefs, &s->arena, dx, rp)) return EXIT_INPUT;
     const RankProgram *progs[1] = {rp};
     JitSymbol *syms = ARENA_ARRAY(&s->arena, JitSymbol, run_nruntime_symbols);
     for (int i = 0; i < run_nruntime_symbols; i++)

@@ -91,9 +91,10 @@ static void help(int sim) {
         fputs("usage: collc sim [OPTIONS] FILE -N n\n"
               "\n"
               "Compiles the algorithm for N SG2260 chips (as compile --target=sg2260),\n"
-              "runs the descriptor programs on the CDMA engine model with real data,\n"
-              "checks every rank's output bit for bit against the naive reference and\n"
-              "reports the simulated time and per-link utilisation.\n",
+              "runs the descriptor programs on the model of its CDMA, GDMA and VSDMA\n"
+              "engines, checks every rank's output bit for bit against the naive\n"
+              "reference (all of it, or sampled windows of large buffers) and reports\n"
+              "the simulated time and per-link utilisation.\n",
               stdout);
     else
         fputs("usage: collc compile --target=sg2260 [OPTIONS] FILE -N n\n"
@@ -105,7 +106,7 @@ static void help(int sim) {
           "  -N n                          number of chips (ranks), required\n"
           "  --chips C0,C1,...             chip of each rank (default: the machine's ring of n\n"
           "                                chips; n = 2: two adjacent chips of its first ring)\n"
-          "  --machine FILE                machine file (default: the SC11 board, 64 GB/s)\n"
+          "  --machine FILE                machine file (default: the SC11 board, 32 GB/s links)\n"
           "  --dtype T                     fp32 (default) fp16 bf16 int32 int8 int16 fp20\n"
           "  --op OP                       sum (default) prod max min\n"
           "  --count K                     elements per block (MPI's count)\n"
@@ -123,7 +124,12 @@ static void help(int sim) {
     if (sim)
         fputs("  --trace OUT.json              Chrome trace (Perfetto, chrome://tracing)\n"
               "  --svg OUT.svg                 SVG timeline\n"
-              "  --no-race-check               do not reject overlapping in-flight transfers\n",
+              "  --no-race-check               do not reject overlapping in-flight transfers\n"
+              "  --check=full|sampled|none     move and compare every byte, or windows of every\n"
+              "                                buffer (bounded memory), or no data at all (default:\n"
+              "                                full while the data fit 2 GiB, else sampled)\n"
+              "  --timing-only                 the same as --check=none: sizes only, no data\n"
+              "  --progress                    report the progress of the run on stderr\n",
               stdout);
     else
         fputs("  --emit=cdma-asm               readable descriptor programs (stdout by default)\n"
@@ -212,6 +218,15 @@ static int parse_args(SgOptions *o, int argc, char **argv) {
         if (strcmp(a, "--no-verify") == 0) { o->no_verify = 1; continue; }
         if (strcmp(a, "--no-sink-copies") == 0) { o->sink_local = 0; continue; }
         if (strcmp(a, "--no-race-check") == 0 && o->sim) { o->race_check = 0; continue; }
+        if (strcmp(a, "--timing-only") == 0 && o->sim) { o->check = SG_CHECK_NONE; continue; }
+        if (strcmp(a, "--progress") == 0 && o->sim) { o->progress = 1; continue; }
+        if (strncmp(a, "--check=", 8) == 0 && o->sim) {
+            if (strcmp(a + 8, "full") == 0) o->check = SG_CHECK_FULL;
+            else if (strcmp(a + 8, "sampled") == 0) o->check = SG_CHECK_SAMPLED;
+            else if (strcmp(a + 8, "none") == 0) o->check = SG_CHECK_NONE;
+            else return usage_error(cmd, "invalid value '%s' for --check (expected full, sampled or none)", a + 8);
+            continue;
+        }
         int r = common_option(&o->common, argc, argv, &i);
         if (r < 0) return EXIT_USAGE;
         if (r == 0) return usage_error(cmd, "unknown option '%s'%s", a, o->sim ? "" : " for --target=sg2260");
@@ -250,13 +265,6 @@ static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
                        o->N);
 }
 
-static int cmp_slot(const void *pa, const void *pb) {
-    const Sg2260ProgramSlot *a = pa, *b = pb;
-    if (a->chip != b->chip) return a->chip - b->chip;
-    if (a->port != b->port) return a->port - b->port;
-    return (int)a->chan - (int)b->chan;
-}
-
 int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L) {
     DiagEngine *dx = s->dx;
     memset(L, 0, sizeof *L);
@@ -265,7 +273,9 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     if (collective_info[alg->coll].rooted && root >= o->N)
         return diag_error(dx, alg->name_span, "bad-root", "--root %" PRId64 " is not a rank of N = %" PRId64, root,
                           o->N), 1;
-    SchedParams sp = {.N = o->N, .root = root, .defines = s->opts.defines, .ndefines = s->opts.ndefines,
+    const Define *defs;
+    int ndefs = session_defines(s, alg, 0, &defs);
+    SchedParams sp = {.N = o->N, .root = root, .defines = defs, .ndefines = ndefs,
                       .max_transfers = s->opts.max_transfers};
     const Stmt *failed = NULL;
     InstStatus ist = instantiate(alg, &sp, dx, &L->sched, &failed);
@@ -276,8 +286,9 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
         return 1;
     }
     if (!o->no_verify) {
-        VerifyOptions vo = {.ns = &o->N, .nns = 1, .root = root, .defines = s->opts.defines,
-                            .ndefines = s->opts.ndefines, .max_transfers = s->opts.max_transfers};
+        VerifyOptions vo = {.ns = &o->N, .nns = 1, .root = root, .defines = defs,
+                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers,
+                            .correctness_only = 1};
         if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
             diag_note(dx, alg->name_span,
                       "not lowering '%s' because it does not verify for N = %" PRId64 "; --no-verify lowers it anyway",
@@ -285,6 +296,9 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
             return 1;
         }
     }
+    /* Several reduces into one chunk in one step would be reducing writes
+     * in flight on one destination: one after another instead. */
+    schedule_split_reduces(&L->sched);
     int reduces = 0;
     for (size_t k = 0; k < L->sched.nxfers && !reduces; k++) reduces = L->sched.xfers[k].op == XFER_REDUCE;
     if (reduces && (o->op_bitwise || !sg2260_dtype_op_ok(o->dtype, o->op))) {
@@ -308,14 +322,15 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     if (o->count > 0) {
         L->count = (uint64_t)o->count;
     } else {
-        uint64_t unit = (uint64_t)L->sched.split * (SG2260_ALIGN / es);
+        uint64_t unit = (uint64_t)L->sched.split * ((o->align ? o->align : SG2260_ALIGN) / es);
         double blocks = (double)cost_blocks(alg->coll, o->N);
         uint64_t c = (uint64_t)(o->size / (blocks * (double)es));
         c = c / unit * unit;
         L->count = c ? c : unit;
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
-                             .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local};
+                             .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local,
+                             .align = o->align, .sources = diag_sources(dx)};
     if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return 1;
     if (L->layout.end > m->mem_bytes) {
         diag_error(dx, alg->name_span, "addr-range",
@@ -323,7 +338,7 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
                    L->layout.end, m->name, m->mem_bytes);
         return 1;
     }
-    if (L->bundle.nslots > 1) qsort(L->bundle.slots, (size_t)L->bundle.nslots, sizeof *L->bundle.slots, cmp_slot);
+    sg2260_bundle_sort(&L->bundle);
     return 0;
 }
 
@@ -351,9 +366,12 @@ static void write_asm_header(FILE *out, const SgOptions *o, const Sg2260Machine 
         fprintf(out, " %s 0x%" PRIx64 " (%" PRIu64 " B)", a->buffers[k].name, L->layout.base[k], L->layout.bytes[k]);
     if (L->layout.staging_bytes)
         fprintf(out, " staging 0x%" PRIx64 " (%" PRIu64 " B)", L->layout.staging, L->layout.staging_bytes);
-    fprintf(out, "\n; %d programs, %zu descriptors: %zu SEND/RECV pairs, %zu GENERAL, %zu barriers, %zu routed\n",
-            L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.barriers,
-            L->stats.routed);
+    if (L->layout.l2_bytes) fprintf(out, " L2 slots l2:0x0 (%" PRIu64 " B)", L->layout.l2_bytes);
+    fprintf(out, "\n; %d programs (%d CDMA ports, %d GDMA, %d VSDMA), %zu descriptors: %zu SEND/RECV pairs, %zu COPY, "
+                 "%zu staged reductions, %zu barriers, %zu routed\n",
+            L->stats.programs, L->stats.cdma_programs, L->stats.gdma_programs, L->stats.vsdma_programs, L->stats.descs,
+            L->stats.link_msgs, L->stats.copies, L->stats.staged, L->stats.barriers, L->stats.routed);
+    fprintf(out, "; each descriptor's comment: schedule step, source line, the chip at the other end, the transfer\n");
 }
 
 static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
@@ -397,7 +415,7 @@ static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowe
         for (int i = 0; i < n; i++) {
             if (i) fputc('\n', out);
             write_asm_header(out, o, m, &Ls[i]);
-            sg2260_bundle_write(out, &Ls[i].bundle);
+            sg2260_bundle_write(out, &Ls[i].bundle, m);
         }
     } else if (o->emit == SG_EMIT_BIN) {
         Sg2260Error err;
@@ -433,13 +451,16 @@ int sg_open(SgCommand *c, int sim, int argc, char **argv) {
     o->size = 1024.0 * 1024;
     o->prefix = "";
     o->race_check = 1;
+    o->align = SG2260_ALIGN;
     o->sink_local = 1;
     o->emit = SG_EMIT_OBJECT;
     int status = parse_args(o, argc, argv);
     if (status < 0) status = load_machine(o, &c->m, cmd);
     if (status < 0) status = choose_chips(o, &c->m, cmd);
-    if (status < 0 && sim && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
-        status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8",
+    if (status < 0 && sim && o->check != SG_CHECK_NONE && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
+        status = usage_error(cmd,
+                             "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 "
+                             "(--timing-only runs any)",
                              sg2260_dtype_name(o->dtype));
     if (status < 0 && session_open(&c->s, &o->common, o->files, o->nfiles) != 0)
         status = session_close(&c->s, EXIT_INPUT);

@@ -10,9 +10,9 @@
 #include "analysis/verify.h"
 
 static const char verify_usage[] =
-    "usage: collc verify FILE... [-N 2..64 | -N 8,16,1024] [--root R] [-D P=v]\n"
+    "usage: collc verify FILE... [-N 2..64 | -N 8,16,1024] [--root R] [-D [ALG.]P=v|1..8|1,2,4]\n"
     "                    [--algorithm A] [--max-errors K] [--diagnostics-format=text|json|sarif]\n"
-    "default N: 2..16 and the powers of two up to 256; rooted collectives are\n"
+    "default N: 1..17, 24, 31..33, 64, 128, 256, 257; rooted collectives are\n"
     "checked for every root when N <= 16 and for a spread of roots above\n";
 
 int cmd_verify(int argc, char **argv) {
@@ -107,13 +107,19 @@ int cmd_verify(int argc, char **argv) {
     vo.ns = ns;
     vo.nns = nns;
     vo.root = root;
-    vo.defines = opts.defines;
-    vo.ndefines = opts.ndefines;
     vo.max_transfers = opts.max_transfers;
     vo.max_errors = (unsigned)max_errors;
     int failed = 0;
-    for (int k = 0; k < nalgs; k++)
-        failed |= verify_algorithm(algs[k], &vo, s.dx, &s.arena, stdout);
+    /* one summary line per algorithm and point of a -D sweep */
+    for (int k = 0; k < nalgs; k++) {
+        size_t points = session_sweep_points(&s, algs[k]);
+        for (size_t pt = 0; pt < points; pt++) {
+            vo.ndefines = session_defines(&s, algs[k], pt, &vo.defines);
+            const char *label = session_sweep_label(&s, algs[k], pt);
+            vo.label = *label ? arena_printf(&s.arena, "%s [%s]", algs[k]->name, label) : NULL;
+            failed |= verify_algorithm(algs[k], &vo, s.dx, &s.arena, stdout);
+        }
+    }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 
 done:
