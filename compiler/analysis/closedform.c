@@ -74,20 +74,67 @@ static Rat bf_eval(BasisFn f, int64_t N, int *ovf) {
     }
 }
 
-/* Solves sum_j w_j f_j(N_i) = v_i over all points. Returns 1 with w on an
- * exact, unique fit. */
-static int solve_in(Rat (*m)[4], const CostPoint *pts, size_t n, const BasisFn *fs, int k,
-                    Rat *w) {
+/* ---- the functions of the swept param ----
+ *
+ * cost_fit2's basis functions are products f(N)·g(P): f indexes BasisFn, g
+ * a PFn. The products are ordered by g first (the terms in N alone come
+ * first), then by f, so that the subsets tried first are the ones that
+ * read simplest. */
+
+typedef enum PFn {
+    PF_ONE,     /* 1 */
+    PF_P,       /* P */
+    PF_INV_P,   /* 1/P */
+    PF_LOG2,    /* floor(log2 P) */
+    PF_CLOG2,   /* ceil(log2 P) */
+    PF_P2,      /* P^2 */
+    PF__COUNT
+} PFn;
+
+enum { BASIS2 = BF__COUNT * PF__COUNT };
+
+static Rat pf_eval(PFn g, int64_t P, int *ovf) {
+    switch (g) {
+    case PF_ONE: return rat_int(1);
+    case PF_P: return rat_int(P);
+    case PF_INV_P:
+        if (P == 0) { *ovf = 1; return rat_zero(); }
+        return rat_make(1, P, ovf);
+    case PF_LOG2:
+        if (P < 1) { *ovf = 1; return rat_zero(); }
+        return rat_int(flog2(P));
+    case PF_CLOG2:
+        if (P < 1) { *ovf = 1; return rat_zero(); }
+        return rat_int(clog2(P));
+    case PF_P2: return rat_mul(rat_int(P), rat_int(P), ovf);
+    default: COLLC_UNREACHABLE("param basis function");
+    }
+}
+
+/* The basis both fits search: products f(N)·g(P), indexed g * BF__COUNT + f
+ * so that the products in N alone (g = 1) come first: cost_fit searches
+ * those, cost_fit2 all of them. */
+static Rat basis_eval(int fg, const CostPoint *pt, int *ovf) {
+    Rat v = bf_eval((BasisFn)(fg % BF__COUNT), pt->N, ovf);
+    PFn g = (PFn)(fg / BF__COUNT);
+    /* a product in N alone never reads P (cost_fit's points need none) */
+    return g == PF_ONE ? v : rat_mul(v, pf_eval(g, pt->P, ovf), ovf);
+}
+
+/* Solves sum_j w_j fs_j(point i) = v_i over all points by exact Gaussian
+ * elimination. Returns 1 with w on an exact, unique fit. */
+static int solve_in(Rat (*m)[4], const CostPoint *pts, size_t n, const int *fs, int k, Rat *w) {
     int ovf = 0;
     for (size_t i = 0; i < n; i++) {
-        for (int j = 0; j < k; j++) m[i][j] = bf_eval(fs[j], pts[i].N, &ovf);
+        for (int j = 0; j < k; j++) m[i][j] = basis_eval(fs[j], &pts[i], &ovf);
         m[i][k] = pts[i].v;
     }
+    if (ovf) return 0;
     size_t row = 0;
     for (int col = 0; col < k; col++) {
         size_t piv = row;
         while (piv < n && rat_is_zero(m[piv][col])) piv++;
-        if (piv == n) return 0; /* dependent basis on these N */
+        if (piv == n) return 0; /* dependent basis on these points */
         if (piv != row)
             for (int j = 0; j <= k; j++) {
                 Rat tmp = m[piv][j];
@@ -112,11 +159,31 @@ static int solve_in(Rat (*m)[4], const CostPoint *pts, size_t n, const BasisFn *
     return !ovf;
 }
 
-static int solve(const CostPoint *pts, size_t n, const BasisFn *fs, int k, Rat *w) {
+static int solve(const CostPoint *pts, size_t n, const int *fs, int k, Rat *w) {
     Rat(*m)[4] = xmalloc(n * sizeof *m);
     int ok = solve_in(m, pts, n, fs, k, w);
     free(m);
     return ok;
+}
+
+/* The first subset of at most three of the first `count` basis products,
+ * by size, then in lexicographic order, whose weights fit every point:
+ * returns its size k with the products in fs and the weights in w, or 0. */
+static int find_fit(const CostPoint *pts, size_t n, int count, int fs[3], Rat w[3]) {
+    for (int k = 1; k <= 3; k++) {
+        int idx[3] = {0, 1, 2};
+        for (;;) {
+            for (int j = 0; j < k; j++) fs[j] = idx[j];
+            /* k points determine k weights; at least one more must confirm */
+            if ((size_t)k < n && solve(pts, n, fs, k, w)) return k;
+            int j = k - 1;
+            while (j >= 0 && idx[j] == count - k + j) j--;
+            if (j < 0) break;
+            idx[j]++;
+            for (int m = j + 1; m < k; m++) idx[m] = idx[m - 1] + 1;
+        }
+    }
+    return 0;
 }
 
 /* ---- printing ---- */
@@ -141,6 +208,19 @@ static void put(Buf *b, const char *fmt, ...) {
 /* Writes |k|·X with the conventions 2(N-1), (N-1)/2, 3(N-1)/4. `core` is a
  * parenthesised expression like "(N-1)" and `over` an extra denominator
  * ("N" or ""). */
+/* The sign of a term, "-" first and " - " or " + " after another term;
+ * returns |w|. */
+static Rat put_sign(Buf *b, Rat w, int first) {
+    int neg = w.num < 0;
+    if (first) {
+        if (neg) put(b, "-");
+    } else {
+        put(b, neg ? " - " : " + ");
+    }
+    if (neg) w.num = -w.num;
+    return w;
+}
+
 static void put_scaled(Buf *b, Rat k, const char *core, const char *over) {
     int64_t p = k.num < 0 ? -k.num : k.num, q = k.den;
     if (p != 1) put(b, "%lld", (long long)p);
@@ -151,14 +231,7 @@ static void put_scaled(Buf *b, Rat k, const char *core, const char *over) {
 }
 
 static void put_term(Buf *b, Rat w, BasisFn f, int first) {
-    int neg = w.num < 0;
-    if (first) {
-        if (neg) put(b, "-");
-    } else {
-        put(b, neg ? " - " : " + ");
-    }
-    Rat a = w;
-    if (neg) a.num = -a.num;
+    Rat a = put_sign(b, w, first);
     char r[48];
     switch (f) {
     case BF_ONE: put(b, "%s", rat_format(a, r, sizeof r)); break;
@@ -226,123 +299,6 @@ static void format_fit(Buf *b, const BasisFn *fs, const Rat *w, int k) {
     if (first) put(b, "0");
 }
 
-int cost_fit(const CostPoint *pts, size_t n, char *buf, size_t size) {
-    Buf b = {buf, size, 0};
-    buf[0] = 0;
-    if (n == 0) {
-        put(&b, "?");
-        return -1;
-    }
-    int allzero = 1;
-    for (size_t i = 0; i < n; i++)
-        if (!rat_is_zero(pts[i].v)) allzero = 0;
-    if (allzero) {
-        put(&b, "0");
-        return 0;
-    }
-    BasisFn fs[3];
-    Rat w[3];
-    for (int k = 1; k <= 3; k++) {
-        /* basis subsets of size k in lexicographic order */
-        int idx[3] = {0, 1, 2};
-        for (;;) {
-            for (int j = 0; j < k; j++) fs[j] = (BasisFn)idx[j];
-            /* k points determine k weights; at least one more must confirm */
-            if ((size_t)k < n && solve(pts, n, fs, k, w)) {
-                format_fit(&b, fs, w, k);
-                return 0;
-            }
-            int j = k - 1;
-            while (j >= 0 && idx[j] == BF__COUNT - k + j) j--;
-            if (j < 0) break;
-            idx[j]++;
-            for (int m = j + 1; m < k; m++) idx[m] = idx[m - 1] + 1;
-        }
-    }
-    put(&b, "?");
-    return -1;
-}
-
-/* ---- closed forms in N and one param ----
- *
- * Basis functions are products f(N)·g(P): f indexes BasisFn, g a PFn. The
- * products are ordered by g first (the terms in N alone come first), then
- * by f, so that the subsets tried first are the ones that read simplest. */
-
-typedef enum PFn {
-    PF_ONE,     /* 1 */
-    PF_P,       /* P */
-    PF_INV_P,   /* 1/P */
-    PF_LOG2,    /* floor(log2 P) */
-    PF_CLOG2,   /* ceil(log2 P) */
-    PF_P2,      /* P^2 */
-    PF__COUNT
-} PFn;
-
-enum { BASIS2 = BF__COUNT * PF__COUNT };
-
-static Rat pf_eval(PFn g, int64_t P, int *ovf) {
-    switch (g) {
-    case PF_ONE: return rat_int(1);
-    case PF_P: return rat_int(P);
-    case PF_INV_P:
-        if (P == 0) { *ovf = 1; return rat_zero(); }
-        return rat_make(1, P, ovf);
-    case PF_LOG2:
-        if (P < 1) { *ovf = 1; return rat_zero(); }
-        return rat_int(flog2(P));
-    case PF_CLOG2:
-        if (P < 1) { *ovf = 1; return rat_zero(); }
-        return rat_int(clog2(P));
-    case PF_P2: return rat_mul(rat_int(P), rat_int(P), ovf);
-    default: COLLC_UNREACHABLE("param basis function");
-    }
-}
-
-static Rat b2_eval(int f, int64_t N, int64_t P, int *ovf) {
-    return rat_mul(bf_eval((BasisFn)(f % BF__COUNT), N, ovf), pf_eval((PFn)(f / BF__COUNT), P, ovf),
-                   ovf);
-}
-
-/* solve_in for product functions (the same elimination). */
-static int solve2(const CostPoint *pts, size_t n, const int *fs, int k, Rat *w) {
-    Rat(*m)[4] = xmalloc(n * sizeof *m);
-    int ovf = 0, ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        for (int j = 0; j < k; j++) m[i][j] = b2_eval(fs[j], pts[i].N, pts[i].P, &ovf);
-        m[i][k] = pts[i].v;
-        if (ovf) ok = 0;
-    }
-    size_t row = 0;
-    for (int col = 0; col < k && ok; col++) {
-        size_t piv = row;
-        while (piv < n && rat_is_zero(m[piv][col])) piv++;
-        if (piv == n) { ok = 0; break; }
-        if (piv != row)
-            for (int j = 0; j <= k; j++) {
-                Rat tmp = m[piv][j];
-                m[piv][j] = m[row][j];
-                m[row][j] = tmp;
-            }
-        for (size_t i = 0; i < n; i++) {
-            if (i == row || rat_is_zero(m[i][col])) continue;
-            Rat f = rat_div(m[i][col], m[row][col], &ovf);
-            for (int j = col; j <= k; j++)
-                m[i][j] = rat_sub(m[i][j], rat_mul(f, m[row][j], &ovf), &ovf);
-        }
-        row++;
-        if (ovf) ok = 0;
-    }
-    for (size_t i = row; i < n && ok; i++)
-        if (!rat_is_zero(m[i][k])) ok = 0;
-    for (int j = 0; j < k && ok; j++) {
-        w[j] = rat_div(m[j][k], m[j][j], &ovf);
-        if (rat_is_zero(w[j])) ok = 0;
-    }
-    free(m);
-    return ok && !ovf;
-}
-
 /* The name of product f·g without its coefficient: "N", "K", "N/K",
  * "log2(N)·K", "1/K", "1". */
 static void b2_name(int fg, const char *pname, char *buf, size_t size) {
@@ -368,14 +324,7 @@ static void b2_name(int fg, const char *pname, char *buf, size_t size) {
 
 /* w·name with its sign: " + 2N/K", " - 2/K", "N + ...". */
 static void put_term2(Buf *b, Rat w, int fg, const char *pname, int first) {
-    int neg = w.num < 0;
-    if (first) {
-        if (neg) put(b, "-");
-    } else {
-        put(b, neg ? " - " : " + ");
-    }
-    Rat a = w;
-    if (neg) a.num = -a.num;
+    Rat a = put_sign(b, w, first);
     char name[96], r[48];
     b2_name(fg, pname, name, sizeof name);
     if (!strcmp(name, "1")) {
@@ -394,7 +343,42 @@ static void put_term2(Buf *b, Rat w, int fg, const char *pname, int first) {
     else put(b, "%s·%s", rat_format(a, r, sizeof r), name);
 }
 
-int cost_fit2(const CostPoint *pts, size_t n, const char *pname, char *buf, size_t size) {
+/* Writes a fit over products: a function of N alone as format_fit does,
+ * otherwise positive terms first; in N, then in the param alone, then the
+ * constant. */
+static void format_fit2(Buf *b, const int *fs, const Rat *w, int k, const char *pname) {
+    int in_n = 1;
+    BasisFn bf[3];
+    for (int j = 0; j < k; j++) {
+        in_n &= fs[j] / BF__COUNT == PF_ONE;
+        bf[j] = (BasisFn)(fs[j] % BF__COUNT);
+    }
+    if (in_n) {
+        format_fit(b, bf, w, k);
+        return;
+    }
+    int order[3] = {0, 1, 2}, first = 1, rank[3];
+    for (int j = 0; j < k; j++) {
+        int f = fs[j] % BF__COUNT, g = fs[j] / BF__COUNT;
+        rank[j] = 3 * (w[j].num < 0) + (f != BF_ONE ? 0 : g != PF_ONE ? 1 : 2);
+    }
+    for (int x = 0; x < k; x++)
+        for (int y = x + 1; y < k; y++)
+            if (rank[order[y]] < rank[order[x]]) {
+                int t = order[x];
+                order[x] = order[y];
+                order[y] = t;
+            }
+    for (int j = 0; j < k; j++) {
+        put_term2(b, w[order[j]], fs[order[j]], pname, first);
+        first = 0;
+    }
+}
+
+/* ---- the two fits ---- */
+
+/* The fit over the first `count` basis products, written into buf. */
+static int fit(const CostPoint *pts, size_t n, int count, const char *pname, char *buf, size_t size) {
     Buf b = {buf, size, 0};
     buf[0] = 0;
     if (n == 0) {
@@ -408,52 +392,21 @@ int cost_fit2(const CostPoint *pts, size_t n, const char *pname, char *buf, size
         put(&b, "0");
         return 0;
     }
-    /* products in g-major order: the basis index is g * BF__COUNT + f */
     int fs[3];
     Rat w[3];
-    for (int k = 1; k <= 3; k++) {
-        int idx[3] = {0, 1, 2};
-        for (;;) {
-            for (int j = 0; j < k; j++) fs[j] = idx[j];
-            if ((size_t)k < n && solve2(pts, n, fs, k, w)) {
-                /* a function of N alone is written as cost_fit does */
-                int in_n = 1;
-                BasisFn bf[3];
-                for (int j = 0; j < k; j++) {
-                    in_n &= fs[j] / BF__COUNT == PF_ONE;
-                    bf[j] = (BasisFn)(fs[j] % BF__COUNT);
-                }
-                if (in_n) {
-                    format_fit(&b, bf, w, k);
-                    return 0;
-                }
-                /* positive terms first; in N, then in the param alone,
-                 * then the constant */
-                int order[3] = {0, 1, 2}, first = 1, rank[3];
-                for (int j = 0; j < k; j++) {
-                    int f = fs[j] % BF__COUNT, g = fs[j] / BF__COUNT;
-                    rank[j] = 3 * (w[j].num < 0) + (f != BF_ONE ? 0 : g != PF_ONE ? 1 : 2);
-                }
-                for (int x = 0; x < k; x++)
-                    for (int y = x + 1; y < k; y++)
-                        if (rank[order[y]] < rank[order[x]]) {
-                            int t = order[x];
-                            order[x] = order[y];
-                            order[y] = t;
-                        }
-                for (int j = 0; j < k; j++) {
-                    put_term2(&b, w[order[j]], fs[order[j]], pname, first);
-                    first = 0;
-                }
-                return 0;
-            }
-            int j = k - 1;
-            while (j >= 0 && idx[j] == BASIS2 - k + j) j--;
-            if (j < 0) break;
-            idx[j]++;
-            for (int m = j + 1; m < k; m++) idx[m] = idx[m - 1] + 1;
-        }
+    int k = find_fit(pts, n, count, fs, w);
+    if (!k) {
+        put(&b, "?");
+        return -1;
     }
-    put(&b, "?");
-    return -1;
+    format_fit2(&b, fs, w, k, pname);
+    return 0;
+}
+
+int cost_fit(const CostPoint *pts, size_t n, char *buf, size_t size) {
+    return fit(pts, n, BF__COUNT, "", buf, size);
+}
+
+int cost_fit2(const CostPoint *pts, size_t n, const char *pname, char *buf, size_t size) {
+    return fit(pts, n, BASIS2, pname, buf, size);
 }
