@@ -83,24 +83,24 @@ static void set_err_if(LLVMGen *G, LLVMValueRef cond) {
     LLVMBuildStore(G->b, LLVMBuildOr(G->b, old, cond, ""), G->err);
 }
 
-static LLVMValueRef overflow_op(LLVMGen *G, const char *intrinsic, LLVMValueRef a, LLVMValueRef b) {
+/* A call of the i64 overload of a two-argument intrinsic ("llvm.ctlz"). */
+static LLVMValueRef call_intrinsic(LLVMGen *G, const char *intrinsic, LLVMValueRef a, LLVMValueRef b) {
     unsigned id = LLVMLookupIntrinsicID(intrinsic, strlen(intrinsic));
     LLVMTypeRef tys[] = {G->i64};
     LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->t.mod, id, tys, 1);
     LLVMTypeRef fty = LLVMIntrinsicGetType(G->t.ctx, id, tys, 1);
     LLVMValueRef args[] = {a, b};
-    LLVMValueRef pair = LLVMBuildCall2(G->b, fty, fn, args, 2, "");
+    return LLVMBuildCall2(G->b, fty, fn, args, 2, "");
+}
+
+static LLVMValueRef overflow_op(LLVMGen *G, const char *intrinsic, LLVMValueRef a, LLVMValueRef b) {
+    LLVMValueRef pair = call_intrinsic(G, intrinsic, a, b);
     set_err_if(G, LLVMBuildExtractValue(G->b, pair, 1, ""));
     return LLVMBuildExtractValue(G->b, pair, 0, "");
 }
 
 static LLVMValueRef ctlz(LLVMGen *G, LLVMValueRef x) {
-    unsigned id = LLVMLookupIntrinsicID("llvm.ctlz", 9);
-    LLVMTypeRef tys[] = {G->i64};
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->t.mod, id, tys, 1);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(G->t.ctx, id, tys, 1);
-    LLVMValueRef args[] = {x, LLVMConstInt(G->i1, 0, 0)};
-    return LLVMBuildCall2(G->b, fty, fn, args, 2, "");
+    return call_intrinsic(G, "llvm.ctlz", x, LLVMConstInt(G->i1, 0, 0));
 }
 
 static LLVMValueRef bool64(LLVMGen *G, LLVMValueRef i1v) { return LLVMBuildZExt(G->b, i1v, G->i64, ""); }
@@ -182,6 +182,55 @@ static LLVMValueRef select_branch(LLVMGen *G, const Expr *e) {
     return phi;
 }
 
+/* A loop that carries two i64 values:
+ *   pre:  br head
+ *   head: x, y = phi [x0, y0 from pre], [next from the latch]; br cond, body, done
+ *   body: ... br head (or leave to done)
+ * loop_begin makes the blocks PREFIX.head, PREFIX.body and PREFIX.end and
+ * the phis, and leaves the builder in head; loop_body branches on `cond`
+ * and moves to the body; loop_end closes the back edge from where the
+ * builder is and moves to done. */
+typedef struct Loop2 {
+    LLVMBasicBlockRef head, body, done;
+    LLVMValueRef x, y;          /* the carried values, phis of head */
+} Loop2;
+
+static Loop2 loop_begin(LLVMGen *G, const char *prefix, const char *xname, LLVMValueRef x0,
+                        const char *yname, LLVMValueRef y0) {
+    LLVMBuilderRef B = G->b;
+    Loop2 l;
+    char name[32];
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    snprintf(name, sizeof name, "%s.head", prefix);
+    l.head = new_block(G, name);
+    snprintf(name, sizeof name, "%s.body", prefix);
+    l.body = new_block(G, name);
+    snprintf(name, sizeof name, "%s.end", prefix);
+    l.done = new_block(G, name);
+    LLVMBuildBr(B, l.head);
+    LLVMPositionBuilderAtEnd(B, l.head);
+    l.x = LLVMBuildPhi(B, G->i64, xname);
+    l.y = LLVMBuildPhi(B, G->i64, yname);
+    LLVMAddIncoming(l.x, &x0, &pre, 1);
+    LLVMAddIncoming(l.y, &y0, &pre, 1);
+    return l;
+}
+
+static void loop_body(LLVMGen *G, const Loop2 *l, LLVMValueRef cond) {
+    LLVMBuildCondBr(G->b, cond, l->body, l->done);
+    LLVMPositionBuilderAtEnd(G->b, l->body);
+}
+
+/* `leave` (or NULL): an i1 that ends the loop from the latch. */
+static void loop_end(LLVMGen *G, const Loop2 *l, LLVMValueRef x1, LLVMValueRef y1, LLVMValueRef leave) {
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(G->b);
+    if (leave) LLVMBuildCondBr(G->b, leave, l->done, l->head);
+    else LLVMBuildBr(G->b, l->head);
+    LLVMAddIncoming(l->x, &x1, &latch, 1);
+    LLVMAddIncoming(l->y, &y1, &latch, 1);
+    LLVMPositionBuilderAtEnd(G->b, l->done);
+}
+
 /* pow(a, b) as emit_c.c's cc_pow: b < 0 is an error; a in {0, 1, -1} in
  * closed form; otherwise at most 64 checked multiplications (|a| >= 2
  * overflows before that), so a huge b cannot make the loop long. */
@@ -202,26 +251,11 @@ static LLVMValueRef power(LLVMGen *G, LLVMValueRef a, LLVMValueRef b) {
     LLVMValueRef b64 = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, b, c64(G, 64), ""),
                                        c64(G, 64), b, "");
     LLVMValueRef n = LLVMBuildSelect(B, skip, zero, b64, "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
-    LLVMBasicBlockRef head = new_block(G, "pow.head");
-    LLVMBasicBlockRef body = new_block(G, "pow.body");
-    LLVMBasicBlockRef done = new_block(G, "pow.end");
-    LLVMBuildBr(B, head);
-    LLVMPositionBuilderAtEnd(B, head);
-    LLVMValueRef i = LLVMBuildPhi(B, G->i64, "pow.i");
-    LLVMValueRef p = LLVMBuildPhi(B, G->i64, "pow.p");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, n, ""), body, done);
-    LLVMPositionBuilderAtEnd(B, body);
-    LLVMValueRef p2 = overflow_op(G, "llvm.smul.with.overflow", p, a);
-    LLVMValueRef i2 = LLVMBuildAdd(B, i, one, "");
-    LLVMBasicBlockRef body_end = LLVMGetInsertBlock(B);
-    LLVMBuildBr(B, head);
-    LLVMValueRef iv[] = {zero, i2}, pv[] = {one, p2};
-    LLVMBasicBlockRef from[] = {pre, body_end};
-    LLVMAddIncoming(i, iv, from, 2);
-    LLVMAddIncoming(p, pv, from, 2);
-    LLVMPositionBuilderAtEnd(B, done);
-    return LLVMBuildSelect(B, triv, tv, p, "");
+    Loop2 l = loop_begin(G, "pow", "pow.i", zero, "pow.p", one);   /* i, p = a^i */
+    loop_body(G, &l, LLVMBuildICmp(B, LLVMIntSLT, l.x, n, ""));
+    LLVMValueRef p2 = overflow_op(G, "llvm.smul.with.overflow", l.y, a);
+    loop_end(G, &l, LLVMBuildAdd(B, l.x, one, ""), p2, NULL);
+    return LLVMBuildSelect(B, triv, tv, l.y, "");
 }
 
 /* log(b, x) and ceil_log(b, x) as emit_c.c's cc_log/cc_ceil_log. */
@@ -233,19 +267,12 @@ static LLVMValueRef int_log(LLVMGen *G, LLVMValueRef b, LLVMValueRef x, int ceil
     set_err_if(G, bad);
     LLVMValueRef bs = LLVMBuildSelect(B, bad, c64(G, 2), b, "");
     LLVMValueRef xs = LLVMBuildSelect(B, bad, one, x, "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
-    LLVMBasicBlockRef head = new_block(G, "log.head");
-    LLVMBasicBlockRef body = new_block(G, "log.body");
-    LLVMBasicBlockRef done = new_block(G, "log.end");
-    LLVMBuildBr(B, head);
-    LLVMPositionBuilderAtEnd(B, head);
-    LLVMValueRef n = LLVMBuildPhi(B, G->i64, "log.n");
-    LLVMValueRef v = LLVMBuildPhi(B, G->i64, ceil ? "log.p" : "log.x");
+    Loop2 l = loop_begin(G, "log", "log.n", zero, ceil ? "log.p" : "log.x", ceil ? one : xs);
+    LLVMValueRef n = l.x, v = l.y;
     /* floor: divide x by b while x >= b; ceil: multiply p = 1 by b while p < x */
     LLVMValueRef more = ceil ? LLVMBuildICmp(B, LLVMIntSLT, v, xs, "")
                              : LLVMBuildICmp(B, LLVMIntSGE, v, bs, "");
-    LLVMBuildCondBr(B, more, body, done);
-    LLVMPositionBuilderAtEnd(B, body);
+    loop_body(G, &l, more);
     LLVMValueRef n2 = LLVMBuildAdd(B, n, one, "");
     LLVMValueRef v2, big = NULL;
     if (ceil) {
@@ -255,17 +282,11 @@ static LLVMValueRef int_log(LLVMGen *G, LLVMValueRef b, LLVMValueRef x, int ceil
     } else {
         v2 = LLVMBuildSDiv(B, v, bs, "");
     }
-    if (ceil) LLVMBuildCondBr(B, big, done, head);
-    else LLVMBuildBr(B, head);
-    LLVMValueRef nv[] = {zero, n2}, vv[] = {ceil ? one : xs, v2};
-    LLVMBasicBlockRef from[] = {pre, body};
-    LLVMAddIncoming(n, nv, from, 2);
-    LLVMAddIncoming(v, vv, from, 2);
-    LLVMPositionBuilderAtEnd(B, done);
+    loop_end(G, &l, n2, v2, big);
     if (!ceil) return n;
     LLVMValueRef r = LLVMBuildPhi(B, G->i64, "log.r");
     LLVMValueRef rv[] = {n, n2};
-    LLVMBasicBlockRef rf[] = {head, body};
+    LLVMBasicBlockRef rf[] = {l.head, l.body};
     LLVMAddIncoming(r, rv, rf, 2);
     return r;
 }
@@ -279,24 +300,10 @@ static LLVMValueRef gcd_lcm(LLVMGen *G, LLVMValueRef a, LLVMValueRef b, int lcm)
                                       LLVMBuildSub(B, zero, a, ""), a, "");
     LLVMValueRef ub = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, b, zero, ""),
                                       LLVMBuildSub(B, zero, b, ""), b, "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
-    LLVMBasicBlockRef head = new_block(G, "gcd.head");
-    LLVMBasicBlockRef body = new_block(G, "gcd.body");
-    LLVMBasicBlockRef done = new_block(G, "gcd.end");
-    LLVMBuildBr(B, head);
-    LLVMPositionBuilderAtEnd(B, head);
-    LLVMValueRef x = LLVMBuildPhi(B, G->i64, "gcd.x");
-    LLVMValueRef y = LLVMBuildPhi(B, G->i64, "gcd.y");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, y, zero, ""), body, done);
-    LLVMPositionBuilderAtEnd(B, body);
-    LLVMValueRef r = LLVMBuildURem(B, x, y, "");
-    LLVMBuildBr(B, head);
-    LLVMValueRef xv[] = {ua, y}, yv[] = {ub, r};
-    LLVMBasicBlockRef from[] = {pre, body};
-    LLVMAddIncoming(x, xv, from, 2);
-    LLVMAddIncoming(y, yv, from, 2);
-    LLVMPositionBuilderAtEnd(B, done);
-    LLVMValueRef g = x;  /* gcd(|a|, |b|), unsigned */
+    Loop2 l = loop_begin(G, "gcd", "gcd.x", ua, "gcd.y", ub);
+    loop_body(G, &l, LLVMBuildICmp(B, LLVMIntNE, l.y, zero, ""));
+    loop_end(G, &l, l.y, LLVMBuildURem(B, l.x, l.y, ""), NULL);
+    LLVMValueRef g = l.x;  /* gcd(|a|, |b|), unsigned */
     if (!lcm) {
         set_err_if(G, LLVMBuildICmp(B, LLVMIntSLT, g, zero, ""));
         return g;
@@ -304,12 +311,7 @@ static LLVMValueRef gcd_lcm(LLVMGen *G, LLVMValueRef a, LLVMValueRef b, int lcm)
     LLVMValueRef any0 = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, ua, zero, ""),
                                     LLVMBuildICmp(B, LLVMIntEQ, ub, zero, ""), "");
     LLVMValueRef gs = LLVMBuildSelect(B, any0, c64(G, 1), g, "");
-    unsigned id = LLVMLookupIntrinsicID("llvm.umul.with.overflow", 23);
-    LLVMTypeRef tys[] = {G->i64};
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->t.mod, id, tys, 1);
-    LLVMTypeRef fty = LLVMIntrinsicGetType(G->t.ctx, id, tys, 1);
-    LLVMValueRef args[] = {LLVMBuildUDiv(B, ua, gs, ""), ub};
-    LLVMValueRef pair = LLVMBuildCall2(B, fty, fn, args, 2, "");
+    LLVMValueRef pair = call_intrinsic(G, "llvm.umul.with.overflow", LLVMBuildUDiv(B, ua, gs, ""), ub);
     LLVMValueRef v = LLVMBuildExtractValue(B, pair, 0, "");
     LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildExtractValue(B, pair, 1, ""),
                                    LLVMBuildICmp(B, LLVMIntSLT, v, zero, ""), "");
