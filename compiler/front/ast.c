@@ -39,35 +39,34 @@ Collective collective_lookup(const char *name) {
     return COLLECTIVE__COUNT;
 }
 
-Expr *ast_int(Arena *a, Span sp, int64_t v) {
+static Expr *expr_new(Arena *a, ExprKind k, Span sp) {
     Expr *e = ARENA_NEW(a, Expr);
-    e->kind = EXPR_INT;
+    e->kind = k;
     e->span = sp;
+    return e;
+}
+
+Expr *ast_int(Arena *a, Span sp, int64_t v) {
+    Expr *e = expr_new(a, EXPR_INT, sp);
     e->u.ival = v;
     return e;
 }
 
 Expr *ast_name(Arena *a, Span sp, const char *name) {
-    Expr *e = ARENA_NEW(a, Expr);
-    e->kind = EXPR_NAME;
-    e->span = sp;
+    Expr *e = expr_new(a, EXPR_NAME, sp);
     e->u.name.name = name;
     return e;
 }
 
 Expr *ast_unary(Arena *a, Span sp, UnaryOp op, Expr *operand) {
-    Expr *e = ARENA_NEW(a, Expr);
-    e->kind = EXPR_UNARY;
-    e->span = sp;
+    Expr *e = expr_new(a, EXPR_UNARY, sp);
     e->u.unary.op = op;
     e->u.unary.operand = operand;
     return e;
 }
 
 Expr *ast_binary(Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r) {
-    Expr *e = ARENA_NEW(a, Expr);
-    e->kind = EXPR_BINARY;
-    e->span = sp;
+    Expr *e = expr_new(a, EXPR_BINARY, sp);
     e->u.binary.op = op;
     e->u.binary.lhs = l;
     e->u.binary.rhs = r;
@@ -75,9 +74,7 @@ Expr *ast_binary(Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r) {
 }
 
 Expr *ast_cond(Arena *a, Span sp, Expr *c, Expr *t, Expr *e) {
-    Expr *x = ARENA_NEW(a, Expr);
-    x->kind = EXPR_COND;
-    x->span = sp;
+    Expr *x = expr_new(a, EXPR_COND, sp);
     x->u.cond.cond = c;
     x->u.cond.then_ = t;
     x->u.cond.else_ = e;
@@ -228,6 +225,48 @@ int ast_expr_equal(const Expr *a, const Expr *b) {
         return ast_expr_equal(a->u.cond.cond, b->u.cond.cond) &&
                ast_expr_equal(a->u.cond.then_, b->u.cond.then_) &&
                ast_expr_equal(a->u.cond.else_, b->u.cond.else_);
+    }
+    return 0;
+}
+
+int ast_expr_any_name(const Expr *e, int (*pred)(const Symbol *sym, const void *ctx), const void *ctx) {
+    if (!e) return 0;
+    switch (e->kind) {
+    case EXPR_INT: return 0;
+    case EXPR_NAME: return pred(e->u.name.sym, ctx);
+    case EXPR_UNARY: return ast_expr_any_name(e->u.unary.operand, pred, ctx);
+    case EXPR_BINARY:
+        return ast_expr_any_name(e->u.binary.lhs, pred, ctx) || ast_expr_any_name(e->u.binary.rhs, pred, ctx);
+    case EXPR_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (ast_expr_any_name(e->u.call.args[i], pred, ctx)) return 1;
+        return 0;
+    case EXPR_COND:
+        return ast_expr_any_name(e->u.cond.cond, pred, ctx) ||
+               ast_expr_any_name(e->u.cond.then_, pred, ctx) ||
+               ast_expr_any_name(e->u.cond.else_, pred, ctx);
+    }
+    return 0;
+}
+
+static int is_symbol(const Symbol *sym, const void *want) { return sym == want; }
+
+int ast_expr_uses(const Expr *e, const Symbol *sym) { return ast_expr_any_name(e, is_symbol, sym); }
+
+static int not_header(const Symbol *sym, const void *unused) {
+    (void)unused;
+    SymKind k = sym->kind;
+    return !(k == SYM_N || k == SYM_ROOT || k == SYM_PARAM || k == SYM_SPLIT);
+}
+
+int ast_expr_header_only(const Expr *e) { return !ast_expr_any_name(e, not_header, NULL); }
+
+int ast_contains_step(const Stmt *s) {
+    for (; s; s = s->next) {
+        if (s->kind == STMT_STEP) return 1;
+        if (s->kind == STMT_FOR && ast_contains_step(s->u.for_.body)) return 1;
+        if (s->kind == STMT_IF && (ast_contains_step(s->u.if_.then_) || ast_contains_step(s->u.if_.else_)))
+            return 1;
     }
     return 0;
 }

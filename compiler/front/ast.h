@@ -366,6 +366,16 @@ const char *ast_binary_op_text(BinaryOp op);
 const char *ast_unary_op_text(UnaryOp op);
 /* Structural equality: same tree, same resolved symbols (NULL == NULL). */
 int ast_expr_equal(const Expr *a, const Expr *b);
+/* Whether the resolved symbol of some name in `e` satisfies pred(sym, ctx)
+ * (a NULL `e` has none). */
+int ast_expr_any_name(const Expr *e, int (*pred)(const Symbol *sym, const void *ctx), const void *ctx);
+/* Whether `e` (or NULL) uses `sym`. */
+int ast_expr_uses(const Expr *e, const Symbol *sym);
+/* Whether `e` uses only N, root, params and the split, so that it can be
+ * evaluated in an algorithm's header. */
+int ast_expr_header_only(const Expr *e);
+/* Whether a list of statements has a step, also inside its for and if. */
+int ast_contains_step(const Stmt *list);
 /* Writes an expression in source syntax (fully parenthesised where needed). */
 void ast_print_expr(FILE *out, const Expr *e);
 

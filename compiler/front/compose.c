@@ -229,27 +229,6 @@ static Expr *cp_opt(Inline *I, const Expr *e) { return e ? cp_expr(I, e) : NULL;
 
 /* ---------- the group ---------- */
 
-/* Whether an expression uses only N, root and params (and the split). */
-static int header_only(const Expr *e) {
-    switch (e->kind) {
-    case EXPR_INT: return 1;
-    case EXPR_NAME: {
-        SymKind k = e->u.name.sym->kind;
-        return k == SYM_N || k == SYM_ROOT || k == SYM_PARAM;
-    }
-    case EXPR_UNARY: return header_only(e->u.unary.operand);
-    case EXPR_BINARY: return header_only(e->u.binary.lhs) && header_only(e->u.binary.rhs);
-    case EXPR_CALL:
-        for (int k = 0; k < e->u.call.nargs; k++)
-            if (!header_only(e->u.call.args[k])) return 0;
-        return 1;
-    case EXPR_COND:
-        return header_only(e->u.cond.cond) && header_only(e->u.cond.then_) &&
-               header_only(e->u.cond.else_);
-    }
-    return 0;
-}
-
 /* The source text of a span (for the reasons of generated requires). */
 static const char *span_text(Compose *C, Span sp) {
     const SourceFile *f = span_valid(sp) ? source_file(C->sm, sp.file) : NULL;
@@ -806,7 +785,7 @@ static void inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b
 
     /* its requires (those of the header: the rest stay in place) */
     for (const Stmt *s = b->body; s; s = s->next)
-        if (s->kind == STMT_REQUIRE && header_only(s->u.require.cond))
+        if (s->kind == STMT_REQUIRE && ast_expr_header_only(s->u.require.cond))
             built_add(hdr, cp_stmt(&I, s, 0));
 
     /* its scratch: caller scratch of the callee's size in caller chunks,
@@ -830,7 +809,7 @@ static void inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b
 
     /* the statements */
     for (const Stmt *s = b->body; s; s = s->next) {
-        if (s->kind == STMT_REQUIRE && header_only(s->u.require.cond)) continue;
+        if (s->kind == STMT_REQUIRE && ast_expr_header_only(s->u.require.cond)) continue;
         built_add(body, cp_stmt(&I, s, 0));
     }
     free(I.map);
@@ -901,16 +880,6 @@ static void scale_stmt(Own *O, Stmt *s) {
 
 /* ---------- one algorithm ---------- */
 
-static int contains_step(const Stmt *s) {
-    for (; s; s = s->next) {
-        if (s->kind == STMT_STEP) return 1;
-        if (s->kind == STMT_FOR && contains_step(s->u.for_.body)) return 1;
-        if (s->kind == STMT_IF && (contains_step(s->u.if_.then_) || contains_step(s->u.if_.else_)))
-            return 1;
-    }
-    return 0;
-}
-
 static int expand_alg(Compose *C, int idx);
 
 static int expand_alg(Compose *C, int idx) {
@@ -926,7 +895,7 @@ static int expand_alg(Compose *C, int idx) {
     /* the callees first; header statements before the first step or call */
     int seen_body = 0;
     for (Stmt *s = a->body; s; s = s->next) {
-        if (s->kind == STMT_CALL || contains_step(s)) seen_body = 1;
+        if (s->kind == STMT_CALL || ast_contains_step(s)) seen_body = 1;
         else if (seen_body && (s->kind == STMT_PARAM || s->kind == STMT_SPLIT || s->kind == STMT_SCRATCH)) {
             diag_error(C->dx, s->span, "decl-after-step",
                        "in an algorithm that calls others, 'param', 'split' and 'scratch' come before "
@@ -999,7 +968,7 @@ static int expand_alg(Compose *C, int idx) {
     for (Stmt *s = a->body, *next; s; s = next) {
         next = s->next;
         s->next = NULL;
-        if (s->kind == STMT_CALL || contains_step(s)) in_head = 0;
+        if (s->kind == STMT_CALL || ast_contains_step(s)) in_head = 0;
         if (s->kind == STMT_SPLIT) continue;              /* replaced below */
         if (s->kind == STMT_SCRATCH) {                    /* after the split */
             Expr *scale = mk_bin(C, s->span, BOP_DIV, mk_name(C, s->span, P), O.P0);

@@ -535,23 +535,6 @@ static int group_lookup(const char *name) {
     return -1;
 }
 
-static int uses_sym(const Expr *e, const Symbol *sym) {
-    switch (e->kind) {
-    case EXPR_INT: return 0;
-    case EXPR_NAME: return e->u.name.sym == sym;
-    case EXPR_UNARY: return uses_sym(e->u.unary.operand, sym);
-    case EXPR_BINARY: return uses_sym(e->u.binary.lhs, sym) || uses_sym(e->u.binary.rhs, sym);
-    case EXPR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (uses_sym(e->u.call.args[i], sym)) return 1;
-        return 0;
-    case EXPR_COND:
-        return uses_sym(e->u.cond.cond, sym) || uses_sym(e->u.cond.then_, sym) ||
-               uses_sym(e->u.cond.else_, sym);
-    }
-    return 0;
-}
-
 /* A view's expressions may use N, root, params and the call's `as` names;
  * its size (the blocks of a range, the parts) must not depend on the
  * group or the rank: the buffer a called algorithm sees has one size. */
@@ -577,17 +560,18 @@ static void check_view(Sema *S, Stmt *call, Binding *b) {
     S->header--;
     if (v->lo && v->hi) {
         /* the width hi - lo: both free of g and i, or hi written lo + W */
-        int dep = uses_sym(v->lo, g) || uses_sym(v->lo, i) || uses_sym(v->hi, g) || uses_sym(v->hi, i);
+        int dep = ast_expr_uses(v->lo, g) || ast_expr_uses(v->lo, i) || ast_expr_uses(v->hi, g) ||
+                  ast_expr_uses(v->hi, i);
         const Expr *h = v->hi;
         int plus = h->kind == EXPR_BINARY && h->u.binary.op == BOP_ADD &&
-                   ast_expr_equal(h->u.binary.lhs, v->lo) && !uses_sym(h->u.binary.rhs, g) &&
-                   !uses_sym(h->u.binary.rhs, i);
+                   ast_expr_equal(h->u.binary.lhs, v->lo) && !ast_expr_uses(h->u.binary.rhs, g) &&
+                   !ast_expr_uses(h->u.binary.rhs, i);
         if (dep && !plus)
             diag_error(S->dx, span_join(v->lo->span, v->hi->span), "view-size",
                        "the blocks of a view must not depend on the group or the rank: write "
                        "[x .. x + W] with W free of them");
     }
-    if (v->parts && (uses_sym(v->parts, g) || uses_sym(v->parts, i)))
+    if (v->parts && (ast_expr_uses(v->parts, g) || ast_expr_uses(v->parts, i)))
         diag_error(S->dx, v->parts->span, "view-size",
                    "the number of parts of a view must not depend on the group or the rank");
 }

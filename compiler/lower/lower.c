@@ -76,24 +76,6 @@ static Expr *mk_neg(Lower *L, Expr *e) {
 
 static Expr *mk_not(Lower *L, Expr *e) { return ast_unary(L->arena, e->span, UOP_LNOT, e); }
 
-static int expr_uses(const Expr *e, const Symbol *sym) {
-    if (!e) return 0;
-    switch (e->kind) {
-    case EXPR_INT: return 0;
-    case EXPR_NAME: return e->u.name.sym == sym;
-    case EXPR_UNARY: return expr_uses(e->u.unary.operand, sym);
-    case EXPR_BINARY: return expr_uses(e->u.binary.lhs, sym) || expr_uses(e->u.binary.rhs, sym);
-    case EXPR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (expr_uses(e->u.call.args[i], sym)) return 1;
-        return 0;
-    case EXPR_COND:
-        return expr_uses(e->u.cond.cond, sym) || expr_uses(e->u.cond.then_, sym) ||
-               expr_uses(e->u.cond.else_, sym);
-    }
-    return 0;
-}
-
 /* ---------- the path from a step to a transfer ---------- */
 
 typedef enum PathKind {
@@ -173,7 +155,7 @@ static Linear decompose(Lower *L, const Expr *e, const Symbol *v) {
     BinaryOp op = e->u.binary.op;
     if (op != BOP_ADD && op != BOP_SUB) return none;
     Expr *a = e->u.binary.lhs, *b = e->u.binary.rhs;
-    int in_a = expr_uses(a, v), in_b = expr_uses(b, v);
+    int in_a = ast_expr_uses(a, v), in_b = ast_expr_uses(b, v);
     if (in_a == in_b) return none;
     if (in_a) {
         Linear d = decompose(L, a, v);
@@ -220,11 +202,11 @@ static Solve solve_side(Lower *L, const Path *path, const Expr *rank_expr) {
         const PathItem *it = &path->items[i];
         if (it->kind != PATH_FOR) continue;
         const Symbol *v = it->stmt->u.for_.sym;
-        if (!expr_uses(e, v)) continue;
+        if (!ast_expr_uses(e, v)) continue;
         /* e may not depend on loops nested inside v's loop */
         int inner_dep = 0;
         for (int j = i + 1; j < path->n; j++)
-            if (path->items[j].kind == PATH_FOR && expr_uses(e, path->items[j].stmt->u.for_.sym))
+            if (path->items[j].kind == PATH_FOR && ast_expr_uses(e, path->items[j].stmt->u.for_.sym))
                 inner_dep = 1;
         if (inner_dep) continue;
         Linear d = decompose(L, e, v);
@@ -235,13 +217,13 @@ static Solve solve_side(Lower *L, const Path *path, const Expr *rank_expr) {
         }
         if (e->kind == EXPR_BINARY && e->u.binary.op == BOP_BXOR) {
             Expr *a = e->u.binary.lhs, *b = e->u.binary.rhs;
-            if (is_sym(a, v) && !expr_uses(b, v))
+            if (is_sym(a, v) && !ast_expr_uses(b, v))
                 return (Solve){SOLVE_LINEAR, i, mk_bin(L, BOP_BXOR, me, b), NULL, 0};
-            if (is_sym(b, v) && !expr_uses(a, v))
+            if (is_sym(b, v) && !ast_expr_uses(a, v))
                 return (Solve){SOLVE_LINEAR, i, mk_bin(L, BOP_BXOR, me, a), NULL, 0};
         }
         if (e->kind == EXPR_BINARY && e->u.binary.op == BOP_MOD &&
-            !expr_uses(e->u.binary.rhs, v)) {
+            !ast_expr_uses(e->u.binary.rhs, v)) {
             Linear m = decompose(L, e->u.binary.lhs, v);
             if (m.ok) {
                 Expr *x = m.sign > 0 ? mk_bin(L, BOP_SUB, me, m.off ? m.off : mk_int(L, 0))
@@ -469,7 +451,7 @@ static const Stmt *merge_loop(Lower *L, const Stmt *f, Stmt **guard) {
     if (!x || x->next || x->kind != STMT_XFER) return NULL;
     const Symbol *v = f->u.for_.sym;
     const BufRef *src = &x->u.xfer.src, *dst = &x->u.xfer.dst;
-    if (expr_uses(src->rank, v) || expr_uses(dst->rank, v)) return NULL;
+    if (ast_expr_uses(src->rank, v) || ast_expr_uses(dst->rank, v)) return NULL;
     if (!src->lo || src->hi || !dst->lo || dst->hi) return NULL;
     Linear ls = decompose(L, src->lo, v), ld = decompose(L, dst->lo, v);
     if (!ls.ok || !ld.ok || ls.sign != 1 || ld.sign != 1) return NULL;
@@ -549,16 +531,6 @@ static RStmt *emit_setup(Lower *L, Span sp) {
     return rs_chain(first, rs_new(L, RS_SETUP, sp));
 }
 
-static int contains_step(const Stmt *s) {
-    for (; s; s = s->next) {
-        if (s->kind == STMT_STEP) return 1;
-        if (s->kind == STMT_FOR && contains_step(s->u.for_.body)) return 1;
-        if (s->kind == STMT_IF && (contains_step(s->u.if_.then_) || contains_step(s->u.if_.else_)))
-            return 1;
-    }
-    return 0;
-}
-
 static RStmt *lower_stmt(Lower *L, const Stmt *s, int top) {
     switch (s->kind) {
     case STMT_LET:
@@ -591,7 +563,7 @@ static RStmt *lower_stmt(Lower *L, const Stmt *s, int top) {
         return rs_chain(pre, lower_step(L, s));
     }
     case STMT_FOR: {
-        RStmt *pre = (top && !L->setup_done && contains_step(s)) ? emit_setup(L, s->span) : NULL;
+        RStmt *pre = (top && !L->setup_done && ast_contains_step(s)) ? emit_setup(L, s->span) : NULL;
         RStmt *f = rs_new(L, RS_FOR, s->span);
         f->u.for_.sym = s->u.for_.sym;
         f->u.for_.lo = loop_lo(L, s);
@@ -601,7 +573,7 @@ static RStmt *lower_stmt(Lower *L, const Stmt *s, int top) {
     }
     case STMT_IF: {
         RStmt *pre = (top && !L->setup_done &&
-                      (contains_step(s->u.if_.then_) || contains_step(s->u.if_.else_)))
+                      (ast_contains_step(s->u.if_.then_) || ast_contains_step(s->u.if_.else_)))
                          ? emit_setup(L, s->span) : NULL;
         RStmt *f = rs_new(L, RS_IF, s->span);
         f->u.if_.cond = s->u.if_.cond;

@@ -102,27 +102,6 @@ static void over_work(Interp *in, const Stmt *loop) {
 
 static inline int eval(Inst *I, const Expr *e, int64_t *v) { return interp_eval(&I->in, e, v); }
 
-/* Uses only N, root and params (so it can be evaluated in the header phase). */
-static int header_only(const Expr *e) {
-    switch (e->kind) {
-    case EXPR_INT: return 1;
-    case EXPR_NAME: {
-        SymKind k = e->u.name.sym->kind;
-        return k == SYM_N || k == SYM_ROOT || k == SYM_PARAM || k == SYM_SPLIT;
-    }
-    case EXPR_UNARY: return header_only(e->u.unary.operand);
-    case EXPR_BINARY: return header_only(e->u.binary.lhs) && header_only(e->u.binary.rhs);
-    case EXPR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (!header_only(e->u.call.args[i])) return 0;
-        return 1;
-    case EXPR_COND:
-        return header_only(e->u.cond.cond) && header_only(e->u.cond.then_) &&
-               header_only(e->u.cond.else_);
-    }
-    return 0;
-}
-
 /* ---------- transfers ---------- */
 
 static const char *chunk_word(int64_t n) { return n == 1 ? "chunk" : "chunks"; }
@@ -361,7 +340,7 @@ static InterpFlow exec_leaf(Interp *in, const Stmt *st) {
         return exec_xfer(I, st);
     case STMT_REQUIRE:
         /* header-only requires already ran in phase 1 */
-        return header_only(st->u.require.cond) ? INTERP_OK : exec_require(I, st);
+        return ast_expr_header_only(st->u.require.cond) ? INTERP_OK : exec_require(I, st);
     case STMT_PARAM:
     case STMT_SCRATCH:
     case STMT_SPLIT:
@@ -405,7 +384,7 @@ static InterpFlow run_header(Inst *I, const SchedParams *p, const int64_t *fixed
             break;
         }
         case STMT_REQUIRE:
-            if (header_only(st->u.require.cond)) {
+            if (ast_expr_header_only(st->u.require.cond)) {
                 InterpFlow f = exec_require(I, st);
                 if (f != INTERP_OK) return f;
             }
