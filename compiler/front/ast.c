@@ -20,13 +20,13 @@ _Static_assert((0
                ) == (1ull << COLLECTIVE__COUNT) - 1,
                "the ABI values in coll_collectives.def are not 0 .. count-1, each once");
 
-const BuiltinInfo builtin_info[BUILTIN__COUNT] = {
+const CallableInfo builtin_info[BUILTIN__COUNT] = {
 #define X(id, name, arity, desc) {name, arity, desc},
 #include "front/builtins.def"
 #undef X
 };
 
-const GroupInfo group_info[GROUP__COUNT] = {
+const CallableInfo group_info[GROUP__COUNT] = {
 #define X(id, name, arity, desc) {name, arity, desc},
 #include "front/groups.def"
 #undef X

@@ -78,6 +78,10 @@ extern const CollectiveInfo collective_info[COLLECTIVE__COUNT];
 /* Returns COLLECTIVE__COUNT when `name` is not a collective keyword. */
 Collective collective_lookup(const char *name);
 
+/* A row of builtins.def or groups.def: a name written name(arguments),
+ * with `arity` arguments (-1: one or more). */
+typedef struct CallableInfo { const char *name; int arity; const char *desc; } CallableInfo;
+
 typedef enum Builtin {
 #define X(id, name, arity, desc) BUILTIN_##id,
 #include "front/builtins.def"
@@ -85,8 +89,7 @@ typedef enum Builtin {
     BUILTIN__COUNT
 } Builtin;
 
-typedef struct BuiltinInfo { const char *name; int arity; const char *desc; } BuiltinInfo;
-extern const BuiltinInfo builtin_info[BUILTIN__COUNT];
+extern const CallableInfo builtin_info[BUILTIN__COUNT];
 
 /* The groups of ranks a `call` runs on (groups.def). */
 typedef enum GroupKind {
@@ -96,8 +99,7 @@ typedef enum GroupKind {
     GROUP__COUNT
 } GroupKind;
 
-typedef struct GroupInfo { const char *name; int arity; const char *desc; } GroupInfo;
-extern const GroupInfo group_info[GROUP__COUNT];
+extern const CallableInfo group_info[GROUP__COUNT];
 
 /* ---- symbols (sema) ---- */
 typedef enum SymKind {

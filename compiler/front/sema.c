@@ -162,10 +162,50 @@ static Symbol *lookup(Sema *S, const char *name) {
     return NULL;
 }
 
-static int builtin_lookup(const char *name) {
-    for (int i = 0; i < BUILTIN__COUNT; i++)
-        if (strcmp(builtin_info[i].name, name) == 0) return i;
+/* ---------- built-in functions and groups (CallableInfo tables) ---------- */
+
+/* The row of `name` in table t of n rows, or -1. */
+static int callable_lookup(const CallableInfo *t, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0) return i;
     return -1;
+}
+
+static int builtin_lookup(const char *name) { return callable_lookup(builtin_info, BUILTIN__COUNT, name); }
+
+/* After an unknown `name`: the nearest name of table t, or else all of
+ * them, "the <what> are a, b and c", from the table. */
+static void note_callables(Sema *S, Span at, const char *what, const CallableInfo *t, int n,
+                           const char *name) {
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; i < n; i++) suggest_offer(&sg, t[i].name);
+    if (sg.best) {
+        diag_note(S->dx, at, "did you mean '%s'?", sg.best);
+        return;
+    }
+    char list[256] = "";
+    for (int i = 0; i < n; i++) {
+        if (i) strcat(list, i == n - 1 ? " and " : ", ");
+        strcat(list, t[i].name);
+    }
+    diag_note(S->dx, at, "the %s are %s", what, list);
+}
+
+/* Whether f takes `nargs` arguments; the error at `at` if not. */
+static int arity_ok(Sema *S, Span at, const CallableInfo *f, int nargs) {
+    int ar = f->arity;
+    if (ar >= 0 && nargs != ar) {
+        diag_error(S->dx, at, "arity", "'%s' takes %d argument%s, got %d", f->name, ar,
+                   ar == 1 ? "" : "s", nargs);
+        return 0;
+    }
+    if (ar < 0 && nargs < 1) {
+        /* only groups (list) take one or more */
+        diag_error(S->dx, at, "arity", "'%s' takes at least one rank", f->name);
+        return 0;
+    }
+    return 1;
 }
 
 static const char *kind_word(SymKind k) {
@@ -305,27 +345,12 @@ static void check_call(Sema *S, Expr *e) {
         e->u.call.builtin = BUILTIN__COUNT;
         diag_error(S->dx, e->u.call.name_span, "unknown-function", "unknown function '%s'",
                    e->u.call.name);
-        Suggest sg;
-        suggest_init(&sg, e->u.call.name);
-        for (int i = 0; i < BUILTIN__COUNT; i++) suggest_offer(&sg, builtin_info[i].name);
-        if (sg.best) {
-            suggest_note(S->dx, &sg);
-        } else {
-            /* "min, max, ... and is_pow2", from the table */
-            char list[256] = "";
-            for (int i = 0; i < BUILTIN__COUNT; i++) {
-                if (i) strcat(list, i == BUILTIN__COUNT - 1 ? " and " : ", ");
-                strcat(list, builtin_info[i].name);
-            }
-            diag_note(S->dx, span_none(), "the built-in functions are %s", list);
-        }
+        note_callables(S, span_none(), "built-in functions", builtin_info, BUILTIN__COUNT,
+                       e->u.call.name);
         return;
     }
     e->u.call.builtin = (Builtin)b;
-    if (e->u.call.nargs != builtin_info[b].arity) {
-        diag_error(S->dx, e->span, "arity", "'%s' takes %d argument%s, got %d", e->u.call.name,
-                   builtin_info[b].arity, builtin_info[b].arity == 1 ? "" : "s",
-                   e->u.call.nargs);
+    if (!arity_ok(S, e->span, &builtin_info[b], e->u.call.nargs)) {
         e->u.call.builtin = BUILTIN__COUNT;
         return;
     }
@@ -529,12 +554,6 @@ static int ctx_is_topo(Ctx c) { return c == CTX_TOPO_TOP || c == CTX_TOPO_NESTED
 
 /* ---------- calls ---------- */
 
-static int group_lookup(const char *name) {
-    for (int i = 0; i < GROUP__COUNT; i++)
-        if (strcmp(group_info[i].name, name) == 0) return i;
-    return -1;
-}
-
 /* A view's expressions may use N, root, params and the call's `as` names;
  * its size (the blocks of a range, the parts) must not depend on the
  * group or the rank: the buffer a called algorithm sees has one size. */
@@ -736,35 +755,14 @@ static void check_call_stmt(Sema *S, Stmt *st) {
     /* the group */
     c->u.call.kind = GROUP__COUNT;
     if (c->u.call.group) {
-        int k = group_lookup(c->u.call.group);
+        int k = callable_lookup(group_info, GROUP__COUNT, c->u.call.group);
         if (k < 0) {
             diag_error(S->dx, c->u.call.group_span, "unknown-group", "unknown group '%s'",
                        c->u.call.group);
-            Suggest sg;
-            suggest_init(&sg, c->u.call.group);
-            for (int i = 0; i < GROUP__COUNT; i++) suggest_offer(&sg, group_info[i].name);
-            if (sg.best) {
-                diag_note(S->dx, c->u.call.group_span, "did you mean '%s'?", sg.best);
-            } else {
-                char list[256] = "";
-                for (int i = 0; i < GROUP__COUNT; i++) {
-                    if (i) strcat(list, i == GROUP__COUNT - 1 ? " and " : ", ");
-                    strcat(list, group_info[i].name);
-                }
-                diag_note(S->dx, c->u.call.group_span, "the groups are %s", list);
-            }
-        } else {
-            int ar = group_info[k].arity, n = c->u.call.ngargs;
-            if ((ar >= 0 && n != ar) || (ar < 0 && n < 1)) {
-                if (ar >= 0)
-                    diag_error(S->dx, c->u.call.group_span, "arity", "'%s' takes %d argument%s, got %d",
-                               group_info[k].name, ar, ar == 1 ? "" : "s", n);
-                else
-                    diag_error(S->dx, c->u.call.group_span, "arity",
-                               "'%s' takes at least one rank", group_info[k].name);
-            } else {
-                c->u.call.kind = (GroupKind)k;
-            }
+            note_callables(S, c->u.call.group_span, "groups", group_info, GROUP__COUNT,
+                           c->u.call.group);
+        } else if (arity_ok(S, c->u.call.group_span, &group_info[k], c->u.call.ngargs)) {
+            c->u.call.kind = (GroupKind)k;
         }
     }
     S->header_what = "a call's group, root, params and views";
