@@ -324,6 +324,21 @@ static void build_broadcast(Build *b, const int32_t *lo, const int32_t *hi) {
     synth_moves_free(&ag);
 }
 
+/* The reduce's first, local step (`title`): a partial sum starts as the
+ * rank's own input wherever the moves `rs` reduce children into it, and at
+ * the root. */
+static void seed_partial_sums(Build *b, const SynthMoves *rs, const char *title) {
+    int64_t N = b->N, root = b->o->root;
+    mark_recv(b, rs);
+    b_step(b, fmt("%s", title));
+    for (int64_t u = 0; u < N; u++)
+        for (int64_t x = 0; x < b->P; x++)
+            if (u == root || b->recv[u * b->P + x]) {
+                Loc d = reduce_acc(b, u, x, 0);
+                b_xfer(b, XFER_COPY, B_IN, u, x, d.buf, u, d.chunk, 1);
+            }
+}
+
 static void build_reduce(Build *b, const int32_t *lo, const int32_t *hi) {
     int64_t N = b->N, root = b->o->root;
     b->has_acc = 1;
@@ -334,14 +349,7 @@ static void build_reduce(Build *b, const int32_t *lo, const int32_t *hi) {
         rhi[root] = (int32_t)b->P;
         SynthMoves rs;
         synth_phone(b->g, rlo, rhi, 1, b->phone == 2, &rs);
-        mark_recv(b, &rs);
-        b_step(b, fmt("partial sums start as the own input where children reduce into them (local)"));
-        for (int64_t u = 0; u < N; u++)
-            for (int64_t x = 0; x < b->P; x++)
-                if (u == root || b->recv[u * b->P + x]) {
-                    Loc d = reduce_acc(b, u, x, 0);
-                    b_xfer(b, XFER_COPY, B_IN, u, x, d.buf, u, d.chunk, 1);
-                }
+        seed_partial_sums(b, &rs, "partial sums start as the own input where children reduce into them (local)");
         phase_reduce(b, &rs, reduce_acc, "reduce");
         synth_moves_free(&rs);
         free(rlo);
@@ -351,14 +359,8 @@ static void build_reduce(Build *b, const int32_t *lo, const int32_t *hi) {
     SynthMoves rs, ga;
     spread(b, lo, hi, 1, &rs);
     synth_route(b->g, root, lo, hi, 1, &ga);
-    mark_recv(b, &rs);
-    b_step(b, fmt("partial sums start as the own input where children reduce into them; the root's in out (local)"));
-    for (int64_t u = 0; u < N; u++)
-        for (int64_t x = 0; x < b->P; x++)
-            if (u == root || b->recv[u * b->P + x]) {
-                Loc d = reduce_acc(b, u, x, 0);
-                b_xfer(b, XFER_COPY, B_IN, u, x, d.buf, u, d.chunk, 1);
-            }
+    seed_partial_sums(b, &rs,
+                      "partial sums start as the own input where children reduce into them; the root's in out (local)");
     phase_reduce(b, &rs, reduce_acc, "reduce-scatter");
     phase_route(b, &ga, reduce_acc, 1, "gather", 0);
     synth_moves_free(&rs);

@@ -126,6 +126,8 @@ void synth_route(SynthGraph *g, int64_t root, const int32_t *lo, const int32_t *
  * finer pipeline), else the largest (fewer steps). */
 void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
                  SynthMoves *out);
+/* Appends a move; nsteps follows the largest step. */
+void synth_moves_push(SynthMoves *m, SynthMove mv);
 void synth_moves_free(SynthMoves *m);
 
 #endif

@@ -98,7 +98,7 @@ void synth_moves_free(SynthMoves *m) {
     memset(m, 0, sizeof *m);
 }
 
-static void move_push(SynthMoves *m, SynthMove mv) {
+void synth_moves_push(SynthMoves *m, SynthMove mv) {
     if (m->n == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 256;
         m->v = xrealloc(m->v, m->cap * sizeof *m->v);
@@ -360,7 +360,7 @@ static void emit_moves(const StepProblem *p, int32_t step, SynthMoves *out, int 
             int32_t n = (int32_t)p->amount[c];
             if (!n) continue;
             (void)reverse;
-            move_push(out, (SynthMove){step, d->owner, p->from[c], d->to, lo, lo + n});
+            synth_moves_push(out, (SynthMove){step, d->owner, p->from[c], d->to, lo, lo + n});
             lo += n;
         }
         COLLC_ASSERT(lo == d->hi);
@@ -446,7 +446,7 @@ void synth_route(SynthGraph *g, int64_t root, const int32_t *lo, const int32_t *
                 if (!n) continue;
                 int32_t a = p.cand[c];
                 int32_t w = reverse ? g->arc_from[a] : g->arc_to[a];
-                move_push(out, (SynthMove){t, d->owner, p.from[c], w, l, l + n});
+                synth_moves_push(out, (SynthMove){t, d->owner, p.from[c], w, l, l + n});
                 if (w != d->to) {
                     if (nnext == cap) {
                         cap *= 2;

@@ -211,13 +211,28 @@ static double node_bound(Phone *p, const int64_t *need) {
     return lb;
 }
 
-static void push_move(SynthMoves *m, SynthMove mv) {
-    if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 256;
-        m->v = xrealloc(m->v, m->cap * sizeof *m->v);
+/* The arcs grouped by one end, as compressed rows: the arcs a with
+ * key[a] == u are (*first)[u] .. (*first)[u + 1] - 1, with their other end
+ * in *end and their index in *arc. */
+static void group_arcs(const SynthGraph *g, const int32_t *key, const int32_t *other, size_t **first,
+                       int32_t **end, int32_t **arc) {
+    size_t n = (size_t)g->N + 1;
+    size_t *f = xcalloc(n, sizeof *f);
+    int32_t *e = xmalloc((g->narcs ? g->narcs : 1) * sizeof *e);
+    int32_t *ar = xmalloc((g->narcs ? g->narcs : 1) * sizeof *ar);
+    for (size_t a = 0; a < g->narcs; a++) f[key[a] + 1]++;
+    for (size_t u = 0; u + 1 < n; u++) f[u + 1] += f[u];
+    size_t *fill = xmalloc(n * sizeof *fill);
+    memcpy(fill, f, n * sizeof *fill);
+    for (size_t a = 0; a < g->narcs; a++) {
+        e[fill[key[a]]] = other[a];
+        ar[fill[key[a]]] = (int32_t)a;
+        fill[key[a]]++;
     }
-    m->v[m->n++] = mv;
-    if (mv.step > m->nsteps) m->nsteps = mv.step;
+    free(fill);
+    *first = f;
+    *end = e;
+    *arc = ar;
 }
 
 static int cmp_move(const void *pa, const void *pb) {
@@ -250,21 +265,9 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
             p.sends[s * p.X + x] = 1;
             p.nholders[x] = 1;
         }
-    p.adj_first = xcalloc((size_t)N + 1, sizeof *p.adj_first);
-    p.adj_to = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.adj_to);
-    p.adj_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.adj_arc);
-    for (size_t a = 0; a < g->narcs; a++) p.adj_first[(reverse ? g->arc_to[a] : g->arc_from[a]) + 1]++;
-    for (int64_t u = 0; u < N; u++) p.adj_first[u + 1] += p.adj_first[u];
-    size_t *fill;
-    fill = xmalloc(((size_t)N + 1) * sizeof *fill);
-    memcpy(fill, p.adj_first, ((size_t)N + 1) * sizeof *fill);
-    for (size_t a = 0; a < g->narcs; a++) {
-        int32_t u = reverse ? g->arc_to[a] : g->arc_from[a], v = reverse ? g->arc_from[a] : g->arc_to[a];
-        p.adj_to[fill[u]] = v;
-        p.adj_arc[fill[u]] = (int32_t)a;
-        fill[u]++;
-    }
-    free(fill);
+    /* the phase's arcs u -> v: the topology's, mirrored when reversed */
+    const int32_t *arc_u = reverse ? g->arc_to : g->arc_from, *arc_v = reverse ? g->arc_from : g->arc_to;
+    group_arcs(g, arc_u, arc_v, &p.adj_first, &p.adj_to, &p.adj_arc);
     p.tpb = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p.tpb);
     p.tmin = INFINITY;
     for (size_t l = 0; l < t->nlinks; l++) {
@@ -285,20 +288,7 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
     p.queue = xmalloc((size_t)N * sizeof *p.queue);
     /* phase arcs into every rank, and what it can receive per unit of time
      * over the distinct links the arcs enter it by */
-    p.radj_first = xcalloc((size_t)N + 1, sizeof *p.radj_first);
-    p.radj_from = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.radj_from);
-    p.radj_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.radj_arc);
-    for (size_t a = 0; a < g->narcs; a++) p.radj_first[(reverse ? g->arc_from[a] : g->arc_to[a]) + 1]++;
-    for (int64_t v = 0; v < N; v++) p.radj_first[v + 1] += p.radj_first[v];
-    fill = xmalloc(((size_t)N + 1) * sizeof *fill);
-    memcpy(fill, p.radj_first, ((size_t)N + 1) * sizeof *fill);
-    for (size_t a = 0; a < g->narcs; a++) {
-        int32_t u = reverse ? g->arc_to[a] : g->arc_from[a], v = reverse ? g->arc_from[a] : g->arc_to[a];
-        p.radj_from[fill[v]] = u;
-        p.radj_arc[fill[v]] = (int32_t)a;
-        fill[v]++;
-    }
-    free(fill);
+    group_arcs(g, arc_v, arc_u, &p.radj_first, &p.radj_from, &p.radj_arc);
     p.incap = xcalloc((size_t)N, sizeof *p.incap);
     uint8_t *counted = xcalloc(t->nlinks + 1, 1);
     for (int64_t v = 0; v < N; v++) {
@@ -412,7 +402,7 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
             p.sends[bu[k] * p.X + x] = 1;
             p.nholders[x]++;
             missing--;
-            push_move(out, (SynthMove){step, p.owner[x], bu[k], bv[k], x, x + 1});
+            synth_moves_push(out, (SynthMove){step, p.owner[x], bu[k], bv[k], x, x + 1});
         }
         qsort(out->v + first, out->n - first, sizeof *out->v, cmp_move);
     }
