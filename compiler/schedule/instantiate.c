@@ -106,20 +106,23 @@ static inline int eval(Inst *I, const Expr *e, int64_t *v) { return interp_eval(
 
 static const char *chunk_word(int64_t n) { return n == 1 ? "chunk" : "chunks"; }
 
-static void note_chunks(Inst *I, int buf, int64_t rank, int64_t have) {
-    if (!I->in.dx) return;
-    const char *name = I->alg->buffers[buf].name;
-    if (have == 0 && rank != I->root && I->chunks_root[buf] > 0)
-        diag_note(I->in.dx, span_none(), "'%s' has 0 chunks on rank %" PRId64
-                  " (only the root, rank %" PRId64 ", holds it)", name, rank, I->root);
-    else
-        diag_note(I->in.dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name, have,
-                  chunk_word(have), rank);
+/* After a chunk out of range: what rank `rank` holds of buffer `name`
+ * (this algorithm's buffer `buf`, or -1 for a called algorithm's). */
+static void note_chunks(Inst *I, int buf, const char *name, int64_t rank, int64_t have) {
+    if (I->in.dx) {
+        if (buf >= 0 && have == 0 && rank != I->root && I->chunks_root[buf] > 0)
+            diag_note(I->in.dx, span_none(), "'%s' has 0 chunks on rank %" PRId64
+                      " (only the root, rank %" PRId64 ", holds it)", name, rank, I->root);
+        else
+            diag_note(I->in.dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name, have,
+                      chunk_word(have), rank);
+    }
+    note_values(I);
 }
 
 /* Evaluates and checks a reference's chunks [lo, hi) on a rank that holds
- * `have` chunks of buffer `name` (note_chunks: buffer `buf`, or -1 for a
- * called algorithm's buffer). */
+ * `have` chunks of buffer `name` (buffer `buf`, or -1 for a called
+ * algorithm's buffer). */
 static int eval_chunks(Inst *I, const Expr *elo, const Expr *ehi, int64_t have, const char *name,
                        int buf, int64_t rank, int64_t *lo_out, int64_t *hi_out) {
     int64_t lo = 0, hi = 0;
@@ -135,11 +138,7 @@ static int eval_chunks(Inst *I, const Expr *elo, const Expr *ehi, int64_t have, 
                 diag_error(I->in.dx, elo->span, "chunk-out-of-range",
                            "chunk %" PRId64 " of '%s' is out of range on rank %" PRId64, lo, name,
                            rank);
-            if (buf >= 0) note_chunks(I, buf, rank, have);
-            else if (I->in.dx)
-                diag_note(I->in.dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name,
-                          have, chunk_word(have), rank);
-            note_values(I);
+            note_chunks(I, buf, name, rank, have);
             return -1;
         }
         hi = lo + 1;
@@ -157,11 +156,7 @@ static int eval_chunks(Inst *I, const Expr *elo, const Expr *ehi, int64_t have, 
                 diag_error(I->in.dx, span_join(elo->span, ehi->span), "chunk-out-of-range",
                            "chunk range %" PRId64 " .. %" PRId64 " of '%s' is out of range on rank %" PRId64,
                            lo, hi, name, rank);
-            if (buf >= 0) note_chunks(I, buf, rank, have);
-            else if (I->in.dx)
-                diag_note(I->in.dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name,
-                          have, chunk_word(have), rank);
-            note_values(I);
+            note_chunks(I, buf, name, rank, have);
             return -1;
         }
     }
