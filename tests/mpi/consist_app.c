@@ -61,6 +61,19 @@ static double *dalloc(size_t n, double fillv) {
     return p;
 }
 
+/* Whether `b` holds the n ranks' blocks of c values val(j, i) in rank
+ * order, element k at b[stride * k]; at stride 2 (a strided datatype) the
+ * doubles between them must still be -1. */
+static int gathered(const double *b, int n, int c, size_t stride) {
+    int ok = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < c; i++) {
+            size_t k = (size_t)j * (size_t)c + (size_t)i;
+            ok &= b[stride * k] == val(j, i) && (stride == 1 || b[stride * k + 1] == -1);
+        }
+    return ok;
+}
+
 /* ---- rootonly: datatypes that differ between the root and the others ---- */
 
 static void rootonly_counts(MPI_Comm comm, int c, int root) {
@@ -97,15 +110,7 @@ static void rootonly_counts(MPI_Comm comm, int c, int root) {
     for (int i = 0; i < c; i++) blk[i] = val(r, i);
     for (size_t k = 0; k < 2 * nc; k++) big[k] = -1;
     MPI_Gather(blk, c, MPI_DOUBLE, big, c, sv, root, comm);
-    if (is_root) {
-        ok = 1;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < c; i++) {
-                size_t k = (size_t)j * (size_t)c + (size_t)i;
-                ok &= big[2 * k] == val(j, i) && big[2 * k + 1] == -1;
-            }
-        expect(ok, "MPI_Gather contiguous -> strided root", c, root);
-    }
+    if (is_root) expect(gathered(big, n, c, 2), "MPI_Gather contiguous -> strided root", c, root);
 
     /* Gather from strided senders into plain doubles at the root (which
      * sends plain doubles). */
@@ -115,10 +120,7 @@ static void rootonly_counts(MPI_Comm comm, int c, int root) {
         for (int i = 0; i < c; i++) own[i] = val(r, i);
         MPI_Gather(own, c, MPI_DOUBLE, big, c, MPI_DOUBLE, root, comm);
         free(own);
-        ok = 1;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < c; i++) ok &= big[(size_t)j * (size_t)c + (size_t)i] == val(j, i);
-        expect(ok, "MPI_Gather strided -> contiguous root", c, root);
+        expect(gathered(big, n, c, 1), "MPI_Gather strided -> contiguous root", c, root);
     } else {
         MPI_Gather(blk, c, sv, NULL, 0, MPI_DATATYPE_NULL, root, comm);
     }
@@ -265,27 +267,14 @@ static void case_inplace(MPI_Comm comm) {
         for (int i = 0; i < c; i++) a[i] = val(r, i);
         if (is_root) memcpy(b + (size_t)root * (size_t)c, a, sizeof(double) * (size_t)c);
         MPI_Gather(is_root ? MPI_IN_PLACE : a, c, MPI_DOUBLE, b, c, MPI_DOUBLE, root, comm);
-        if (is_root) {
-            ok = 1;
-            for (int j = 0; j < n; j++)
-                for (int i = 0; i < c; i++) ok &= b[(size_t)j * (size_t)c + (size_t)i] == val(j, i);
-            expect(ok, "MPI_Gather in place at the root", c, root);
-        }
+        if (is_root) expect(gathered(b, n, c, 1), "MPI_Gather in place at the root", c, root);
         /* the same into a strided root buffer: staged in place */
         for (size_t k = 0; k < 2 * nc; k++) b[k] = -1;
         if (is_root)
             for (int i = 0; i < c; i++) b[2 * ((size_t)root * (size_t)c + (size_t)i)] = val(r, i);
         MPI_Gather(is_root ? MPI_IN_PLACE : a, c, MPI_DOUBLE, b, c, is_root ? sv : MPI_DOUBLE, root,
                    comm);
-        if (is_root) {
-            ok = 1;
-            for (int j = 0; j < n; j++)
-                for (int i = 0; i < c; i++) {
-                    size_t k = (size_t)j * (size_t)c + (size_t)i;
-                    ok &= b[2 * k] == val(j, i) && b[2 * k + 1] == -1;
-                }
-            expect(ok, "MPI_Gather in place into a strided root buffer", c, root);
-        }
+        if (is_root) expect(gathered(b, n, c, 2), "MPI_Gather in place into a strided root buffer", c, root);
         /* scatter: recvbuf in place at the root */
         for (size_t k = 0; k < nc; k++) a[k] = is_root ? val(root, (long)k) : -1;
         for (int i = 0; i < c; i++) b[i] = -1;
