@@ -261,12 +261,17 @@ static int not_header(const Symbol *sym, const void *unused) {
 
 int ast_expr_header_only(const Expr *e) { return !ast_expr_any_name(e, not_header, NULL); }
 
-int ast_contains_step(const Stmt *s) {
-    for (; s; s = s->next) {
-        if (s->kind == STMT_STEP) return 1;
-        if (s->kind == STMT_FOR && ast_contains_step(s->u.for_.body)) return 1;
-        if (s->kind == STMT_IF && (ast_contains_step(s->u.if_.then_) || ast_contains_step(s->u.if_.else_)))
-            return 1;
+int ast_stmt_has_step(const Stmt *s) {
+    switch (s->kind) {
+    case STMT_STEP: return 1;
+    case STMT_FOR: return ast_contains_step(s->u.for_.body);
+    case STMT_IF: return ast_contains_step(s->u.if_.then_) || ast_contains_step(s->u.if_.else_);
+    default: return 0;
     }
+}
+
+int ast_contains_step(const Stmt *list) {
+    for (const Stmt *s = list; s; s = s->next)
+        if (ast_stmt_has_step(s)) return 1;
     return 0;
 }

@@ -376,6 +376,8 @@ int ast_expr_uses(const Expr *e, const Symbol *sym);
 /* Whether `e` uses only N, root, params and the split, so that it can be
  * evaluated in an algorithm's header. */
 int ast_expr_header_only(const Expr *e);
+/* Whether one statement is a step or has one inside (a for, an if). */
+int ast_stmt_has_step(const Stmt *s);
 /* Whether a list of statements has a step, also inside its for and if. */
 int ast_contains_step(const Stmt *list);
 /* Writes an expression in source syntax (fully parenthesised where needed). */

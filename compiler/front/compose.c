@@ -895,7 +895,7 @@ static int expand_alg(Compose *C, int idx) {
     /* the callees first; header statements before the first step or call */
     int seen_body = 0;
     for (Stmt *s = a->body; s; s = s->next) {
-        if (s->kind == STMT_CALL || ast_contains_step(s)) seen_body = 1;
+        if (s->kind == STMT_CALL || ast_stmt_has_step(s)) seen_body = 1;
         else if (seen_body && (s->kind == STMT_PARAM || s->kind == STMT_SPLIT || s->kind == STMT_SCRATCH)) {
             diag_error(C->dx, s->span, "decl-after-step",
                        "in an algorithm that calls others, 'param', 'split' and 'scratch' come before "
@@ -968,7 +968,7 @@ static int expand_alg(Compose *C, int idx) {
     for (Stmt *s = a->body, *next; s; s = next) {
         next = s->next;
         s->next = NULL;
-        if (s->kind == STMT_CALL || ast_contains_step(s)) in_head = 0;
+        if (s->kind == STMT_CALL || ast_stmt_has_step(s)) in_head = 0;
         if (s->kind == STMT_SPLIT) continue;              /* replaced below */
         if (s->kind == STMT_SCRATCH) {                    /* after the split */
             Expr *scale = mk_bin(C, s->span, BOP_DIV, mk_name(C, s->span, P), O.P0);
