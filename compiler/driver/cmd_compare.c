@@ -177,38 +177,23 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
     }
 }
 
-static void compare_help(void) {
-    puts("usage: collc compare FILE... [-N n] [--topo T] [--ports d] [--routing R] [--alpha T]\n"
-         "                     [--beta BW] [--gamma BW] [--root r] [-D P=v] [--range LO..HI]\n"
-         "                     [--format text|json]\n"
-         "\n"
-         "For every algorithm of the input, the cost T = a·α + b·M/β + c·M/γ at N (default 8),\n"
-         "then per message size range (--range, default 1B..1GiB) the fastest algorithm and the\n"
-         "sizes where one overtakes another. See docs/cost.md.");
-}
-
 int cmd_compare(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            compare_help();
-            return EXIT_OK;
-        }
+    DriverOptions o;
+    int rc = options_parse(&o, CMD_compare, argc, argv);
+    if (rc >= 0) return rc;
     CostCli c;
-    int rc = cost_cli_parse(&c, argc, argv, CCLI_N | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON | CCLI_RANGE);
+    int64_t N = 0;
+    rc = cost_cli_init(&c, &o);
+    if (!rc && options_single_n(&o, 8, "ranks", &N) >= 0) rc = EXIT_USAGE;
     if (rc) {
-        cost_cli_free(&c);
+        options_free(&o);
         return rc;
     }
-    if (c.nN != 1) {
-        cost_cli_free(&c);
-        return usage_error("compare", "compare takes a single -N value");
-    }
     Session s;
-    if (session_open(&s, &c.common, c.files, c.nfiles)) {
-        cost_cli_free(&c);
+    if (session_open(&s, &c.common, o.files, o.nfiles)) {
+        options_free(&o);
         return session_close(&s, EXIT_INPUT);
     }
-    int64_t N = c.Ns[0];
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
     int status = EXIT_OK;
@@ -275,6 +260,6 @@ int cmd_compare(int argc, char **argv) {
     free(lines);
     topo_free(t);
     fflush(stdout);
-    cost_cli_free(&c);
+    options_free(&o);
     return session_close(&s, status);
 }

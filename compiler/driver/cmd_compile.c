@@ -9,7 +9,7 @@
  *   --emit=c          C source           NAME.c
  *   --emit=rankir     Rank IR dump       stdout
  * where NAME is the input file's base name; -o FILE overrides, -o - is stdout. */
-#include "driver/driver.h"
+#include "driver/options.h"
 #include "analysis/verify.h"
 #include "emit/emit_c.h"
 #include "emit/emit_llvm.h"
@@ -19,40 +19,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void compile_help(void) {
-    fputs("usage: collc compile [OPTIONS] FILE...\n"
-          "\n"
-          "Compiles the algorithms of FILE into per-rank programs that call the\n"
-          "collc runtime (runtime/include/coll.h).\n"
-          "\n"
-          "options:\n"
-          "  -c                            object file (default; NAME.o)\n"
-          "  -S                            assembly (NAME.s)\n"
-          "  -emit-llvm                    with -S: LLVM IR (NAME.ll); with -c: bitcode (NAME.bc)\n"
-          "  --emit=c                      C source (NAME.c)\n"
-          "  --emit=rankir                 the Rank IR (endpoint projection), for inspection\n"
-          "  -o FILE                       output file ('-' = stdout)\n"
-          "  -O0 -O1 -O2 -O3               LLVM optimisation level (default -O2)\n"
-          "  --target=cpu|mpi              runtime target (default cpu). mpi also emits, per\n"
-          "                                algorithm, NAME with the MPI collective's signature\n"
-          "                                (the algorithm itself becomes collc_NAME); see\n"
-          "                                docs/mpi.md\n"
-          "  --target=sg2260               SG2260 CDMA descriptor programs for a fixed -N (own\n"
-          "                                options: collc compile --target=sg2260 --help;\n"
-          "                                docs/sg2260.md)\n"
-          "  --target=TRIPLE, --triple=T   LLVM target triple (default: the host)\n"
-          "  --prefix=STR                  prepend STR to every generated function name\n"
-          "  --no-verify                   emit even if `collc verify` fails (default: refuse)\n"
-          "  -N LIST                       rank counts verified before emitting (default:\n"
-          "                                2..16 and the powers of two up to 256)\n"
-          "  -D NAME=VALUE                 fix `param NAME` at compile time\n"
-          "  --algorithm NAME              compile only NAME (default: every algorithm)\n"
-          "  --diagnostics-format=FMT      text (default), json or sarif\n"
-          "\n"
-          "Exit status: 0 ok, 1 errors in the input, 2 usage error.\n",
-          stdout);
-}
 
 typedef enum EmitKind { EMIT_OBJECT, EMIT_ASM, EMIT_LLVM_IR, EMIT_BITCODE, EMIT_C, EMIT_RANKIR } EmitKind;
 
@@ -71,72 +37,38 @@ static const char *default_suffix(EmitKind k) {
 /* --target=sg2260: lowering to CDMA descriptor programs (cmd_sg2260.c). */
 int cmd_compile_sg2260(int argc, char **argv);
 
-int cmd_compile(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--target=sg2260") == 0) return cmd_compile_sg2260(argc, argv);
-    CommonOptions opts;
-    common_options_init(&opts);
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, only_files = 0;
-    int flag_c = 0, flag_S = 0, flag_emit_llvm = 0, opt_level = 2, no_verify = 0;
-    int target_mpi = 0;
-    int64_t *ns = NULL;
-    size_t nns = 0;
-    const char *emit = NULL, *output = NULL, *triple = NULL, *prefix = "";
-    int status = EXIT_OK;
+/* Is the target of this command line sg2260 (--target=sg2260 or --target
+ * sg2260)? Then cmd_compile_sg2260 parses it. */
+static int targets_sg2260(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = argv[i];
-            continue;
-        }
-        if (strcmp(a, "--") == 0) { only_files = 1; continue; }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            compile_help();
-            free(files);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "-c") == 0) { flag_c = 1; continue; }
-        if (strcmp(a, "--no-verify") == 0) { no_verify = 1; continue; }
-        if (strncmp(a, "-N", 2) == 0) {
-            const char *v = a[2] ? a + 2 + (a[2] == '=') : NULL;
-            if (!v) {
-                if (i + 1 >= argc) { status = usage_error("compile", "missing value after '-N'"); goto out; }
-                v = argv[++i];
-            }
-            free(ns);
-            if (parse_rank_list(v, &ns, &nns)) {
-                status = usage_error("compile", "bad rank list '%s' (examples: 8, 2..16, 4,8,16)", v);
-                goto out;
-            }
-            continue;
-        }
-        if (strcmp(a, "-S") == 0) { flag_S = 1; continue; }
-        if (strcmp(a, "-emit-llvm") == 0 || strcmp(a, "--emit-llvm") == 0) { flag_emit_llvm = 1; continue; }
-        if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) { opt_level = a[2] - '0'; continue; }
-        if (strncmp(a, "--emit=", 7) == 0) { emit = a + 7; continue; }
-        if (strncmp(a, "--prefix=", 9) == 0) { prefix = a + 9; continue; }
-        if (strncmp(a, "--triple=", 9) == 0) { triple = a + 9; continue; }
-        if (strncmp(a, "--target=", 9) == 0) {
-            const char *t = a + 9;
-            if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) {
-                target_mpi = strcmp(t, "mpi") == 0;
-                continue;
-            }
-            if (strchr(t, '-')) { triple = t; continue; }
-            status = usage_error("compile", "unknown target '%s' (expected cpu, mpi or an LLVM triple)", t);
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "--target=sg2260") == 0) return 1;
+        if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "sg2260") == 0) return 1;
+    }
+    return 0;
+}
+
+int cmd_compile(int argc, char **argv) {
+    if (targets_sg2260(argc, argv)) return cmd_compile_sg2260(argc, argv);
+    DriverOptions o;
+    int status = options_parse(&o, CMD_compile, argc, argv);
+    if (status >= 0) return status;
+    const CommonOptions opts = o.common;
+    char **files = o.files;
+    int flag_c = o.flag_c, flag_S = o.flag_S, flag_emit_llvm = o.emit_llvm, opt_level = (int)o.opt_level;
+    int no_verify = o.no_verify, target_mpi = 0;
+    const int64_t *ns = o.ns.v;
+    size_t nns = o.ns.n;
+    const char *emit = o.emit, *output = o.output, *triple = o.triple, *prefix = o.prefix;
+    if (o.target) {
+        const char *t = o.target;
+        if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) target_mpi = strcmp(t, "mpi") == 0;
+        else if (strchr(t, '-')) triple = t;
+        else {
+            status = usage_error("compile", "unknown target '%s' (expected cpu, mpi, sg2260 or an LLVM triple)", t);
             goto out;
         }
-        if (strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc) { status = usage_error("compile", "missing file name after '-o'"); goto out; }
-            output = argv[++i];
-            continue;
-        }
-        int r = common_option(&opts, argc, argv, &i);
-        if (r < 0) { status = EXIT_USAGE; goto out; }
-        if (r == 0) { status = usage_error("compile", "unknown option '%s'", a); goto out; }
     }
-    if (nfiles == 0) { status = usage_error("compile", "no input files"); goto out; }
 
     EmitKind kind;
     if (emit) {
@@ -158,7 +90,7 @@ int cmd_compile(int argc, char **argv) {
         kind = flag_emit_llvm ? EMIT_BITCODE : EMIT_OBJECT;
     }
     Session s;
-    if (session_open(&s, &opts, files, nfiles) != 0) {
+    if (session_open(&s, &opts, files, o.nfiles) != 0) {
         status = session_close(&s, EXIT_INPUT);
         goto out;
     }
@@ -233,7 +165,6 @@ int cmd_compile(int argc, char **argv) {
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 out:
-    free(ns);
-    free(files);
+    options_free(&o);
     return status;
 }

@@ -2,36 +2,13 @@
  * the schedule (docs/schedule-format.md), or the ownership table
  * of one buffer (--table BUF), or the communicating pairs of every step
  * (--pairs). */
-#include "driver/driver.h"
+#include "driver/options.h"
 #include "analysis/simulate.h"
 #include "support/util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void expand_help(void) {
-    fputs("usage: collc expand [OPTIONS] FILE... -N n\n"
-          "\n"
-          "Instantiates the algorithms of FILE for N ranks and prints the schedule:\n"
-          "one block per step with one line per transfer (docs/schedule-format.md).\n"
-          "\n"
-          "options:\n"
-          "  -N n                          number of ranks (required)\n"
-          "  --root r                      root rank of rooted collectives (default 0)\n"
-          "  -D NAME=VALUE                 override `param NAME`\n"
-          "  --algorithm NAME              expand only NAME (default: every algorithm)\n"
-          "  --table BUF                   print who holds which chunk of BUF after each\n"
-          "                                step (chunks named by origin: A, B, .. or r0, r1 ..;\n"
-          "                                N <= 64)\n"
-          "  --pairs                       print the communicating rank pairs of each step\n"
-          "  --max-transfers=N             refuse schedules larger than N (default 50000000)\n"
-          "  --diagnostics-format=FMT      text (default), json or sarif\n"
-          "  -Werror, -Werror=CODE, -Wno-CODE, -ferror-limit=N, -f[no-]color-diagnostics\n"
-          "\n"
-          "Exit status: 0 ok, 1 errors in the input (or a failed `require`), 2 usage error.\n",
-          stdout);
-}
 
 /* ---------- growable string list ---------- */
 
@@ -393,76 +370,27 @@ static void print_pairs(const Schedule *s) {
 /* ---------- the command ---------- */
 
 int cmd_expand(int argc, char **argv) {
-    CommonOptions opts;
-    common_options_init(&opts);
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, only_files = 0, have_N = 0, pairs = 0;
-    int64_t N = 0, root = 0;
-    const char *table = NULL;
-    int status = EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = argv[i];
-            continue;
-        }
-        if (strcmp(a, "--") == 0) { only_files = 1; continue; }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            expand_help();
-            free(files);
-            return EXIT_OK;
-        }
-        if (strncmp(a, "-N", 2) == 0) {   /* -N 8, -N8, -N=8 */
-            const char *v = a[2] ? a + 2 + (a[2] == '=') : NULL;
-            if (!v) {
-                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '-N'"); goto out; }
-                v = argv[++i];
-            }
-            if (parse_int64(v, &N)) {
-                status = usage_error("expand", "-N expects an integer, got '%s'", v);
-                goto out;
-            }
-            have_N = 1;
-            continue;
-        }
-        if (strcmp(a, "--root") == 0 || strncmp(a, "--root=", 7) == 0) {
-            const char *v = a[6] == '=' ? a + 7 : NULL;
-            if (!v) {
-                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '--root'"); goto out; }
-                v = argv[++i];
-            }
-            if (parse_int64(v, &root)) {
-                status = usage_error("expand", "--root expects an integer, got '%s'", v);
-                goto out;
-            }
-            continue;
-        }
-        if (strcmp(a, "--table") == 0 || strncmp(a, "--table=", 8) == 0) {
-            table = a[7] == '=' ? a + 8 : NULL;
-            if (!table) {
-                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '--table'"); goto out; }
-                table = argv[++i];
-            }
-            continue;
-        }
-        if (strcmp(a, "--pairs") == 0) { pairs = 1; continue; }
-        int r = common_option(&opts, argc, argv, &i);
-        if (r < 0) { status = EXIT_USAGE; goto out; }
-        if (r == 0) { status = usage_error("expand", "unknown option '%s'", a); goto out; }
-    }
-    if (nfiles == 0) { status = usage_error("expand", "no input files"); goto out; }
-    if (!have_N) { status = usage_error("expand", "missing -N (the number of ranks)"); goto out; }
+    DriverOptions o;
+    int status = options_parse(&o, CMD_expand, argc, argv);
+    if (status >= 0) return status;
+    int64_t N = 0, root = o.root;
+    const char *table = o.table;
+    int pairs = o.pairs;
+    status = options_single_n(&o, -1, "ranks", &N);
     /* the table has N columns of up to N*chunks labels per row: keep it readable */
-    if (table && N > TABLE_MAX_N) {
+    if (status < 0 && table && N > TABLE_MAX_N)
         status = usage_error("expand", "--table needs N <= %d (got %" PRId64 ")", TABLE_MAX_N, N);
-        goto out;
+    if (status >= 0) {
+        options_free(&o);
+        return status;
     }
+    const CommonOptions opts = o.common;
 
     Session s;
-    int st = session_open(&s, &opts, files, nfiles);
+    int st = session_open(&s, &opts, o.files, o.nfiles);
     if (st != 0) {
-        status = session_close(&s, EXIT_INPUT);
-        goto out;
+        options_free(&o);
+        return session_close(&s, EXIT_INPUT);
     }
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
@@ -543,8 +471,6 @@ int cmd_expand(int argc, char **argv) {
         }
     }
     fflush(stdout);
-    status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
-out:
-    free(files);
-    return status;
+    options_free(&o);
+    return session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 }

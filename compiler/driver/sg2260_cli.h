@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "driver/driver.h"
+#include "driver/options.h"
 #include "emit/emit_sg2260.h"
 #include "sg2260/lower.h"
 #include "collref.h"
@@ -23,15 +23,14 @@ typedef enum SgEmit {
 typedef struct SgOptions {
     int sim;                      /* collc sim (else compile) */
     CommonOptions common;
-    char **files;
+    char **files;                 /* the DriverOptions' */
     int nfiles;
     int64_t N, root;
-    int have_N;
     int chips[SG2260_MAX_CHIPS];
     int nchips;                   /* 0 = default order */
     const char *machine_path;
     Sg2260Dtype dtype;
-    const char *dtype_name, *op_name;
+    const char *op_name;          /* --op's canonical name */
     int op_bitwise;               /* band/bor/bxor: no CDMA reduce op */
     Sg2260Op op;
     int64_t count;                /* -1 = from size */
@@ -58,6 +57,7 @@ typedef struct SgLowered {
 
 /* One run of either command. */
 typedef struct SgCommand {
+    DriverOptions opts;           /* the command line */
     SgOptions o;
     Sg2260Machine m;
     Session s;
