@@ -10,11 +10,10 @@
  *   --emit=rankir     Rank IR dump       stdout
  * where NAME is the input file's base name; -o FILE overrides, -o - is stdout. */
 #include "driver/options.h"
-#include "analysis/verify.h"
 #include "emit/emit_c.h"
 #include "emit/emit_llvm.h"
 #include "emit/emit_mpi.h"
-#include "lower/rankir.h"
+#include "driver/pipeline.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -100,25 +99,11 @@ int cmd_compile(int argc, char **argv) {
     const RankProgram **progs = ARENA_ARRAY(&s.arena, const RankProgram *, nalgs > 0 ? nalgs : 1);
     int nprogs = 0;
     for (int k = 0; k < nalgs; k++) {
-        if (!no_verify) {
-            /* A schedule that does not verify is not compiled: the object
-             * would compute something other than its collective. */
-            VerifyOptions vo = {.ns = ns, .nns = nns, .root = -1, .defines = opts.defines,
-                                .ndefines = opts.ndefines, .max_transfers = opts.max_transfers};
-            if (verify_algorithm(algs[k], &vo, s.dx, &s.arena, NULL)) {
-                diag_note(s.dx, algs[k]->name_span,
-                          "not compiling '%s' because it does not verify; --no-verify compiles it anyway",
-                          algs[k]->name);
-                failed = 1;
-                continue;
-            }
-        }
-        RankProgram *rp = ARENA_NEW(&s.arena, RankProgram);
-        if (lower_algorithm(algs[k], opts.defines, opts.ndefines, &s.arena, s.dx, rp)) {
-            failed = 1;
-            continue;
-        }
-        progs[nprogs++] = rp;
+        PipelineRequest rq = {.use = PIPE_COMPILE, .ns = ns, .nns = nns, .root = -1, .no_verify = no_verify,
+                              .rank_program = 1};
+        Prepared pp;
+        if (pipeline_prepare(&s, algs[k], &rq, &pp)) failed = 1;
+        else progs[nprogs++] = pp.rp;
     }
     /* --target=mpi: the algorithms become collc_PREFIXNAME; PREFIXNAME is the
      * MPI-signature wrapper (emit_mpi.h). */

@@ -3,6 +3,7 @@
  * of one buffer (--table BUF), or the communicating pairs of every step
  * (--pairs). */
 #include "driver/options.h"
+#include "driver/pipeline.h"
 #include "analysis/simulate.h"
 #include "support/util.h"
 
@@ -425,20 +426,10 @@ int cmd_expand(int argc, char **argv) {
         sp.ndefines = ndefs;
         sp.max_transfers = opts.max_transfers;
         Schedule sched;
-        const Stmt *req = NULL;
-        InstStatus is = instantiate(alg, &sp, s.dx, &sched, &req);
-        if (is == INST_NOT_APPLICABLE) {
-            if (req && req->u.require.why)
-                diag_error(s.dx, req->span, "require-failed",
-                           "'%s' does not apply for N = %" PRId64 ": %s", alg->name, N,
-                           req->u.require.why);
-            else
-                diag_error(s.dx, req ? req->span : alg->name_span, "require-failed",
-                           "'%s' does not apply for N = %" PRId64, alg->name, N);
+        if (pipeline_instantiate(&s, alg, &sp, &sched)) {
             failed = 1;
             break;
         }
-        if (is != INST_OK) { failed = 1; break; }
         if (k) printf("\n");
         if (nalgs > 1 && (table || pairs)) printf("algorithm %s\n", alg->name);
         if (table && print_table(&sched, tbuf)) {

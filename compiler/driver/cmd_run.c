@@ -4,8 +4,7 @@
  * them (busbw = algbw x the collective's bus factor). */
 #include "driver/options.h"
 #include "emit/jit.h"
-#include "analysis/verify.h"
-#include "lower/rankir.h"
+#include "driver/pipeline.h"
 #include "support/util.h"
 #include "driver/run_threads.h"
 
@@ -35,32 +34,10 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
     if ((double)count * (double)esz * blocks > RUN_MAX_BYTES)
         return usage_error("run", "--count %" PRId64 " makes the larger buffer of '%s' exceed 64GiB", count_opt,
                            alg->name);
-    /* Applicability first: name the `require` that excludes this N. */
-    SchedParams sp = {.N = N, .root = root, .defines = s->opts.defines,
-                      .ndefines = s->opts.ndefines, .max_transfers = s->opts.max_transfers};
-    Schedule sched;
-    const Stmt *failed = NULL;
-    InstStatus ist = instantiate(alg, &sp, dx, &sched, &failed);
-    if (ist == INST_ERROR) return EXIT_INPUT;
-    if (ist == INST_NOT_APPLICABLE) {
-        diag_error(dx, failed->span, "require-failed", "'%s' does not apply for N = %" PRId64 "%s%s",
-                   alg->name, N, failed->u.require.why ? ": " : "",
-                   failed->u.require.why ? failed->u.require.why : "");
-        return EXIT_INPUT;
-    }
-    schedule_free(&sched);
-    if (!no_verify) {
-        VerifyOptions vo = {.ns = &N, .nns = 1, .root = root, .defines = s->opts.defines,
-                            .ndefines = s->opts.ndefines, .max_transfers = s->opts.max_transfers};
-        if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
-            diag_note(dx, alg->name_span, "not running '%s' (it does not verify for N = %" PRId64
-                      "); --no-verify runs it anyway", alg->name, N);
-            return EXIT_INPUT;
-        }
-    }
-    RankProgram *rp = ARENA_NEW(&s->arena, RankProgram);
-    if (lower_algorithm(alg, s->opts.defines, s->opts.ndefines, &s->arena, dx, rp)) return EXIT_INPUT;
-    const RankProgram *progs[1] = {rp};
+    PipelineRequest rq = {.use = PIPE_RUN, .N = N, .root = root, .no_verify = no_verify, .rank_program = 1};
+    Prepared pp;
+    if (pipeline_prepare(s, alg, &rq, &pp)) return EXIT_INPUT;
+    const RankProgram *progs[1] = {pp.rp};
     JitSymbol *syms = ARENA_ARRAY(&s->arena, JitSymbol, run_nruntime_symbols);
     for (int i = 0; i < run_nruntime_symbols; i++)
         syms[i] = (JitSymbol){run_runtime_symbols[i].name, run_runtime_symbols[i].address};

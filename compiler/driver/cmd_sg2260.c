@@ -5,7 +5,7 @@
  * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/sg2260/. */
 #include "driver/sg2260_cli.h"
 #include "analysis/cost.h"
-#include "analysis/verify.h"
+#include "driver/pipeline.h"
 #include "support/util.h"
 
 #include <errno.h>
@@ -141,29 +141,10 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     memset(L, 0, sizeof *L);
     L->alg = alg;
     int64_t root = collective_info[alg->coll].rooted ? o->root : 0;
-    if (collective_info[alg->coll].rooted && root >= o->N)
-        return diag_error(dx, alg->name_span, "bad-root", "--root %" PRId64 " is not a rank of N = %" PRId64, root,
-                          o->N), 1;
-    SchedParams sp = {.N = o->N, .root = root, .defines = s->opts.defines, .ndefines = s->opts.ndefines,
-                      .max_transfers = s->opts.max_transfers};
-    const Stmt *failed = NULL;
-    InstStatus ist = instantiate(alg, &sp, dx, &L->sched, &failed);
-    if (ist == INST_ERROR) return 1;
-    if (ist == INST_NOT_APPLICABLE) {
-        diag_error(dx, failed->span, "require-failed", "'%s' does not apply for N = %" PRId64 "%s%s", alg->name,
-                   o->N, failed->u.require.why ? ": " : "", failed->u.require.why ? failed->u.require.why : "");
-        return 1;
-    }
-    if (!o->no_verify) {
-        VerifyOptions vo = {.ns = &o->N, .nns = 1, .root = root, .defines = s->opts.defines,
-                            .ndefines = s->opts.ndefines, .max_transfers = s->opts.max_transfers};
-        if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
-            diag_note(dx, alg->name_span,
-                      "not lowering '%s' because it does not verify for N = %" PRId64 "; --no-verify lowers it anyway",
-                      alg->name, o->N);
-            return 1;
-        }
-    }
+    PipelineRequest rq = {.use = PIPE_LOWER, .N = o->N, .root = root, .no_verify = o->no_verify, .keep_schedule = 1};
+    Prepared pp;
+    if (pipeline_prepare(s, alg, &rq, &pp)) return 1;
+    L->sched = pp.sched;
     int reduces = 0;
     for (size_t k = 0; k < L->sched.nxfers && !reduces; k++) reduces = L->sched.xfers[k].op == XFER_REDUCE;
     if (reduces && (o->op_bitwise || !sg2260_dtype_op_ok(o->dtype, o->op))) {
