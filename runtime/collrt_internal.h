@@ -1,13 +1,30 @@
 /* collrt_internal.h - what the target-independent runtime shares with the
  * targets (not installed). A target defines `struct coll_call` with a
  * collrt_call as its FIRST member, so common code can view any call as a
- * collrt_call. */
+ * collrt_call.
+ *
+ * The runtime's files, one job each:
+ *   dtype.c        data types, operators, status strings, local reductions
+ *   kernels*.c     reduction kernels per instruction set
+ *   collectives.c  the collective table in the runtime's terms, layouts
+ *   args.c         argument checks of coll_begin
+ *   scratch.c      coll_setup and its scratch plan; growing arrays
+ *   chunk.c        chunk geometry, chunk ranges, call queries
+ *   chunk_calls.c  the chunk-level transfer calls (coll_send ... coll_reduce)
+ *   deferral.c     deferred copies of `in` chunks
+ *   cow.c          copy-on-write of at-risk in-place input
+ *   op_queue.c     the per-step queue of receives and local operations, and
+ *                  the byte-level calls that fill it
+ *   quantity.c     numbers with units: byte sizes (quantity.h; the MPI
+ *                  target's config and collc's options read sizes with it)
+ * and what each target provides is at the end of this file. */
 #ifndef COLLRT_INTERNAL_H
 #define COLLRT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "coll.h"
 
 /* Reduction kernels. All three compute dst[i] = a[i] (+) b[i] for i < n
@@ -35,7 +52,30 @@ const collrt_kernels *collrt_kernels_for(coll_dtype dtype, coll_op op);
 void collrt_reduce(const collrt_kernels *k, size_t esz, void *dst, const void *a,
                    const void *b, size_t n);
 
-/* Block layout of a collective for one rank (from collectives.def). */
+/* The rows of coll_collectives.def in the runtime's terms, indexed by
+ * coll_collective (collectives.c). */
+enum {
+    COLLRT_BLOCKS_ONE = 1,  /* one block per holding rank */
+    COLLRT_BLOCKS_N = 2     /* N blocks per holding rank */
+};
+enum {
+    COLLRT_HELD_ALL = 0,    /* every rank holds the buffer */
+    COLLRT_HELD_ROOT = 1    /* the root only */
+};
+enum {
+    COLLRT_INPLACE_OUT_0,   /* in-place input at recvbuf block 0 */
+    COLLRT_INPLACE_OUT_ME,  /* ... at recvbuf block `me` */
+    COLLRT_INPLACE_OUT_ROOT, /* ... at recvbuf block `root` */
+    COLLRT_INPLACE_IN_ME    /* recvbuf is COLL_IN_PLACE: out is sendbuf block `me` */
+};
+typedef struct collrt_collective {
+    int rooted, reducing;
+    int in_blocks, in_where, out_blocks, out_where; /* COLLRT_BLOCKS_*, COLLRT_HELD_* */
+    int in_place;                                   /* COLLRT_INPLACE_* */
+} collrt_collective;
+extern const collrt_collective collrt_collectives[COLL_COLLECTIVE_COUNT];
+
+/* Block layout of a collective for one rank. */
 typedef struct collrt_layout {
     int rooted, reducing;
     int64_t in_blocks, out_blocks; /* on this rank (0 = no memory) */
@@ -52,9 +92,34 @@ typedef struct collrt_deferred {
     int64_t delta;
 } collrt_deferred;
 
+/* One receive or local operation of the current step (op_queue.c). */
+typedef enum collrt_op_kind {
+    COLLRT_OP_RECV,        /* dst := remote */
+    COLLRT_OP_RECV_REDUCE, /* dst := a (+) remote */
+    COLLRT_OP_COPY,        /* dst := a */
+    COLLRT_OP_REDUCE       /* dst := a (+) b */
+} collrt_op_kind;
+typedef struct collrt_op {
+    collrt_op_kind kind;
+    int peer;              /* receives */
+    char *dst;
+    const char *a, *b;     /* local operands */
+    size_t bytes;
+    size_t mark;           /* the target's own (0 when posted): done flag,
+                              staging offset ... */
+} collrt_op;
+/* The queue, in posting order. Kept by the communicator across calls (the
+ * array is reused); emptied at every step end. */
+typedef struct collrt_op_queue {
+    collrt_op *ops;
+    size_t n, cap;
+    size_t nrecvs;         /* receives among them */
+} collrt_op_queue;
+
 /* The target-independent state of one call. */
 typedef struct collrt_call {
     const coll_alg_info *info;
+    int active;            /* between a successful coll_begin and coll_finish */
     int nranks, me, root;
     coll_dtype dtype;
     coll_op op;
@@ -73,9 +138,15 @@ typedef struct collrt_call {
      * step: called before the runtime itself writes [p, p + bytes) (deferred
      * copies materialised at post time). */
     void (*before_write)(struct collrt_call *c, void *p, size_t bytes);
+    /* Set by a target that reduces some calls itself (the mpi target's
+     * MPI_Reduce_local): dst := a (+) b for the local reductions of
+     * collrt_run_local; NULL: the kernels. */
+    void (*reduce)(struct collrt_call *c, char *dst, const char *a, const char *b, size_t bytes);
+    size_t segment;        /* receives longer than this are queued in pieces
+                              of this many bytes (0: never cut) */
     int64_t npending;      /* deferred chunks over all buffers */
     /* Copy-on-write of the input of an in-place call that is not
-     * COLL_ALG_INPLACE_SAFE (see chunk.c). */
+     * COLL_ALG_INPLACE_SAFE (cow.c). */
     int cow;               /* active for this call */
     int64_t inplace_shift; /* in-place layout: in block b is out block b + shift */
     int64_t cow_shift;     /* in chunk i shares memory with out chunk i + cow_shift */
@@ -91,47 +162,52 @@ typedef struct collrt_call {
      * begin_args and setup, the others are never read. */
     char *base[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
     int64_t chunks[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH]; /* on this rank */
-    /* Deferred copies in -> out or scratch (COLL_ALG_CHUNK_CALLS_ONLY, see
-     * chunk.c). */
+    /* Deferred copies in -> out or scratch (COLL_ALG_CHUNK_CALLS_ONLY,
+     * deferral.c). */
     collrt_deferred defer[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+    /* Kept from call to call, as long as the communicator (collrt_call_free
+     * when it is destroyed): */
+    char *scratch;         /* the scratch block (scratch.c), grown when a
+                              call needs more */
+    size_t scratch_cap;
+    collrt_op_queue q;     /* the step's receives and local operations */
 } collrt_call;
 
-/* Materialises every deferred copy (a target's coll_finish calls it on the
- * success path, after the last step). */
-void collrt_defer_flush(collrt_call *c);
-/* A target calls it when every operation of a step has completed (sends
- * included) and the step succeeded: lands the writes redirected by
- * copy-on-write and starts the next step. */
-void collrt_step_done(collrt_call *c);
-
-/* Validates the arguments of one call on rank `me` of `nranks` and fills
- * everything but split/scratch. Returns a status. */
-int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int me,
-                      const void *sendbuf, void *recvbuf, size_t count,
-                      coll_dtype dtype, coll_op op, int root);
-
-/* The whole of coll_setup for a target that keeps one growing scratch block
- * (*scratch, *cap) per communicator: validates, plans the scratch area
- * (scratch buffers, private input copy or copy-on-write state, deferral
- * bitmaps; chunk.c), grows the block, assigns the pieces. */
-int collrt_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
-                 char **scratch, size_t *cap);
+/* A call of the transport ABI as the common code sees it. */
+#define COLLRT_CALL(call) ((collrt_call *)(void *)(call))
+#define COLLRT_CONST_CALL(call) ((const collrt_call *)(const void *)(call))
 
 /* Records the first error of a call. */
 static inline void collrt_fail(collrt_call *c, int status) {
     if (c->status == COLL_OK) c->status = status;
 }
 
-/* Transport helpers shared by the targets:
+/* ---- argument checks (args.c) ---- */
+
+/* What every coll_begin checks first: clears *call, then COLL_OK, or
+ * COLL_ERR_NULL_COMM without a communicator (c == NULL), or
+ * COLL_ERR_INTERNAL without a place for the call or with a call in
+ * progress. */
+static inline int collrt_begin_check(const collrt_call *c, coll_call **call) {
+    if (call) *call = NULL;
+    if (!c) return COLL_ERR_NULL_COMM;
+    return !call || c->active ? COLL_ERR_INTERNAL : COLL_OK;
+}
+
+/* Validates the arguments of one call on rank `me` of `nranks` and fills
+ * everything but split/scratch; empties the op queue. Returns a status. */
+int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int me,
+                      const void *sendbuf, void *recvbuf, size_t count,
+                      coll_dtype dtype, coll_op op, int root);
+
+/* Posting checks shared by the targets:
  *   collrt_postable: an operation may be posted on an active call that has
  *     not failed, with peer (when it has one) a rank; a bad peer is a
  *     sticky COLL_ERR_INTERNAL;
  *   collrt_reducible: the call reduces and `bytes` is whole elements (else
- *     sticky COLL_ERR_INTERNAL);
- *   collrt_grow: *arr holds at least `need` elements of `elem` bytes
- *     (doubling); false when out of memory. */
-static inline bool collrt_postable(collrt_call *c, int active, int64_t peer) {
-    if (!active || c->status != COLL_OK) return false;
+ *     sticky COLL_ERR_INTERNAL). */
+static inline bool collrt_postable(collrt_call *c, int64_t peer) {
+    if (!c->active || c->status != COLL_OK) return false;
     if (peer < 0 || peer >= c->nranks) {
         collrt_fail(c, COLL_ERR_INTERNAL);
         return false;
@@ -145,11 +221,165 @@ static inline bool collrt_reducible(collrt_call *c, size_t bytes) {
     }
     return true;
 }
+
+/* ---- the scratch plan (scratch.c) ---- */
+
+/* coll_setup is the runtime's, for every target: it validates, plans the
+ * scratch area (scratch buffers, private input copy or copy-on-write
+ * state, deferral bitmaps), grows the communicator's block (c->scratch)
+ * and assigns the pieces. */
+
+/* Frees what a call keeps from call to call (the scratch block, the op
+ * queue); a target calls it when it destroys a communicator. */
+void collrt_call_free(collrt_call *c);
+/* *arr holds at least `need` elements of `elem` bytes (doubling); false
+ * when out of memory. */
 bool collrt_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* ---- chunk ranges (chunk.c) ---- */
 
 /* Byte range of chunks [lo, hi) of buffer buf; false (and sticky
  * COLL_ERR_INTERNAL) if out of bounds. */
 bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
                   size_t *bytes);
+
+/* Bit i of a bitmap. */
+static inline bool collrt_bit(const unsigned char *map, int64_t i) {
+    return (map[i >> 3] >> (i & 7)) & 1;
+}
+
+/* The runtime sees every transfer of a program that uses chunk-level calls
+ * only, on a target that calls the hooks (collrt_step_done,
+ * collrt_defer_flush): the condition of deferral and copy-on-write. */
+static inline bool collrt_chunk_level(const collrt_call *c) {
+    return c->hooks_ok && (c->info->flags & COLL_ALG_CHUNK_CALLS_ONLY);
+}
+
+/* ---- deferred copies (deferral.c) ----
+ * The inline forms skip the call when nothing is pending (the common case
+ * of every chunk-level call). */
+
+/* Whether coll_setup gives buf a deferral bitmap. */
+bool collrt_defers_into(const collrt_call *c, int buf);
+/* Materialises every deferred copy into `out` (a target's coll_finish calls
+ * it on the success path, after the last step). */
+void collrt_defer_flush(collrt_call *c);
+
+bool collrt_deferred_copy(collrt_call *c, int64_t slo, int dbuf, int64_t dlo, int64_t n);
+int collrt_deferred_read_source(collrt_call *c, int buf, int64_t *lo, int64_t n);
+void collrt_deferred_clear(collrt_call *c, int buf, int64_t lo, int64_t hi);
+const char *collrt_deferred_fused_operand(collrt_call *c, int dbuf, int64_t lo, int64_t n,
+                                          size_t bytes);
+/* Tries to defer the copy sbuf[slo, slo+n) -> dbuf[dlo, dlo+n) (sbuf must
+ * be `in`, dbuf a buffer coll_setup gave a bitmap); false when it has to be
+ * done now. */
+static inline bool collrt_defer_copy(collrt_call *c, int sbuf, int64_t slo, int dbuf, int64_t dlo,
+                                     int64_t n) {
+    return sbuf == COLL_BUF_IN && dbuf > COLL_BUF_IN && dbuf < c->nbufs && c->defer[dbuf].bits &&
+           collrt_deferred_copy(c, slo, dbuf, dlo, n);
+}
+/* Where to read the n chunks buf[lo, lo + n) from: `in` when all of them
+ * are pending (then *lo moves to the in chunks), else buf (after
+ * materialising a pending part). */
+static inline int collrt_read_source(collrt_call *c, int buf, int64_t *lo, int64_t n) {
+    return c->npending ? collrt_deferred_read_source(c, buf, lo, n) : buf;
+}
+/* buf[lo, hi) is overwritten: its pending copies are dropped. */
+static inline void collrt_clear_pending(collrt_call *c, int buf, int64_t lo, int64_t hi) {
+    if (c->npending) collrt_deferred_clear(c, buf, lo, hi);
+}
+/* The `in` operand that replaces a read-modify-write destination
+ * dbuf[lo, lo+n) of `bytes` bytes when it is all pending (the fusion of the
+ * copy with the reduction); NULL (after materialising any pending part)
+ * when it is not. */
+static inline const char *collrt_fused_operand(collrt_call *c, int dbuf, int64_t lo, int64_t n,
+                                               size_t bytes) {
+    return c->npending ? collrt_deferred_fused_operand(c, dbuf, lo, n, bytes) : NULL;
+}
+
+/* ---- copy-on-write of at-risk input (cow.c) ---- */
+
+/* An in-place call whose input is at risk (not COLL_ALG_INPLACE_SAFE) is
+ * protected by copy-on-write (collrt_chunk_level) or else by a private
+ * copy of the whole input made by coll_setup. */
+bool collrt_cow_wanted(const collrt_call *c);
+bool collrt_input_copy_wanted(const collrt_call *c);
+
+const char *collrt_cow_read_at(collrt_call *c, int64_t lo, int64_t hi, const char *p);
+char *collrt_cow_write_at(collrt_call *c, int64_t lo, int64_t hi, char *p);
+bool collrt_cow_intact_at(const collrt_call *c, int64_t lo, int64_t hi);
+/* Where to read buf[lo, hi) (at p) from. */
+static inline const char *collrt_cow_read(collrt_call *c, int buf, int64_t lo, int64_t hi,
+                                          const char *p) {
+    return c->cow && buf == COLL_BUF_IN && lo < hi ? collrt_cow_read_at(c, lo, hi, p) : p;
+}
+/* Where to write buf[lo, hi) (at p): saves the input chunks it overwrites
+ * and redirects the write if one of them is being read in this step. */
+static inline char *collrt_cow_write(collrt_call *c, int buf, int64_t lo, int64_t hi, char *p) {
+    return c->cow && buf == COLL_BUF_OUT && lo < hi ? collrt_cow_write_at(c, lo, hi, p) : p;
+}
+/* True when buf[lo, hi) are input chunks that still hold the input in
+ * their own memory (none saved). */
+static inline bool collrt_cow_intact(const collrt_call *c, int buf, int64_t lo, int64_t hi) {
+    return !c->cow || buf != COLL_BUF_IN || collrt_cow_intact_at(c, lo, hi);
+}
+/* A target calls it when every operation of a step has completed (sends
+ * included) and the step succeeded: lands the writes redirected by
+ * copy-on-write and starts the next step. */
+void collrt_step_done(collrt_call *c);
+
+/* ---- the op queue (op_queue.c) ----
+ * coll_recv_bytes, coll_recv_reduce_bytes, coll_copy_bytes and
+ * coll_reduce_bytes check and queue their operation (receives cut into
+ * c->segment pieces); the target runs the queue in its coll_step_end. */
+
+/* Runs the local operations (copies, reductions) of the queue in order and
+ * marks them (mark = 1). Inline: it is on every step's path. */
+static inline void collrt_run_local(collrt_call *c) {
+    collrt_op_queue *q = &c->q;
+    for (size_t i = 0; i < q->n; i++) {
+        collrt_op *op = &q->ops[i];
+        if (op->kind == COLLRT_OP_COPY) {
+            memmove(op->dst, op->a, op->bytes);
+        } else if (op->kind == COLLRT_OP_REDUCE) {
+            if (c->reduce) c->reduce(c, op->dst, op->a, op->b, op->bytes);
+            else collrt_reduce(c->kern, c->esz, op->dst, op->a, op->b, op->bytes / c->esz);
+        } else {
+            continue;
+        }
+        op->mark = 1;
+    }
+}
+/* Empties the queue (at the end of every step). */
+static inline void collrt_op_queue_clear(collrt_op_queue *q) {
+    q->n = 0;
+    q->nrecvs = 0;
+}
+void collrt_op_queue_free(collrt_op_queue *q);
+
+/* ---- provided by each target ----
+ * A target (targets/<name>/) defines `struct coll_call` (collrt_call first)
+ * and `struct coll_comm`, and these functions of coll.h; the runtime calls
+ * coll_send_bytes (chunk-level sends) and relies on the others' contract:
+ *   coll_begin: collrt_begin_args, then `active`, `hooks_ok` (if it calls
+ *     collrt_step_done after every completed step and collrt_defer_flush
+ *     on success), `segment`, and the before_write / reduce hooks; when it
+ *     succeeds, nothing reads memory of an earlier call any more (the
+ *     scratch block is reused);
+ *   coll_send_bytes: checks with collrt_postable, sends [src, src + bytes);
+ *   coll_step_end: runs the queue (receives in order per peer, local
+ *     operations: collrt_run_local), clears it, collrt_step_done;
+ *   coll_finish: the last step, collrt_defer_flush on success, `active`
+ *     cleared.
+ * Redeclared here so that a signature drifting from coll.h does not
+ * compile. */
+int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
+               void *recvbuf, size_t count, coll_dtype dtype, coll_op op,
+               int root, coll_call **call);
+void coll_send_bytes(coll_call *call, int64_t peer, const void *src, size_t bytes);
+int coll_step_end(coll_call *call);
+int coll_finish(coll_call *call, int status);
+int coll_comm_rank(const coll_comm *comm);
+int coll_comm_size(const coll_comm *comm);
 
 #endif

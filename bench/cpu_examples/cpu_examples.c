@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "collref.h"
 
+#include <coll_cpu.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,15 +113,6 @@ static int rank_main(coll_comm *comm, void *arg) {
     return 0;
 }
 
-static double bus_factor(coll_collective c, int N) {
-    switch (c) {
-    case COLL_ALLREDUCE: return 2.0 * (N - 1) / N;
-    case COLL_ALLGATHER: case COLL_REDUCE_SCATTER: case COLL_ALLTOALL:
-    case COLL_GATHER: case COLL_SCATTER: return (double)(N - 1) / N;
-    default: return 1.0;
-    }
-}
-
 int main(int argc, char **argv) {
     int N = 4, reps = 5;
     size_t maxbytes = (size_t)256 << 20;
@@ -146,11 +138,8 @@ int main(int argc, char **argv) {
         const BenchAlg *a = &bench_algs[k];
         if (only && strcmp(only, a->name)) continue;
         double mc = memcpy_bw(2, (size_t)64 << 20);
-        printf("\n%s (%s)   memcpy 2 threads: %.2f GB/s\n", a->name,
-               a->coll == COLL_ALLREDUCE ? "allreduce" : a->coll == COLL_ALLGATHER ? "allgather"
-               : a->coll == COLL_REDUCE_SCATTER ? "reduce_scatter" : a->coll == COLL_ALLTOALL ? "alltoall"
-               : a->coll == COLL_BROADCAST ? "broadcast" : a->coll == COLL_REDUCE ? "reduce"
-               : a->coll == COLL_GATHER ? "gather" : "scatter", mc / 1e9);
+        printf("\n%s (%s)   memcpy 2 threads: %.2f GB/s\n", a->name, coll_collective_name(a->coll),
+               mc / 1e9);
         printf("%12s %12s %12s %12s %10s %10s %8s %6s\n", "size(B)", "count", "time(us)", "best(us)",
                "algbw", "busbw", "bus/mc", "check");
         int blocks = collref_in_blocks(a->coll, N, 0, 0) == N || collref_out_blocks(a->coll, N, 0, 0) == N ? N : 1;
@@ -170,7 +159,7 @@ int main(int argc, char **argv) {
                 qsort(p.secs, (size_t)reps, sizeof(double), cmp_double);
                 double med = reps % 2 ? p.secs[reps / 2] : (p.secs[reps / 2 - 1] + p.secs[reps / 2]) / 2;
                 double sz = (double)count * (double)esz * blocks;
-                double algbw = med > 0 ? sz / med / 1e9 : 0, busbw = algbw * bus_factor(a->coll, N);
+                double algbw = med > 0 ? sz / med / 1e9 : 0, busbw = algbw * collref_bus_factor(a->coll, N);
                 printf("%12zu %12zu %12.1f %12.1f %10.3f %10.3f %8.3f %6s\n", (size_t)sz, count, med * 1e6,
                        p.secs[0] * 1e6, algbw, busbw, busbw * 1e9 / mc, p.bad ? "WRONG" : "ok");
             } else {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "coll_cpu.h"
 #include "ring_algos.h"
 
 static double now(void) {

@@ -30,7 +30,7 @@ static const char *kname[] = {"bcast", "scatter", "gather", "reduce", "allgather
 #define ALG(name, K) COLLMPI_DECLARE_##K(name);
 #include "mpi_algs.h"
 #undef ALG
-#define KIND_BCAST K_BCAST
+#define KIND_BROADCAST K_BCAST
 #define KIND_SCATTER K_SCATTER
 #define KIND_GATHER K_GATHER
 #define KIND_REDUCE K_REDUCE

@@ -252,17 +252,25 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
         return 0;
     }
 
-    /* latency */
+    /* latency: rounds, each at least the shortest start-up of a message
+     * (a step in which a rank starts j waves of messages costs at least j
+     * start-ups, so in total at least rounds of them) */
     int64_t d = t->max_ports;
     int64_t rounds = ceil_log(N, d + 1);
-    out->lb.a = rat_int(rounds);
+    out->lb.a = rat_mul(rat_int(rounds), t->min_startup, &ovf);
+    char per[64] = "";
+    if (!rat_eq(t->min_startup, rat_int(1))) {
+        char sb[48];
+        snprintf(per, sizeof per, " of %s·α (the shortest start-up)",
+                 rat_format(t->min_startup, sb, sizeof sb));
+    }
     if (d == 1)
         snprintf(out->latency_why, sizeof out->latency_why,
-                 "ceil(log2 N) rounds (Chan et al. 2007)");
+                 "ceil(log2 N) rounds%s (Chan et al. 2007)", per);
     else
         snprintf(out->latency_why, sizeof out->latency_why,
-                 "ceil(log_%lld N) rounds with %lld ports (Chan et al. 2007)", (long long)(d + 1),
-                 (long long)d);
+                 "ceil(log_%lld N) rounds with %lld ports%s (Chan et al. 2007)", (long long)(d + 1),
+                 (long long)d, per);
     if (t->kind == TOPO_GRAPH && !t->cut_through && !rat_is_zero(t->min_alpha)) {
         /* data of u must reach v over at least dist(u, v) links */
         int64_t far = 0, fu = 0, fv = 0;

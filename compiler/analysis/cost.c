@@ -21,6 +21,35 @@ static int cmp_u64(const void *a, const void *b) {
 /* ceil(k / d) for k >= 0, d >= 1 */
 static int64_t ceil_div(int64_t k, int64_t d) { return (k + d - 1) / d; }
 
+/* One message as one end of it sees it: the rank, and the message's
+ * start-up (the alpha of the first link of its route). */
+typedef struct PortUse { int64_t rank; Rat startup; } PortUse;
+
+static int cmp_port_use(const void *a, const void *b) {
+    const PortUse *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return -rat_cmp(x->startup, y->startup); /* longest start-up first */
+}
+
+/* The port serialisation of one side (senders or receivers) when start-ups
+ * differ: a rank with p ports starts its messages in waves of p, a wave
+ * lasting as long as its longest start-up. Taking them longest first makes
+ * the waves shortest: the sum of every p-th start-up, from the longest.
+ * The max over ranks. (With equal start-ups s: ceil(k / p) * s.) */
+static Rat port_waves(PortUse *u, size_t n, const int64_t *ports, int *ovf) {
+    qsort(u, n, sizeof *u, cmp_port_use);
+    Rat worst = rat_zero();
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        Rat sum = rat_zero();
+        for (; j < n && u[j].rank == u[i].rank; j++)
+            if ((int64_t)(j - i) % ports[u[i].rank] == 0) sum = rat_add(sum, u[j].startup, ovf);
+        worst = rat_max(worst, sum);
+        i = j;
+    }
+    return worst;
+}
+
 int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_steps,
                   CostResult *out) {
     memset(out, 0, sizeof *out);
@@ -43,6 +72,7 @@ int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_step
     int64_t *ej = t->port_limit ? xcalloc((size_t)N, sizeof *ej) : NULL;
     int64_t max_port_load = 0;
     uint64_t *pairs = NULL;
+    PortUse *senders = NULL, *receivers = NULL; /* start-ups that differ */
     size_t pairs_cap = 0;
     int status = 0;
 
@@ -54,6 +84,10 @@ int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_step
         if (st->count > pairs_cap) {
             pairs_cap = st->count;
             pairs = xrealloc(pairs, pairs_cap * sizeof *pairs);
+            if (!t->uniform_startup) {
+                senders = xrealloc(senders, pairs_cap * sizeof *senders);
+                receivers = xrealloc(receivers, pairs_cap * sizeof *receivers);
+            }
         }
         for (size_t xi = st->first; xi < st->first + st->count; xi++) {
             const Transfer *x = &s->xfers[xi];
@@ -109,22 +143,37 @@ int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_step
                                         : rat_add(ra, t->links[route[j]].alpha, &ovf);
                 a = rat_max(a, ra);
                 if (h > out->max_hops) out->max_hops = h;
-                sent[src]++;
-                recvd[dst]++;
+                if (t->uniform_startup) {
+                    sent[src]++;
+                    recvd[dst]++;
+                } else {
+                    Rat su = t->links[route[0]].alpha;
+                    senders[k] = (PortUse){src, su};
+                    receivers[k] = (PortUse){dst, su};
+                }
             }
-            int64_t ser = 0;
-            for (size_t k = 0; k < npairs; k++) {
-                int64_t src = (int64_t)(pairs[k] / (uint64_t)N), dst = (int64_t)(pairs[k] % (uint64_t)N);
-                int64_t v1 = ceil_div(sent[src], t->msg_ports[src]);
-                int64_t v2 = ceil_div(recvd[dst], t->msg_ports[dst]);
-                if (v1 > ser) ser = v1;
-                if (v2 > ser) ser = v2;
+            /* port serialisation: each rank starts (and accepts) at most
+             * msg_ports messages at a time, each paying its start-up */
+            Rat ser;
+            if (t->uniform_startup) {
+                int64_t waves = 0;
+                for (size_t k = 0; k < npairs; k++) {
+                    int64_t src = (int64_t)(pairs[k] / (uint64_t)N), dst = (int64_t)(pairs[k] % (uint64_t)N);
+                    int64_t v1 = ceil_div(sent[src], t->msg_ports[src]);
+                    int64_t v2 = ceil_div(recvd[dst], t->msg_ports[dst]);
+                    if (v1 > waves) waves = v1;
+                    if (v2 > waves) waves = v2;
+                }
+                for (size_t k = 0; k < npairs; k++) {
+                    sent[pairs[k] / (uint64_t)N] = 0;
+                    recvd[pairs[k] % (uint64_t)N] = 0;
+                }
+                ser = rat_mul(rat_int(waves), t->startup, &ovf);
+            } else {
+                ser = rat_max(port_waves(senders, npairs, t->msg_ports, &ovf),
+                              port_waves(receivers, npairs, t->msg_ports, &ovf));
             }
-            for (size_t k = 0; k < npairs; k++) {
-                sent[pairs[k] / (uint64_t)N] = 0;
-                recvd[pairs[k] % (uint64_t)N] = 0;
-            }
-            step.a = rat_max(a, rat_int(ser));
+            step.a = rat_max(a, ser);
         }
         /* bandwidth: the busiest link */
         Rat b = rat_zero();
@@ -168,6 +217,8 @@ int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_step
     free(recvd);
     free(route);
     free(pairs);
+    free(senders);
+    free(receivers);
     free(inj);
     free(ej);
     if (status) cost_result_free(out);

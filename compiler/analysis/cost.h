@@ -11,10 +11,15 @@
  * Per step (every step, summed):
  *   a  = max( max over messages of the alpha of its route (sum of the link
  *             alphas; 1 per hop on built-in graphs, 1 on full/switch),
- *             max over ranks of ceil(messages sent / ports),
- *                                 ceil(messages received / ports) )
+ *             max over ranks of the port serialisation of the messages it
+ *             sends, and of those it receives: in waves of `ports`
+ *             messages, a wave as long as its longest start-up (the alpha
+ *             of a message's first link); ceil(messages / ports) * s when
+ *             every start-up is s )
  *        where a message is one (src rank, dst rank) pair of the step with
- *        src != dst; 0 when the step has no such pair;
+ *        src != dst; 0 when the step has no such pair. Link alphas are
+ *        multiples of the global alpha (an absolute `alpha = 500ns` is
+ *        divided by it when the topology is built), so a stays exact;
  *   b  = max over links of (chunks crossing the link) * (its time per byte)
  *        * chunk fraction; a routed transfer loads every link on its route;
  *   c  = max over ranks of (chunks reduced into that rank) * chunk fraction

@@ -57,8 +57,10 @@ int sim_init(Sim *m, const Schedule *s, const SimHooks *hooks) {
 void sim_free(Sim *m) {
     if (m->sl) big_free(m->sl, m->slot_bytes);
     free(m->bufs);
+    free(m->held);
     m->sl = NULL;
     m->bufs = NULL;
+    m->held = NULL;
 }
 
 size_t sim_step_of(const Schedule *s, size_t x) {
@@ -100,6 +102,32 @@ static void fault(Sim *m, SimFaultKind kind, size_t step, size_t x, size_t other
     if (!m->hooks.fault) return;
     SimFault f = {kind, step, x, other, buf, rank, c};
     m->hooks.fault(m->hooks.user, &f);
+}
+
+/* An undefined read, held until the step's races are reported. */
+static void hold_undef(Sim *m, SimFaultKind kind, size_t step, size_t x, int buf, int64_t rank,
+                       int64_t c) {
+    if (!m->hooks.fault) return;
+    if (m->nheld == m->capheld) {
+        m->capheld = m->capheld ? 2 * m->capheld : 16;
+        m->held = xrealloc(m->held, m->capheld * sizeof *m->held);
+    }
+    m->held[m->nheld++] = (SimFault){kind, step, x, x, buf, rank, c};
+}
+
+/* Reports the held undefined reads of the step that are not a race's
+ * consequence: the slot is written in this step by another transfer (a
+ * reduce's destination written again later in the step; a source written
+ * by any transfer of the step, which the race on it has reported). */
+static void report_held(Sim *m, const Step *st) {
+    for (size_t i = 0; i < m->nheld && !m->stop; i++) {
+        const SimFault *f = &m->held[i];
+        uint32_t lw = m->sl[sim_slot(m, f->buffer, f->rank, f->chunk)].lastw;
+        int follow_on = f->kind == SIM_FAULT_UNDEF_DEST ? lw != f->xfer + 1
+                                                        : lw != 0 && lw - 1 >= st->first;
+        if (!follow_on) m->hooks.fault(m->hooks.user, f);
+    }
+    m->nheld = 0;
 }
 
 /* Slots of one step lie a rank's worth of chunks apart, so nearly every
@@ -163,7 +191,7 @@ void sim_step(Sim *m) {
                 if (vs == SIM_UNDEF) {
                     nv = SIM_POISON;
                     if (!undef++)
-                        fault(m, SIM_FAULT_UNDEF_SOURCE, k, x, x, t->src.buffer, t->src.rank, sc);
+                        hold_undef(m, SIM_FAULT_UNDEF_SOURCE, k, x, t->src.buffer, t->src.rank, sc);
                 }
             } else {
                 uint32_t vd = d->val;
@@ -171,9 +199,9 @@ void sim_step(Sim *m) {
                     nv = SIM_POISON;
                     if (!undef++) {
                         if (vs == SIM_UNDEF)
-                            fault(m, SIM_FAULT_UNDEF_SOURCE, k, x, x, t->src.buffer, t->src.rank, sc);
+                            hold_undef(m, SIM_FAULT_UNDEF_SOURCE, k, x, t->src.buffer, t->src.rank, sc);
                         else
-                            fault(m, SIM_FAULT_UNDEF_DEST, k, x, x, t->dst.buffer, t->dst.rank, dc);
+                            hold_undef(m, SIM_FAULT_UNDEF_DEST, k, x, t->dst.buffer, t->dst.rank, dc);
                     }
                 } else if (vs == SIM_POISON || vd == SIM_POISON) {
                     nv = SIM_POISON;
@@ -185,4 +213,5 @@ void sim_step(Sim *m) {
             d->lastw = (uint32_t)x + 1;
         }
     }
+    report_held(m, st);
 }

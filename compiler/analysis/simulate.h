@@ -24,6 +24,11 @@
  * user's fault hook once per transfer. SIM_POISON propagates silently, so one
  * mistake gives one report, not a cascade.
  *
+ * Within a step the races are reported first, then the reads of undefined
+ * data. A read of an undefined slot that another transfer of the same step
+ * writes is the race's consequence (the reader counted on that write coming
+ * first) and is not reported at all: the race is the root cause.
+ *
  * For every slot the simulator also keeps the last transfer that wrote it:
  * it names culprits and starts walks back in time (counterexamples).
  *
@@ -97,6 +102,8 @@ typedef struct Sim {
     SimSlot *sl;          /* [nslots] */
     size_t slot_bytes;
     size_t next;          /* the step sim_step runs next */
+    SimFault *held;       /* the step's undefined reads, reported after its */
+    size_t nheld, capheld; /*   races (see above) */
     int stop;             /* set by a hook: the current step stops where it
                              is and sim_step does nothing any more */
 } Sim;

@@ -72,11 +72,18 @@ static TopoModel *finish(const char *name, TopoKind kind, int64_t N, int64_t nno
     for (size_t k = 0; k < l->n; k++) t->out_idx[fill[t->links[k].from]++] = (int32_t)k;
     free(fill);
 
-    t->uniform_alpha = 1;
     t->min_alpha = l->n ? t->links[0].alpha : rat_int(1);
+    int any_startup = 0;
+    t->uniform_startup = 1;
+    t->startup = t->min_startup = rat_int(1);
     for (size_t k = 0; k < l->n; k++) {
-        if (!rat_eq(t->links[k].alpha, rat_int(1))) t->uniform_alpha = 0;
-        if (rat_cmp(t->links[k].alpha, t->min_alpha) < 0) t->min_alpha = t->links[k].alpha;
+        Rat a = t->links[k].alpha;
+        if (rat_cmp(a, t->min_alpha) < 0) t->min_alpha = a;
+        if (t->links[k].from >= N) continue;  /* a router's link: no start-up */
+        if (!any_startup) t->startup = t->min_startup = a;
+        else if (!rat_eq(a, t->startup)) t->uniform_startup = 0;
+        if (rat_cmp(a, t->min_startup) < 0) t->min_startup = a;
+        any_startup = 1;
     }
 
     t->msg_ports = xcalloc((size_t)(N > 0 ? N : 1), sizeof *t->msg_ports);

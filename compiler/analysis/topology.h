@@ -20,7 +20,9 @@
  *              finds scanning each node's out-links in declaration order.
  *
  * Message ports: a rank can start `msg_ports[r]` messages at once (d for a
- * star, the number of distinct out-neighbours for a graph, or --ports). */
+ * star, the number of distinct out-neighbours for a graph, or --ports).
+ * A message's start-up is the alpha of the first link of its route, the
+ * link by which it leaves its sender (1 on a star: the injection link). */
 #ifndef COLLC_TOPOLOGY_H
 #define COLLC_TOPOLOGY_H
 
@@ -58,8 +60,10 @@ typedef struct TopoModel {
                              routed message pays the largest link alpha of
                              its route once instead of the sum (store and
                              forward, the default) */
-    int uniform_alpha;    /* every link has alpha 1 (graphs) */
     Rat min_alpha;        /* smallest link alpha (graphs) */
+    int uniform_startup;  /* every link leaving a rank has alpha `startup`, */
+    Rat startup;          /*   so every message starts up in that time */
+    Rat min_startup;      /* smallest alpha of a link leaving a rank */
     /* Routing tables (graphs), one BFS row per source, computed lazily:
      * parent[src * nnodes + v] = link entering v on the BFS tree of src. */
     int32_t *parent;

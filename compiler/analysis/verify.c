@@ -556,6 +556,43 @@ static const char *instance_name(VState *v) {
     return arena_printf(v->arena, "N = %" PRId64, v->N);
 }
 
+/* "out[r][c] is never written": no transfer writes the slot, so there is
+ * no statement to blame directly. The error goes to the statement most
+ * likely meant to write it, the last transfer writing the nearest slot:
+ * the same chunk on another rank (a loop or an 'if' that leaves out this
+ * rank), else another chunk of the same rank (one that leaves out this
+ * chunk), else any chunk of 'out'; the algorithm's name only when nothing
+ * writes 'out'. */
+static void report_never_written(VState *v, int64_t r, int64_t c, const char *want) {
+    const Schedule *s = v->s;
+    size_t same_chunk = SIZE_MAX, same_rank = SIZE_MAX, any = SIZE_MAX;
+    for (size_t x = s->nxfers; x-- > 0 && same_chunk == SIZE_MAX;) {
+        const SlotRange *d = &s->xfers[x].dst;
+        if (d->buffer != BUF_OUT) continue;
+        if (any == SIZE_MAX) any = x;
+        if (d->lo <= c && c < d->hi) same_chunk = x;
+        else if (d->rank == r && same_rank == SIZE_MAX) same_rank = x;
+    }
+    size_t x = same_chunk != SIZE_MAX ? same_chunk : same_rank != SIZE_MAX ? same_rank : any;
+    const char *slot = fmt_slot(v, BUF_OUT, r, c);
+    if (x == SIZE_MAX) {
+        diag_error(v->dx, s->alg->name_span, "postcondition",
+                   "%s is never written for %s (expected %s)", slot, instance_name(v), want);
+        diag_note(v->dx, span_none(), "no transfer writes '%s' at all",
+                  s->alg->buffers[BUF_OUT].name);
+        return;
+    }
+    const Transfer *t = &s->xfers[x];
+    int64_t wc = same_chunk != SIZE_MAX ? c : t->dst.lo;
+    diag_error(v->dx, t->span, "postcondition", "%s is never written for %s (expected %s)", slot,
+               instance_name(v), want);
+    diag_note(v->dx, span_none(), "the nearest write: step %zu%s writes %s here, but no transfer writes %s",
+              sim_step_of(s, x) + 1, describe(v, x, 1), fmt_slot(v, BUF_OUT, t->dst.rank, wc), slot);
+    diag_note(v->dx, span_none(), "a slot that nothing writes usually means a loop that stops one "
+              "iteration short, or an 'if' or an index that leaves out %s",
+              same_chunk != SIZE_MAX ? "a rank" : "a chunk");
+}
+
 static void check_postcondition(VState *v) {
     const Schedule *s = v->s;
     for (int64_t r = 0; r < v->N && !v->sim.stop; r++) {
@@ -576,11 +613,10 @@ static void check_postcondition(VState *v) {
             sb_ranks(&want, &ev, 1);
             sb_printf(&want, " : c%" PRId64 "}", e.chunk);
             if (id == SIM_UNDEF) {
-                if (count_error(v, "postcondition", s->alg->name_span)) {
-                    diag_error(v->dx, s->alg->name_span, "postcondition",
-                               "%s is never written for %s (expected %s)", fmt_slot(v, BUF_OUT, r, c),
-                               instance_name(v), sb_done(&want, v->arena));
-                }
+                /* Keyed on the name: one such error per instance, and the
+                 * search for the nearest write runs only when it is shown. */
+                if (count_error(v, "postcondition", s->alg->name_span))
+                    report_never_written(v, r, c, sb_done(&want, v->arena));
                 free(want.p);
                 continue;
             }

@@ -244,7 +244,8 @@ int cmd_compare(int argc, char **argv) {
     }
 
     if (status == EXIT_OK) {
-        /* one comparison per collective, in the order of collectives.def */
+        /* one comparison per collective, in the order of their values
+         * (coll.h's COLL_BROADCAST first) */
         Line *sub = xcalloc((size_t)nl, sizeof *sub);
         int first = 1;
         for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {

@@ -26,7 +26,7 @@ static void human_bytes(double b, char *buf, size_t n) {
 static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double size, int64_t count_opt,
                    coll_dtype dt, coll_op op, int iters, int warmup, int in_place, int no_verify, int opt_level) {
     DiagEngine *dx = s->dx;
-    /* coll_collective lists the collectives in the order of collectives.def */
+    /* a Collective's value is its ABI value (both from coll_collectives.def) */
     coll_collective coll = (coll_collective)alg->coll;
     size_t esz = coll_dtype_size(dt);
     int blocks = run_blocks(coll, (int)N);

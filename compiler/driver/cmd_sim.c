@@ -32,7 +32,7 @@ static int write_trace(DiagEngine *dx, const char *path, const Sg2260Sim *sim,
 static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *L) {
     DiagEngine *dx = s->dx;
     const Algorithm *alg = L->alg;
-    /* coll_collective lists the collectives in the order of collectives.def */
+    /* a Collective's value is its ABI value (both from coll_collectives.def) */
     coll_collective cc = (coll_collective)alg->coll;
     coll_dtype dt = COLL_F32;
     if (sg_ref_dtype(o->dtype, &dt)) COLLC_UNREACHABLE("sim checked the element type");

@@ -3,10 +3,9 @@
  * command line itself is parsed in options.c. */
 #include "driver/driver.h"
 #include "support/util.h"
+#include "quantity.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,52 +118,22 @@ fail:
     return -1;
 }
 
-typedef struct Unit { const char *name; double factor; } Unit;
-
-/* A non-negative finite number followed by one of `units` (or nothing when
- * plain_ok: then the factor is 1). */
-static int parse_quantity(const char *s, const Unit *units, size_t nunits, double *out) {
-    if (!s || !*s || isspace((unsigned char)*s)) return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(v) || v < 0) return -1;
-    /* strtod accepts "inf"/"nan"/hex floats; insist on a decimal start. */
-    if (!(isdigit((unsigned char)s[0]) || s[0] == '.')) return -1;
-    if (strpbrk(s, "xXpP")) return -1;
-    if (*end == 0) {
-        *out = v;
-        return 0;
-    }
-    for (size_t i = 0; i < nunits; i++) {
-        if (strcmp(end, units[i].name) == 0) {
-            *out = v * units[i].factor;
-            return isfinite(*out) ? 0 : -1;
-        }
-    }
-    return -1;
-}
-
-int parse_size(const char *s, double *bytes) {
-    static const Unit units[] = {
-        {"B", 1},     {"KB", 1e3},       {"MB", 1e6},       {"GB", 1e9},        {"TB", 1e12},
-        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-    };
-    return parse_quantity(s, units, ARRAY_LEN(units), bytes);
-}
+/* The runtime's parser (runtime/quantity.h): COLLMPI_CONFIG reads sizes
+ * with the same code, so a size means the same bytes in both. */
+int parse_size(const char *s, double *bytes) { return collrt_parse_size(s, bytes); }
 
 int parse_time(const char *s, double *seconds) {
-    static const Unit units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
-    return parse_quantity(s, units, ARRAY_LEN(units), seconds);
+    static const collrt_unit units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+    return collrt_parse_quantity(s, units, ARRAY_LEN(units), 0, seconds);
 }
 
 int parse_bandwidth(const char *s, double *bytes_per_s) {
-    static const Unit units[] = {
+    static const collrt_unit units[] = {
         {"B/s", 1},          {"KB/s", 1e3},          {"MB/s", 1e6},
         {"GB/s", 1e9},       {"TB/s", 1e12},         {"KiB/s", 1024.0},
         {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
     };
-    return parse_quantity(s, units, ARRAY_LEN(units), bytes_per_s);
+    return collrt_parse_quantity(s, units, ARRAY_LEN(units), 0, bytes_per_s);
 }
 
 /* ---- session ---- */
@@ -211,16 +180,17 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
     if (opts->algorithm && !program_find_algorithm(&s->prog, opts->algorithm)) {
         diag_error(s->dx, span_none(), "unknown-algorithm", "no algorithm named '%s'",
                    opts->algorithm);
-        const char *best = NULL;
+        const Algorithm *best = NULL;
         int bestd = 3;
         for (int k = 0; k < s->prog.nalgorithms; k++) {
             int dist = front_edit_distance(opts->algorithm, s->prog.algorithms[k]->name);
             if (dist < bestd && dist < (int)strlen(opts->algorithm)) {
                 bestd = dist;
-                best = s->prog.algorithms[k]->name;
+                best = s->prog.algorithms[k];
             }
         }
-        if (best) diag_note(s->dx, span_none(), "did you mean '%s'?", best);
+        /* The error is the command line's; the note points into the file. */
+        if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
         return 1;
     }
     return 0;

@@ -38,8 +38,9 @@ int parse_int64(const char *s, int64_t *out);
 /* "-N" value: "8", "2..16" (inclusive), "8,16,1024", or a mix "2..8,16".
  * Fills a malloc'ed sorted unique array. Returns 0, or -1 on a bad list. */
 int parse_rank_list(const char *s, int64_t **out, size_t *n);
-/* Sizes: "64MiB", "4KB", "1024", "8B"; times: "2us", "1.5ms", "3e-6";
- * bandwidth: "64GB/s", "32GiB/s". Return 0 ok, -1 on error. */
+/* Sizes: "64MiB", "4KB", "64K", "1024", "8B" (runtime/quantity.h); times:
+ * "2us", "1.5ms", "3e-6"; bandwidth: "64GB/s", "32GiB/s". Return 0 ok, -1
+ * on error. */
 int parse_size(const char *s, double *bytes);
 int parse_time(const char *s, double *seconds);
 int parse_bandwidth(const char *s, double *bytes_per_s);

@@ -4,7 +4,7 @@
 #include "driver/run_threads.h"
 #include "collref.h"
 
-#include <coll.h>
+#include <coll_cpu.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,11 +151,5 @@ int run_blocks(coll_collective collective, int N) {
 }
 
 double run_bus_factor(coll_collective collective, int N) {
-    switch (collective) {
-    case COLL_ALLREDUCE: return 2.0 * (N - 1) / N;
-    case COLL_ALLGATHER: case COLL_REDUCE_SCATTER: case COLL_ALLTOALL:
-    case COLL_GATHER: case COLL_SCATTER:
-        return (double)(N - 1) / N;
-    default: return 1.0;
-    }
+    return collref_bus_factor(collective, N);
 }

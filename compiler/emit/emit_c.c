@@ -354,8 +354,9 @@ static void stmts(EmitC *E, const RStmt *s) {
 
 static const char *coll_enum(Collective c) {
     switch (c) {
-#define X(id, kw, rooted, ib, iw, ob, ow, red) case COLLECTIVE_##id: return "COLL_" #id;
-#include "front/collectives.def"
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) \
+    case COLLECTIVE_##id: return "COLL_" #id;
+#include <coll_collectives.def>
 #undef X
     case COLLECTIVE__COUNT: break;
     }
@@ -455,19 +456,6 @@ void emit_c_file(FILE *out, const RankProgram *const *progs, int nprogs, const E
 
 /* ---------- --target=mpi: MPI-signature wrappers (emit_mpi.h) ---------- */
 
-static const char *mpi_c_type(char t) {
-    switch (t) {
-    case 'P': return "const void *";
-    case 'p': return "void *";
-    case 'i':
-    case 'I': return "int ";
-    case 'd': return "MPI_Datatype ";
-    case 'o': return "MPI_Op ";
-    case 'c': return "MPI_Comm ";
-    }
-    COLLC_UNREACHABLE("bad MPI parameter letter");
-}
-
 void emit_c_mpi_wrappers(FILE *out, const RankProgram *const *progs, int nprogs,
                          const char *wrapper_prefix) {
     const char *wp = wrapper_prefix ? wrapper_prefix : "";
@@ -478,16 +466,16 @@ void emit_c_mpi_wrappers(FILE *out, const RankProgram *const *progs, int nprogs,
           out);
     for (int i = 0; i < nprogs; i++) {
         const Algorithm *alg = progs[i]->alg;
-        const struct EmitMpiSig *sg = &emit_mpi_sigs[alg->coll];
+        EmitMpiSig sg;
+        emit_mpi_sig(alg->coll, &sg);
         fprintf(out, "\nconst coll_alg_info *const %s%s%s_alg = &%s%s%s_info;\n",
                 EMIT_MPI_CORE_PREFIX, wp, alg->name, EMIT_MPI_CORE_PREFIX, wp, alg->name);
         fprintf(out, "\n/* %s : %s, as %s */\nint %s%s(", alg->name,
-                collective_info[alg->coll].keyword, sg->entry, wp, alg->name);
-        size_t n = strlen(sg->types);
-        for (size_t k = 0; k < n; k++)
-            fprintf(out, "%s%s%s", k ? ", " : "", mpi_c_type(sg->types[k]), sg->names[k]);
-        fprintf(out, ") {\n    return %s(", sg->entry);
-        for (size_t k = 0; k < n; k++) fprintf(out, "%s, ", sg->names[k]);
+                collective_info[alg->coll].keyword, sg.entry, wp, alg->name);
+        for (int k = 0; k < sg.nparams; k++)
+            fprintf(out, "%s%s%s", k ? ", " : "", sg.type[k], sg.name[k]);
+        fprintf(out, ") {\n    return %s(", sg.entry);
+        for (int k = 0; k < sg.nparams; k++) fprintf(out, "%s, ", sg.name[k]);
         fprintf(out, "%s%s%s);\n}\n", EMIT_MPI_CORE_PREFIX, wp, alg->name);
     }
 }

@@ -11,6 +11,8 @@
 #include "emit/emit_mpi.h"
 #include "support/util.h"
 
+#include <coll.h> /* the ABI the generated code is built for */
+
 #include <llvm-c/Core.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -250,13 +252,18 @@ static void finish_with(LLVMGen *G, LLVMValueRef status) {
 /* if (rc != 0) return coll_finish(c, rc); */
 static void return_if_error(LLVMGen *G, LLVMValueRef rc) {
     LLVMBasicBlockRef bad = new_block(G, "rc.bad"), ok = new_block(G, "rc.ok");
-    LLVMBuildCondBr(G->b, LLVMBuildICmp(G->b, LLVMIntNE, rc, c32(G, 0), ""), bad, ok);
+    LLVMBuildCondBr(G->b, LLVMBuildICmp(G->b, LLVMIntNE, rc, c32(G, COLL_OK), ""), bad, ok);
     LLVMPositionBuilderAtEnd(G->b, bad);
     finish_with(G, rc);
     LLVMPositionBuilderAtEnd(G->b, ok);
 }
 
-static LLVMValueRef buf_id(LLVMGen *G, int b) { return c32(G, b); }
+/* The ABI's number of a buffer (as emit_c.c's buf_const). */
+static LLVMValueRef buf_id(LLVMGen *G, int b) {
+    if (b == BUF_IN) return c32(G, COLL_BUF_IN);
+    if (b == BUF_OUT) return c32(G, COLL_BUF_OUT);
+    return c32(G, COLL_BUF_SCRATCH0 + (b - BUF_FIRST_SCRATCH));
+}
 
 static void stmts(LLVMGen *G, const RStmt *s);
 
@@ -308,8 +315,7 @@ static void stmt(LLVMGen *G, const RStmt *s) {
         LLVMBasicBlockRef bad = new_block(G, "require.fail"), ok = new_block(G, "require.ok");
         LLVMBuildCondBr(B, LLVMBuildAnd(B, c, LLVMBuildNot(B, e, ""), ""), ok, bad);
         LLVMPositionBuilderAtEnd(B, bad);
-        finish_with(G, LLVMBuildSelect(B, e, c32(G, 17 /* COLL_ERR_INTERNAL */),
-                                       c32(G, 7 /* COLL_ERR_NOT_APPLICABLE */), ""));
+        finish_with(G, LLVMBuildSelect(B, e, c32(G, COLL_ERR_INTERNAL), c32(G, COLL_ERR_NOT_APPLICABLE), ""));
         LLVMPositionBuilderAtEnd(B, ok);
         return;
     }
@@ -318,7 +324,7 @@ static void stmt(LLVMGen *G, const RStmt *s) {
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, G->count, LLVMConstInt(G->isize, 0, 0), ""),
                         empty, go);
         LLVMPositionBuilderAtEnd(B, empty);
-        finish_with(G, c32(G, 0));
+        finish_with(G, c32(G, COLL_OK));
         LLVMPositionBuilderAtEnd(B, go);
         const RankProgram *rp = G->rp;
         int n = rp->nscratch;
@@ -378,6 +384,19 @@ static void stmts(LLVMGen *G, const RStmt *s) {
 
 /* ---------- one algorithm ---------- */
 
+/* The coll_alg_info.collective of a collective: coll.h's value of the
+ * same row, by name. */
+static coll_collective abi_collective(Collective c) {
+    switch (c) {
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) \
+    case COLLECTIVE_##id: return COLL_##id;
+#include <coll_collectives.def>
+#undef X
+    case COLLECTIVE__COUNT: break;
+    }
+    COLLC_UNREACHABLE("bad collective");
+}
+
 static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname, unsigned rp_flags) {
     size_t len = strlen(alg->name);
     LLVMValueRef str = LLVMConstStringInContext(G->t.ctx, alg->name, (unsigned)len, 0);
@@ -390,8 +409,8 @@ static LLVMValueRef alg_info(LLVMGen *G, const Algorithm *alg, const char *fname
     LLVMSetUnnamedAddress(sg, LLVMGlobalUnnamedAddr);
     LLVMTypeRef fields[] = {G->i32, G->ptr, G->i32, G->i32};
     LLVMTypeRef ity = LLVMStructTypeInContext(G->t.ctx, fields, 4, 0);
-    LLVMValueRef vals[] = {LLVMConstInt(G->i32, 1 /* COLL_ABI_VERSION */, 0),
-                           LLVMConstBitCast(sg, G->ptr), LLVMConstInt(G->i32, (unsigned)alg->coll, 0),
+    LLVMValueRef vals[] = {LLVMConstInt(G->i32, COLL_ABI_VERSION, 0), LLVMConstBitCast(sg, G->ptr),
+                           LLVMConstInt(G->i32, (unsigned)abi_collective(alg->coll), 0),
                            LLVMConstInt(G->i32, rp_flags, 0)};
     snprintf(gname, sizeof gname, "%.512s.info", fname);
     LLVMValueRef info = LLVMAddGlobal(G->t.mod, ity, gname);
@@ -409,8 +428,8 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     LLVMTypeRef params[] = {G->ptr, G->ptr, G->ptr, G->isize, G->i32, G->i32, G->i32};
     LLVMTypeRef fty = LLVMFunctionType(G->i32, params, rooted ? 7 : 6, 0);
     LLVMValueRef fn = LLVMAddFunction(G->t.mod, fname, fty);
-    /* COLL_ALG_CHUNK_CALLS_ONLY (2) always, COLL_ALG_INPLACE_SAFE (1) when proven */
-    LLVMValueRef info = alg_info(G, alg, fname, 2u | (rp->inplace_safe ? 1u : 0u));
+    LLVMValueRef info = alg_info(G, alg, fname,
+                                 COLL_ALG_CHUNK_CALLS_ONLY | (rp->inplace_safe ? COLL_ALG_INPLACE_SAFE : 0u));
     G->fn = fn;
     G->rp = rp;
     const char *names[] = {"comm", "sendbuf", "recvbuf", "count", "dtype", "op", "root"};
@@ -439,7 +458,7 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
                             rooted ? LLVMGetParam(fn, 6) : c32(G, 0), callp};
     LLVMValueRef rc = call(G, G->begin.ty, G->begin.fn, bargs, 9);
     LLVMBasicBlockRef bad = new_block(G, "begin.bad"), ok = new_block(G, "begin.ok");
-    LLVMBuildCondBr(G->b, LLVMBuildICmp(G->b, LLVMIntNE, rc, c32(G, 0), ""), bad, ok);
+    LLVMBuildCondBr(G->b, LLVMBuildICmp(G->b, LLVMIntNE, rc, c32(G, COLL_OK), ""), bad, ok);
     LLVMPositionBuilderAtEnd(G->b, bad);
     LLVMBuildRet(G->b, rc);
     LLVMPositionBuilderAtEnd(G->b, ok);
@@ -453,10 +472,10 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
         LLVMBuildStore(G->b, LLVMBuildSExt(G->b, LLVMGetParam(fn, 6), G->i64, ""),
                        G->slots[alg->sym_root->slot]);
     stmts(G, rp->body);
-    finish_with(G, c32(G, 0));
+    finish_with(G, c32(G, COLL_OK));
 
     LLVMPositionBuilderAtEnd(G->b, G->fail_bb);
-    finish_with(G, c32(G, 17 /* COLL_ERR_INTERNAL */));
+    finish_with(G, c32(G, COLL_ERR_INTERNAL));
     LLVMBuildBr(G->alloca_b, body);
     LLVMDisposeBuilder(G->alloca_b);
     free(G->slots);
@@ -468,7 +487,8 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
 static void emit_mpi_wrapper(LLVMGen *G, const RankProgram *rp, const char *core_prefix,
                              const char *wrapper_prefix) {
     const Algorithm *alg = rp->alg;
-    const struct EmitMpiSig *sg = &emit_mpi_sigs[alg->coll];
+    EmitMpiSig sg;
+    emit_mpi_sig(alg->coll, &sg);
     char core[512], name[512];
     snprintf(core, sizeof core, "%s%s", core_prefix, alg->name);
     snprintf(name, sizeof name, "%s%s", wrapper_prefix, alg->name);
@@ -486,22 +506,22 @@ static void emit_mpi_wrapper(LLVMGen *G, const RankProgram *rp, const char *core
 
     /* MPI handles are pointer-sized integers here: passed through, never
      * interpreted (MPICH: int, Open MPI: pointers). */
-    LLVMTypeRef ps[9];
-    unsigned n = (unsigned)strlen(sg->types);
+    LLVMTypeRef ps[EMIT_MPI_MAX_PARAMS + 1];
+    unsigned n = (unsigned)sg.nparams;
     for (unsigned k = 0; k < n; k++) {
-        char t = sg->types[k];
-        ps[k] = (t == 'P' || t == 'p') ? G->ptr : (t == 'i' || t == 'I') ? G->i32 : G->isize;
+        EmitMpiParam t = sg.kind[k];
+        ps[k] = t == EMIT_MPI_CONST_PTR || t == EMIT_MPI_PTR ? G->ptr : t == EMIT_MPI_INT ? G->i32 : G->isize;
     }
     ps[n] = G->ptr;
     LLVMTypeRef wty = LLVMFunctionType(G->i32, ps, n, 0);
     LLVMTypeRef ety = LLVMFunctionType(G->i32, ps, n + 1, 0);
-    LLVMValueRef entry = LLVMGetNamedFunction(G->t.mod, sg->entry);
-    if (!entry) entry = LLVMAddFunction(G->t.mod, sg->entry, ety);
+    LLVMValueRef entry = LLVMGetNamedFunction(G->t.mod, sg.entry);
+    if (!entry) entry = LLVMAddFunction(G->t.mod, sg.entry, ety);
     LLVMValueRef fn = LLVMAddFunction(G->t.mod, name, wty);
-    LLVMValueRef args[9];
+    LLVMValueRef args[EMIT_MPI_MAX_PARAMS + 1];
     for (unsigned k = 0; k < n; k++) {
         args[k] = LLVMGetParam(fn, k);
-        LLVMSetValueName2(args[k], sg->names[k], strlen(sg->names[k]));
+        LLVMSetValueName2(args[k], sg.name[k], strlen(sg.name[k]));
     }
     args[n] = LLVMConstBitCast(core_fn, G->ptr);
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(G->t.ctx, fn, "entry");

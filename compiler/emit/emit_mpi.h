@@ -24,28 +24,26 @@
 /* Prefix of the transport-ABI function of an algorithm under --target=mpi. */
 #define EMIT_MPI_CORE_PREFIX "collc_"
 
-/* MPI parameter lists, per collective (compiler Collective order):
- * P const void *, p void *, i int, d MPI_Datatype, o MPI_Op, c MPI_Comm. */
-static const struct EmitMpiSig {
-    const char *entry;        /* runtime entry point */
-    const char *types;        /* one letter per parameter */
-    const char *names[8];
-} emit_mpi_sigs[] = {
-    /* broadcast */ {"collmpi_bcast", "pidic", {"buffer", "count", "dt", "root", "comm"}},
-    /* scatter */ {"collmpi_scatter", "PidpidIc",
-                   {"sendbuf", "sendcount", "sendtype", "recvbuf", "recvcount", "recvtype", "root", "comm"}},
-    /* gather */ {"collmpi_gather", "PidpidIc",
-                  {"sendbuf", "sendcount", "sendtype", "recvbuf", "recvcount", "recvtype", "root", "comm"}},
-    /* reduce */ {"collmpi_reduce", "PpidoIc", {"sendbuf", "recvbuf", "count", "dt", "op", "root", "comm"}},
-    /* allgather */ {"collmpi_allgather", "Pidpidc",
-                     {"sendbuf", "sendcount", "sendtype", "recvbuf", "recvcount", "recvtype", "comm"}},
-    /* reduce_scatter */ {"collmpi_reduce_scatter_block", "Ppidoc",
-                          {"sendbuf", "recvbuf", "recvcount", "dt", "op", "comm"}},
-    /* allreduce */ {"collmpi_allreduce", "Ppidoc", {"sendbuf", "recvbuf", "count", "dt", "op", "comm"}},
-    /* alltoall */ {"collmpi_alltoall", "Pidpidc",
-                    {"sendbuf", "sendcount", "sendtype", "recvbuf", "recvcount", "recvtype", "comm"}},
-};
-/* ('I' is the root: an int, named apart so that it reads as such.) */
+/* The MPI wrapper of one collective, from the mpi and mpi_params columns of
+ * coll_collectives.def: the entry point of collmpi.h (collmpi_ and the MPI
+ * name in lower case: collmpi_bcast, collmpi_reduce_scatter_block ...) and
+ * the MPI function's parameters. */
+typedef enum EmitMpiParam {
+    EMIT_MPI_CONST_PTR, /* const void * */
+    EMIT_MPI_PTR,       /* void * */
+    EMIT_MPI_INT,       /* int */
+    EMIT_MPI_HANDLE     /* MPI_Datatype, MPI_Op, MPI_Comm: passed through */
+} EmitMpiParam;
+enum { EMIT_MPI_MAX_PARAMS = 12 };
+typedef struct EmitMpiSig {
+    char entry[64];
+    int nparams;
+    EmitMpiParam kind[EMIT_MPI_MAX_PARAMS];
+    char type[EMIT_MPI_MAX_PARAMS][32]; /* C spelling, up to the name: "const void *", "int " */
+    char name[EMIT_MPI_MAX_PARAMS][32];
+} EmitMpiSig;
+/* Aborts (a compiler bug) on a parameter type it does not know. */
+void emit_mpi_sig(Collective c, EmitMpiSig *out);
 
 /* C: appends `#include <collmpi.h>`, then the descriptor and the MPI
  * wrapper of each program. emit_c_file must have been called with

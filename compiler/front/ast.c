@@ -6,11 +6,19 @@
 #include "support/arena.h"
 #include "support/util.h"
 
+/* Indexed by value: the rows of coll_collectives.def may come in any order. */
 const CollectiveInfo collective_info[COLLECTIVE__COUNT] = {
-#define X(id, kw, rooted, ib, iw, ob, ow, red) {kw, rooted, ib, iw, ob, ow, red},
-#include "front/collectives.def"
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) \
+    [COLLECTIVE_##id] = {kw, rooted, BLOCKS_##ib, HELD_##iw, BLOCKS_##ob, HELD_##ow, red, #mpi, #params},
+#include <coll_collectives.def>
 #undef X
 };
+_Static_assert((0
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) | 1ull << (abi)
+#include <coll_collectives.def>
+#undef X
+               ) == (1ull << COLLECTIVE__COUNT) - 1,
+               "the ABI values in coll_collectives.def are not 0 .. count-1, each once");
 
 const BuiltinInfo builtin_info[BUILTIN__COUNT] = {
 #define X(id, name, arity, desc) {name, arity, desc},

@@ -30,14 +30,28 @@
 #include "support/source.h"
 
 /* ---- collectives and built-in functions (X-macro tables) ---- */
-typedef enum BlockCount { BLOCKS_ONE, BLOCKS_N } BlockCount;
-typedef enum HeldBy { HELD_ALL, HELD_ROOT } HeldBy;
+
+/* The collectives are the rows of the runtime's coll_collectives.def (the
+ * ABI contract, installed with coll.h): a Collective's value is the ABI
+ * value of coll.h's COLL_<ID>. */
+typedef enum BlockCount {
+    BLOCKS_ONE, /* one block per holding rank */
+    BLOCKS_N    /* N blocks (one per rank) per holding rank */
+} BlockCount;
+typedef enum HeldBy {
+    HELD_ALL, /* every rank holds the buffer */
+    HELD_ROOT /* the root only; the other ranks' buffer has zero chunks */
+} HeldBy;
 
 typedef enum Collective {
-#define X(id, kw, rooted, ib, iw, ob, ow, red) COLLECTIVE_##id,
-#include "front/collectives.def"
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) COLLECTIVE_##id = abi,
+#include <coll_collectives.def>
 #undef X
-    COLLECTIVE__COUNT
+    /* how many (the values above are 0 .. COLLECTIVE__COUNT-1) */
+    COLLECTIVE__COUNT = 0
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) +1
+#include <coll_collectives.def>
+#undef X
 } Collective;
 
 typedef struct CollectiveInfo {
@@ -48,6 +62,8 @@ typedef struct CollectiveInfo {
     BlockCount out_blocks;
     HeldBy out_where;
     int reducing;
+    const char *mpi;          /* the MPI function without MPI_ ("Allreduce") */
+    const char *mpi_params;   /* its C parameter list, in parentheses */
 } CollectiveInfo;
 
 extern const CollectiveInfo collective_info[COLLECTIVE__COUNT];

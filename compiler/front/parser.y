@@ -66,6 +66,7 @@ typedef struct ParseState {
     uint32_t pos;             /* scanner: byte offset of the next token */
     uint32_t comment_lo;      /* scanner: start of the open block comment */
     uint32_t prev_end;        /* end of the token before the lookahead */
+    uint32_t in_end;          /* end of the last 'in' (a 'for' range follows) */
     uint32_t last_end;        /* end of the most recent token */
     int last_tok;             /* kind of the most recent token (lookahead) */
     OpenBracket brackets[PARSE_MAX_BRACKETS];
@@ -706,6 +707,38 @@ static int looks_like_assignment(const ParseState *ps, Span at) {
     return i + 1 < ps->len && ps->text[i] == '=' && ps->text[i + 1] != '=';
 }
 
+/* `for VAR in X {` where X is one expression: "expected '..'" alone does
+ * not say what is wrong. A misspelt 'ranks' (`for r in rank`) gets that
+ * word as a fix-it, any other value (`for i in N`) the range from 0. */
+static void report_for_range(ParseState *ps, Span at) {
+    uint32_t lo = ps->in_end, hi = ps->prev_end;
+    while (lo < hi && (ps->text[lo] == ' ' || ps->text[lo] == '\t' || ps->text[lo] == '\n' || ps->text[lo] == '\r'))
+        lo++;
+    Span x = {at.file, lo, hi};
+    size_t n = hi - lo;
+    int ident = n > 0 && n < 32 && !(ps->text[lo] >= '0' && ps->text[lo] <= '9');
+    for (size_t i = 0; i < n && ident; i++) {
+        char c = ps->text[lo + i];
+        ident = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    }
+    char word[32] = "";
+    if (ident) memcpy(word, ps->text + lo, n);
+    if (ident && n >= 3 && front_edit_distance(word, "ranks") <= 2) {
+        parse_error_at(ps, x, "syntax",
+                       "'%s' is not a range: a 'for' loop runs over 'ranks' or over 'A .. B'", word);
+        diag_note_fixit(ps->dx, x, "ranks", "did you mean 'ranks'?");
+        return;
+    }
+    parse_error_at(ps, x, "syntax",
+                   "a 'for' loop runs over 'ranks' or over a range 'A .. B', not over one value");
+    Span before = {at.file, lo, lo};
+    int one_line = n <= 40 && !memchr(ps->text + lo, '\n', n);
+    if (one_line)
+        diag_note_fixit(ps->dx, before, "0 .. ", "did you mean '0 .. %.*s'?", (int)n, ps->text + lo);
+    else
+        diag_note_fixit(ps->dx, before, "0 .. ", "did you mean a range from 0?");
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
     if (ps->fatal) return 0;
     yysymbol_kind_t la = yypcontext_token(ctx);
@@ -792,6 +825,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps) {
         parse_error_at(ps, at, "syntax", "expected collective name (e.g. 'allreduce')");
     } else if (nrest == 2 && rest[0] == YYSYMBOL_IN && rest[1] == YYSYMBOL_IDENT) {
         parse_error_at(ps, at, "syntax", "expected buffer name");
+    } else if (nrest == 1 && rest[0] == YYSYMBOL_DOTDOT && tok_is(la, "'{'") &&
+               ps->prev_end > ps->in_end) {
+        report_for_range(ps, at);
     } else if (nrest >= 1 && nrest <= 4) {
         char msg[160] = "expected ";
         for (int i = 0; i < nrest; i++) {
@@ -860,6 +896,7 @@ int coll_yylex(COLL_YYSTYPE *lval, Span *lloc, ParseState *ps) {
     }
     ps->prev_end = ps->last_end;
     ps->last_end = lloc->hi;
+    if (tok == IN) ps->in_end = lloc->hi;
     /* ';', '{' and '}' never occur inside '(' or '[' in this grammar: once
      * one of them has been consumed, drop the '(' and '[' a syntax error
      * left unclosed, so that later notes and "unmatched ')'" stay right.

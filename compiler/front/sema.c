@@ -2,7 +2,7 @@
  *
  * One pass per algorithm/topology over the statement tree, with a chain of
  * lexical scopes. It
- *   - resolves the collective name (did-you-mean over collectives.def),
+ *   - resolves the collective name (did-you-mean over the collective table),
  *   - builds Algorithm.buffers (in, out, then every top-level scratch; all
  *     scratch declarations are collected first so a step may name a buffer
  *     declared further down),
@@ -668,8 +668,13 @@ static void resolve_collective(Sema *S, Algorithm *alg) {
     if (sg.best) {
         suggest_note(S->dx, &sg);
     } else {
-        diag_note(S->dx, span_none(), "the collectives are broadcast, scatter, gather, reduce, "
-                  "allgather, reduce_scatter, allreduce and alltoall");
+        char list[512];
+        size_t n = 0;
+        for (int i = 0; i < COLLECTIVE__COUNT && n < sizeof list; i++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+                                  i == 0 ? "" : i + 1 < COLLECTIVE__COUNT ? ", " : " and ",
+                                  collective_info[i].keyword);
+        diag_note(S->dx, span_none(), "the collectives are %s", list);
     }
 }
 

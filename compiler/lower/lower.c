@@ -290,7 +290,8 @@ static Expr *loop_hi(Lower *L, const Stmt *f) {
     return f->u.for_.over_ranks ? mk_sym(L, L->alg->sym_N) : f->u.for_.hi;
 }
 
-/* Chunks of `buf` on rank `rank` (an expression): collectives.def x split. */
+/* Chunks of `buf` on rank `rank` (an expression): the collective table's
+ * blocks x split. */
 static Expr *buffer_chunks(Lower *L, int buf, Expr *rank) {
     if (buf >= BUF_FIRST_SCRATCH) return mk_sym(L, L->rp->sym_scratch[buf - BUF_FIRST_SCRATCH]);
     const CollectiveInfo *ci = &collective_info[L->alg->coll];

@@ -476,14 +476,15 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
         if (found) continue;
         diag_error(dx, span_none(), "unknown-define", "-D %s: '%s' has no param named '%s'",
                    name, alg->name, name);
-        const char *best = NULL;
+        const Symbol *best = NULL;
         int bestd = 3;
         for (int j = 0; j < alg->nparams; j++) {
             int d = front_edit_distance(name, alg->params[j]->name);
-            if (d < bestd && d < (int)strlen(name)) { bestd = d; best = alg->params[j]->name; }
+            if (d < bestd && d < (int)strlen(name)) { bestd = d; best = alg->params[j]; }
         }
-        if (best) diag_note(dx, span_none(), "did you mean '%s'?", best);
-        else if (alg->nparams == 0) diag_note(dx, span_none(), "'%s' has no params", alg->name);
+        /* The error is the command line's; the notes point into the file. */
+        if (best) diag_note(dx, best->span, "did you mean '%s'?", best->name);
+        else if (alg->nparams == 0) diag_note(dx, alg->name_span, "'%s' has no params", alg->name);
         return INST_ERROR;
     }
 

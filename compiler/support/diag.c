@@ -27,6 +27,7 @@ enum { DIAG_MAX_SHOWN_COLUMNS = 160, DIAG_WINDOW_BEFORE = 60, DIAG_TAB_STOP = 8,
 typedef struct DiagNote {
     Span span;
     char *msg;
+    char *fixit;        /* replacement text for span; NULL: no fix-it */
 } DiagNote;
 
 typedef struct DiagRec {
@@ -52,6 +53,7 @@ struct DiagEngine {
     char **wno; size_t nwno;
     int last_dropped;       /* notes go nowhere */
     int has_last;           /* there is a diagnostic notes can attach to */
+    Span last_span;         /* its location: notes without one get it */
     DiagRec pending;        /* JSON: not yet written; text: last one (for notes) */
     int pending_live;       /* JSON: pending must still be written */
     DiagRec *results;       /* SARIF: everything, in order */
@@ -82,7 +84,10 @@ static char *xvasprintf(const char *fmt, va_list ap) {
 static void rec_free(DiagRec *r) {
     free(r->code);
     free(r->msg);
-    for (size_t i = 0; i < r->nnotes; i++) free(r->notes[i].msg);
+    for (size_t i = 0; i < r->nnotes; i++) {
+        free(r->notes[i].msg);
+        free(r->notes[i].fixit);
+    }
     free(r->notes);
     memset(r, 0, sizeof *r);
 }
@@ -185,11 +190,13 @@ static void sb_putn(StrBuf *b, const char *s, size_t n) {
 }
 static void sb_putc(StrBuf *b, char c) { sb_putn(b, &c, 1); }
 
-/* Prints the source line of `span` and a caret line under it. Tabs are
- * expanded, bytes that are not printable UTF-8 are shown as <XX>, a span
- * reaching past the line is underlined to its end, and very long lines are
- * cut to a window around the caret. */
-static void print_snippet(DiagEngine *d, Span span) {
+/* Prints the source line of `span` and a caret line under it, then the
+ * replacement text of a fix-it (if any) starting under the caret, as clang
+ * does. Tabs are expanded, bytes that are not printable UTF-8 are shown as
+ * <XX>, a span reaching past the line is underlined to its end, and very
+ * long lines are cut to a window around the caret. */
+static void put_message(FILE *o, const char *msg);
+static void print_snippet(DiagEngine *d, Span span, const char *fixit) {
     const SourceFile *f = source_file(d->sm, span.file);
     if (!f) return;
     unsigned line, col;
@@ -294,6 +301,14 @@ static void print_snippet(DiagEngine *d, Span span) {
     fputs(caret.p, d->out);
     if (d->color) fputs(C_RESET, d->out);
     fputc('\n', d->out);
+    if (fixit && *fixit) {
+        /* The caret line up to the caret is all spaces: reuse it. */
+        fprintf(d->out, "%.*s", (int)(strlen(prefix) + cstart - wlo), caret.p);
+        if (d->color) fputs(C_CARET, d->out);
+        put_message(d->out, fixit);
+        if (d->color) fputs(C_RESET, d->out);
+        fputc('\n', d->out);
+    }
     free(caret.p);
     free(shown.p);
     free(colmap);
@@ -336,8 +351,9 @@ static void put_message(FILE *o, const char *msg) {
     }
 }
 
+/* Writes one diagnostic or note; `snippet`: show the source line. */
 static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
-                      const char *msg) {
+                      const char *msg, const char *fixit, int snippet) {
     const SourceFile *f = span_valid(span) ? source_file(d->sm, span.file) : NULL;
     span = shown_span(d, span);
     if (d->color) fputs(C_BOLD, d->out);
@@ -355,7 +371,7 @@ static void text_emit(DiagEngine *d, DiagSeverity sev, Span span, const char *co
     if (code && *code) fprintf(d->out, " [%s]", code);
     if (d->color) fputs(C_RESET, d->out);
     fputc('\n', d->out);
-    if (f) print_snippet(d, span);
+    if (f && snippet) print_snippet(d, span, fixit);
 }
 
 /* ---- JSON helpers (shared by JSON Lines and SARIF) ---- */
@@ -405,6 +421,9 @@ static void json_emit(DiagEngine *d, const DiagRec *r) {
         json_object_begin(&w);
         json_location(d, &w, r->notes[i].span);
         json_field_string(&w, "message", r->notes[i].msg);
+        /* The text that replaces the note's span (from "line"/"column" to
+         * "end"); an empty span is an insertion. */
+        if (r->notes[i].fixit) json_field_string(&w, "fixit", r->notes[i].fixit);
         json_object_end(&w);
     }
     json_array_end(&w);
@@ -479,7 +498,7 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
             snprintf(buf, sizeof buf,
                      "too many errors emitted, stopping now; use -ferror-limit=0 to see all");
             if (d->fmt == DIAG_FMT_TEXT) {
-                text_emit(d, DIAG_ERROR, span_none(), "error-limit", buf);
+                text_emit(d, DIAG_ERROR, span_none(), "error-limit", buf, NULL, 0);
             } else {
                 start_record(d, DIAG_ERROR, 0, span_none(), "error-limit", xstrdup(buf));
                 complete_pending(d);
@@ -492,8 +511,9 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
     char *msg = xvasprintf(fmt, ap);
     d->last_dropped = 0;
     d->has_last = 1;
+    d->last_span = span;
     if (d->fmt == DIAG_FMT_TEXT) {
-        text_emit(d, sev, span, code, msg);
+        text_emit(d, sev, span, code, msg, NULL, 1);
         /* Keep nothing: notes of text diagnostics print immediately too. */
         free(msg);
         fflush(d->out);
@@ -512,17 +532,34 @@ int diag_report(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
     return r;
 }
 
-void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap) {
-    if (d->last_dropped || !d->has_last) return;
-    char *msg = xvasprintf(fmt, ap);
+static int has_file(DiagEngine *d, Span s) {
+    return span_valid(s) && source_file(d->sm, s.file) != NULL;
+}
+
+/* Attaches a note (msg and fixit malloc'ed, taken over) to the last
+ * diagnostic. A note without a location gets its diagnostic's, so that
+ * every note of a located diagnostic is located in every format; in text
+ * it then does not show that source line a second time. */
+static void add_note(DiagEngine *d, Span span, char *fixit, char *msg) {
+    int inherited = !has_file(d, span);
+    if (inherited) {
+        span = d->last_span;
+        /* A replacement needs a place to go. */
+        if (!has_file(d, span)) {
+            free(fixit);
+            fixit = NULL;
+        }
+    }
     if (d->fmt == DIAG_FMT_TEXT) {
-        text_emit(d, DIAG_NOTE, span, NULL, msg);
+        text_emit(d, DIAG_NOTE, span, NULL, msg, fixit, !inherited || fixit);
         free(msg);
+        free(fixit);
         return;
     }
     DiagRec *r = last_record(d);
     if (!r || !r->msg) {
         free(msg);
+        free(fixit);
         return;
     }
     if (r->nnotes == r->capnotes) {
@@ -531,7 +568,13 @@ void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap) {
     }
     r->notes[r->nnotes].span = span;
     r->notes[r->nnotes].msg = msg;
+    r->notes[r->nnotes].fixit = fixit;
     r->nnotes++;
+}
+
+void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap) {
+    if (d->last_dropped || !d->has_last) return;
+    add_note(d, span, NULL, xvasprintf(fmt, ap));
 }
 
 void diag_note(DiagEngine *d, Span span, const char *fmt, ...) {
@@ -539,6 +582,15 @@ void diag_note(DiagEngine *d, Span span, const char *fmt, ...) {
     va_start(ap, fmt);
     diag_vnote(d, span, fmt, ap);
     va_end(ap);
+}
+
+void diag_note_fixit(DiagEngine *d, Span span, const char *replacement, const char *fmt, ...) {
+    if (d->last_dropped || !d->has_last) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    add_note(d, span, xstrdup(replacement), msg);
 }
 
 void diag_flush(DiagEngine *d) {
@@ -573,29 +625,71 @@ static char *sarif_uri(const SourceFile *f) {
     return uri;
 }
 
-static void sarif_physical(DiagEngine *d, JsonWriter *w, Span s) {
-    const SourceFile *f = source_file(d->sm, s.file);
-    unsigned l1, c1, l2, c2;
-    span_pos(d, s, &l1, &c1, &l2, &c2);
-    json_object_begin(w);
+/* The member "artifactLocation" of span s's file. */
+static void sarif_artifact(DiagEngine *d, JsonWriter *w, Span s) {
+    char *uri = sarif_uri(source_file(d->sm, s.file));
     json_key(w, "artifactLocation");
     json_object_begin(w);
-    char *uri = sarif_uri(f);
     json_field_string(w, "uri", uri);
-    free(uri);
     json_object_end(w);
-    json_key(w, "region");
+    free(uri);
+}
+
+/* The member `key` ("region", "deletedRegion") for span s, end exclusive. */
+static void sarif_region(DiagEngine *d, JsonWriter *w, const char *key, Span s) {
+    unsigned l1, c1, l2, c2;
+    span_pos(d, s, &l1, &c1, &l2, &c2);
+    json_key(w, key);
     json_object_begin(w);
     json_field_uint(w, "startLine", l1);
     json_field_uint(w, "startColumn", c1);
     json_field_uint(w, "endLine", l2);
     json_field_uint(w, "endColumn", c2);
     json_object_end(w);
+}
+
+static void sarif_physical(DiagEngine *d, JsonWriter *w, Span s) {
+    json_object_begin(w);
+    sarif_artifact(d, w, s);
+    sarif_region(d, w, "region", s);
     json_object_end(w);
 }
 
-static int has_file(DiagEngine *d, Span s) {
-    return span_valid(s) && source_file(d->sm, s.file) != NULL;
+/* The fix-its of a result's notes as SARIF "fixes": one fix per note, its
+ * description the note's message, one replacement of the note's span. */
+static void sarif_fixes(DiagEngine *d, JsonWriter *w, const DiagRec *r) {
+    size_t n = 0;
+    for (size_t k = 0; k < r->nnotes; k++) n += r->notes[k].fixit != NULL;
+    if (!n) return;
+    json_key(w, "fixes");
+    json_array_begin(w);
+    for (size_t k = 0; k < r->nnotes; k++) {
+        const DiagNote *nt = &r->notes[k];
+        if (!nt->fixit) continue;
+        json_object_begin(w);
+        json_key(w, "description");
+        json_object_begin(w);
+        json_field_string(w, "text", nt->msg);
+        json_object_end(w);
+        json_key(w, "artifactChanges");
+        json_array_begin(w);
+        json_object_begin(w);
+        sarif_artifact(d, w, nt->span);
+        json_key(w, "replacements");
+        json_array_begin(w);
+        json_object_begin(w);
+        sarif_region(d, w, "deletedRegion", nt->span);
+        json_key(w, "insertedContent");
+        json_object_begin(w);
+        json_field_string(w, "text", nt->fixit);
+        json_object_end(w);
+        json_object_end(w);
+        json_array_end(w); /* replacements */
+        json_object_end(w);
+        json_array_end(w); /* artifactChanges */
+        json_object_end(w);
+    }
+    json_array_end(w);
 }
 
 static void sarif_write(DiagEngine *d) {
@@ -675,6 +769,7 @@ static void sarif_write(DiagEngine *d) {
             }
             json_array_end(&w);
         }
+        sarif_fixes(d, &w, r);
         if (r->promoted) {
             json_key(&w, "properties");
             json_object_begin(&w);

@@ -5,7 +5,7 @@
  *   json  : one JSON object per diagnostic per line (JSON Lines) on stderr:
  *           {"file","line","column","end":{"line","column"},"severity",
  *            "code","message","notes":[{"file","line","column","end",
- *            "message"}]}
+ *            "message"[,"fixit"]}]}
  *   sarif : one SARIF 2.1.0 log for the whole run, written by diag_finish().
  * A diagnostic is reported with diag_report(); notes attach to the most
  * recent one with diag_note(). Output of a diagnostic is completed when the
@@ -55,10 +55,17 @@ int diag_report(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
 int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
                  const char *fmt, va_list ap);
 /* Attach a note to the last reported diagnostic (dropped if that one was
- * silenced or past the error limit). */
+ * silenced or past the error limit). A note given span_none() is placed at
+ * its diagnostic's location: a note has a location whenever its diagnostic
+ * has one. */
 void diag_note(DiagEngine *d, Span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_vnote(DiagEngine *d, Span span, const char *fmt, va_list ap);
+/* A note with a fix-it: `replacement` is the text that should replace
+ * `span` (an empty span: an insertion). Text shows it under the caret,
+ * JSON as the note's "fixit", SARIF as a result's "fixes". */
+void diag_note_fixit(DiagEngine *d, Span span, const char *replacement, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Convenience wrappers. */
 #define diag_error(d, span, code, ...) diag_report((d), DIAG_ERROR, (span), (code), __VA_ARGS__)

@@ -1,6 +1,6 @@
 /* collref.c - the naive reference of collref.h: element by element, straight
  * from the postconditions of docs/language.md sec. 3, sharing no code with the
- * runtime's kernels. */
+ * runtime's kernels (the buffer shapes are the collective table's). */
 #include "collref.h"
 
 #include <stdint.h>
@@ -9,18 +9,18 @@
 
 typedef struct Shape { int in_n, in_root_only, out_n, out_root_only, reducing, rooted; } Shape;
 
+/* The table's tokens: N blocks or ONE, held by the ROOT only or ALL. */
+enum { SHAPE_N = 1, SHAPE_ONE = 0, SHAPE_ROOT = 1, SHAPE_ALL = 0 };
+
 static Shape shape_of(coll_collective c) {
-    switch (c) {
-    case COLL_BROADCAST: return (Shape){0, 1, 0, 0, 0, 1};
-    case COLL_SCATTER: return (Shape){1, 1, 0, 0, 0, 1};
-    case COLL_GATHER: return (Shape){0, 0, 1, 1, 0, 1};
-    case COLL_REDUCE: return (Shape){0, 0, 0, 1, 1, 1};
-    case COLL_ALLGATHER: return (Shape){0, 0, 1, 0, 0, 0};
-    case COLL_REDUCE_SCATTER: return (Shape){1, 0, 0, 0, 1, 0};
-    case COLL_ALLREDUCE: return (Shape){0, 0, 0, 0, 1, 0};
-    case COLL_ALLTOALL: return (Shape){1, 0, 1, 0, 0, 0};
-    default: abort();
-    }
+    static const Shape shapes[COLL_COLLECTIVE_COUNT] = {
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) \
+    [COLL_##id] = {SHAPE_##ib, SHAPE_##iw, SHAPE_##ob, SHAPE_##ow, red, rooted},
+#include <coll_collectives.def>
+#undef X
+    };
+    if ((unsigned)c >= COLL_COLLECTIVE_COUNT) abort();
+    return shapes[c];
 }
 
 int collref_in_blocks(coll_collective c, int N, int root, int r) {
@@ -36,6 +36,12 @@ int collref_out_blocks(coll_collective c, int N, int root, int r) {
 }
 
 int collref_reducing(coll_collective c) { return shape_of(c).reducing; }
+
+double collref_bus_factor(coll_collective c, int N) {
+    Shape s = shape_of(c);
+    if (s.in_n || s.out_n) return (double)(N - 1) / N;
+    return s.rooted ? 1.0 : 2.0 * (N - 1) / N; /* broadcast, reduce / allreduce */
+}
 int collref_rooted(coll_collective c) { return shape_of(c).rooted; }
 
 static int is_float(coll_dtype dt) {

@@ -17,6 +17,9 @@ int collref_in_blocks(coll_collective c, int N, int root, int r);
 int collref_out_blocks(coll_collective c, int N, int root, int r);
 int collref_reducing(coll_collective c);
 int collref_rooted(coll_collective c);
+/* nccl-tests' bus bandwidth factor (busbw = algbw * factor): 2(N-1)/N for
+ * allreduce, (N-1)/N for a collective with an N-block buffer, else 1. */
+double collref_bus_factor(coll_collective c, int N);
 
 /* Element i of rank r's input, as a double (exact in every dtype). */
 double collref_value(coll_dtype dt, coll_op op, int r, size_t i);

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coll_cpu.h"
 #include "collrt_internal.h"
 
 #define CHAN_CAP 16
@@ -70,18 +71,6 @@ struct coll_world {
                                                read no more peer memory */
 };
 
-enum { OP_RECV, OP_RECV_REDUCE, OP_COPY, OP_REDUCE };
-
-typedef struct pending {
-    int kind;
-    int peer;
-    char *dst;
-    const char *src;        /* local operand (OP_RECV_REDUCE, OP_COPY, OP_REDUCE) */
-    const char *src2;       /* OP_REDUCE: second operand */
-    size_t bytes;
-    int done;
-} pending;
-
 typedef struct psend {
     int peer;
     const char *src;
@@ -89,10 +78,11 @@ typedef struct psend {
 } psend;
 
 struct coll_call {
-    collrt_call b;          /* must be first: common code views it */
+    collrt_call b;          /* must be first: common code views it; its op
+                               queue holds the step's receives (mark: done)
+                               and local operations */
     struct coll_comm *comm;
     uint64_t tag;           /* current call << 32 | step */
-    int active;
     int communicated;       /* posted a transfer (the channels changed) */
 };
 
@@ -109,10 +99,7 @@ struct coll_comm {
     size_t nstep_peers;
     psend *sends;           /* unpublished sends of this step, in order */
     size_t nsends, cap_sends, first_send;
-    pending *ops;           /* receives and local operations of this step */
-    size_t nops, cap_ops, recvs_left;
-    char *scratch;
-    size_t scratch_cap;
+    size_t recvs_left;      /* receives of this step not done yet */
     int64_t spin_ns;        /* current spin budget (adaptive, <= w->spin_ns) */
 };
 
@@ -202,6 +189,20 @@ static void mark_failed(coll_world *w, int64_t seq) {
 
 /* ---- world and communicators ---- */
 
+/* Frees a world whose channels (if any) are all unused. */
+static void world_free(coll_world *w) {
+    if (w->chans) {
+        size_t n = (size_t)w->nranks * (size_t)w->nranks;
+        for (size_t i = 0; i < n; i++) free(atomic_load(&w->chans[i]));
+    }
+    free(w->chans);
+    free(w->bells);
+    free(w->joined);
+    free(w->cur_call);
+    free(w->done_call);
+    free(w);
+}
+
 int coll_comm_create_cpu(int nranks, coll_world **out) {
     if (!out) return COLL_ERR_NULL_COMM;
     *out = NULL;
@@ -215,12 +216,7 @@ int coll_comm_create_cpu(int nranks, coll_world **out) {
     w->cur_call = calloc((size_t)nranks, sizeof *w->cur_call);
     w->done_call = calloc((size_t)nranks, sizeof *w->done_call);
     if (!w->chans || !w->bells || !w->joined || !w->cur_call || !w->done_call) {
-        free(w->chans);
-        free(w->bells);
-        free(w->joined);
-        free(w->cur_call);
-        free(w->done_call);
-        free(w);
+        world_free(w);
         return COLL_ERR_NOMEM;
     }
     for (int r = 0; r < nranks; r++) {
@@ -285,7 +281,7 @@ int coll_comm_size(const coll_comm *c) { return c ? c->nranks : -1; }
 
 int coll_comm_destroy(coll_comm *c) {
     if (!c) return COLL_ERR_NULL_COMM;
-    if (c->call.active) return COLL_ERR_BUSY;
+    if (c->call.b.active) return COLL_ERR_BUSY;
     coll_world *w = c->w;
     atomic_store(&w->joined[c->rank], JOIN_LEFT);
     free(c->out);
@@ -294,8 +290,7 @@ int coll_comm_destroy(coll_comm *c) {
     free(c->block_mark);
     free(c->step_peers);
     free(c->sends);
-    free(c->ops);
-    free(c->scratch);
+    collrt_call_free(&c->call.b);
     free(c);
     atomic_fetch_sub(&w->active, 1);
     return COLL_OK;
@@ -304,14 +299,7 @@ int coll_comm_destroy(coll_comm *c) {
 int coll_world_destroy(coll_world *w) {
     if (!w) return COLL_ERR_NULL_COMM;
     if (atomic_load(&w->active) != 0) return COLL_ERR_BUSY;
-    size_t n = (size_t)w->nranks * (size_t)w->nranks;
-    for (size_t i = 0; i < n; i++) free(atomic_load(&w->chans[i]));
-    free(w->chans);
-    free(w->bells);
-    free(w->joined);
-    free(w->cur_call);
-    free(w->done_call);
-    free(w);
+    world_free(w);
     return COLL_OK;
 }
 
@@ -319,7 +307,8 @@ int coll_world_destroy(coll_world *w) {
 
 static void reset_step(coll_comm *c) {
     c->nsends = c->first_send = 0;
-    c->nops = c->recvs_left = 0;
+    collrt_op_queue_clear(&c->call.b.q);
+    c->recvs_left = 0;
     c->nstep_peers = 0;
     c->step_id++;
 }
@@ -327,9 +316,8 @@ static void reset_step(coll_comm *c) {
 int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
                void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
                coll_call **call) {
-    if (call) *call = NULL;
-    if (!comm) return COLL_ERR_NULL_COMM;
-    if (!call || comm->call.active) return COLL_ERR_INTERNAL;
+    int rc = collrt_begin_check(comm ? &comm->call.b : NULL, call);
+    if (rc != COLL_OK) return rc;
     coll_world *w = comm->w;
     int64_t seq = ++comm->call_seq;
     /* Announce the call before looking at `broken` (both seq_cst): a rank
@@ -342,34 +330,26 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
         return COLL_ERR_PEER;
     }
     struct coll_call *cl = &comm->call;
-    int rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf,
-                               count, dtype, op, root);
+    rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
+                           dtype, op, root);
     if (rc != COLL_OK) {
         atomic_store(&w->done_call[comm->rank], seq);
         mark_failed(w, seq);
         return rc;
     }
     cl->b.hooks_ok = 1; /* collrt_step_done, collrt_defer_flush */
+    cl->b.active = 1;
     cl->tag = (uint64_t)seq << 32;
-    cl->active = 1;
     cl->communicated = 0;
     reset_step(comm);
     *call = cl;
     return COLL_OK;
 }
 
-int coll_setup(coll_call *cl, int64_t split, int nscratch, const int64_t *scratch_chunks) {
-    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
-    coll_comm *c = cl->comm;
-    /* nothing reads the old scratch block: every exchange of earlier calls
-     * of this communicator has completed */
-    return collrt_setup(&cl->b, split, nscratch, scratch_chunks, &c->scratch, &c->scratch_cap);
-}
-
 /* ---- posting ---- */
 
 static int check_peer(struct coll_call *cl, int64_t peer) {
-    return cl && collrt_postable(&cl->b, cl->active, peer);
+    return cl && collrt_postable(&cl->b, peer);
 }
 
 static chan *out_chan(coll_comm *c, int peer) {
@@ -423,42 +403,6 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
     c->sends[c->nsends++] = (psend){p, src, bytes};
 }
 
-static void add_op(struct coll_call *cl, pending op) {
-    coll_comm *c = cl->comm;
-    if (!collrt_grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
-        collrt_fail(&cl->b, COLL_ERR_NOMEM);
-        return;
-    }
-    c->ops[c->nops++] = op;
-    if (op.kind == OP_RECV || op.kind == OP_RECV_REDUCE) {
-        c->recvs_left++;
-        cl->communicated = 1;
-    }
-}
-
-
-void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
-    if (!check_peer(cl, peer) || bytes == 0) return;
-    add_op(cl, (pending){OP_RECV, (int)peer, dst, NULL, NULL, bytes, 0});
-}
-
-void coll_recv_reduce_bytes(coll_call *cl, int64_t peer, void *dst, const void *local,
-                            size_t bytes) {
-    if (!check_peer(cl, peer) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
-    add_op(cl, (pending){OP_RECV_REDUCE, (int)peer, dst, local, NULL, bytes, 0});
-}
-
-void coll_copy_bytes(coll_call *cl, void *dst, const void *src, size_t bytes) {
-    if (!check_peer(cl, 0) || bytes == 0 || dst == src) return;
-    add_op(cl, (pending){OP_COPY, 0, dst, src, NULL, bytes, 0});
-}
-
-void coll_reduce_bytes(coll_call *cl, void *dst, const void *a, const void *b,
-                       size_t bytes) {
-    if (!check_peer(cl, 0) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
-    add_op(cl, (pending){OP_REDUCE, 0, dst, a, b, bytes, 0});
-}
-
 /* ---- progress ---- */
 
 static int publish_pending(coll_comm *c) {
@@ -472,28 +416,14 @@ static int publish_pending(coll_comm *c) {
     return progress;
 }
 
-static void run_local(coll_comm *c) {
-    collrt_call *b = &c->call.b;
-    for (size_t i = 0; i < c->nops; i++) {
-        pending *op = &c->ops[i];
-        if (op->kind == OP_COPY) {
-            memmove(op->dst, op->src, op->bytes);
-            op->done = 1;
-        } else if (op->kind == OP_REDUCE) {
-            collrt_reduce(b->kern, b->esz, op->dst, op->src, op->src2, op->bytes / b->esz);
-            op->done = 1;
-        }
-    }
-}
-
 /* One pass over the pending receives; returns 1 if any completed. */
 static int recv_pass(coll_comm *c) {
     collrt_call *b = &c->call.b;
     int progress = 0;
     uint64_t pass = ++c->pass_id;
-    for (size_t i = 0; i < c->nops && c->recvs_left; i++) {
-        pending *op = &c->ops[i];
-        if (op->done) continue;
+    for (size_t i = 0; i < b->q.n && c->recvs_left; i++) {
+        collrt_op *op = &b->q.ops[i];
+        if (op->mark) continue;
         int p = op->peer;
         if (c->block_mark[p] == pass) continue;    /* an earlier one from p waits */
         chan *ch = c->in[p];
@@ -520,13 +450,13 @@ static int recv_pass(coll_comm *c) {
             }
             return 1;
         }
-        if (op->kind == OP_RECV)
+        if (op->kind == COLLRT_OP_RECV)
             memcpy(op->dst, s->ptr, op->bytes);
         else
-            collrt_reduce(b->kern, b->esz, op->dst, op->src, s->ptr, op->bytes / b->esz);
+            collrt_reduce(b->kern, b->esz, op->dst, op->a, s->ptr, op->bytes / b->esz);
         atomic_store_explicit(&ch->acked, k + 1, memory_order_release);
         ring(c->w, p);
-        op->done = 1;
+        op->mark = 1;
         c->recvs_left--;
         progress = 1;
     }
@@ -545,12 +475,14 @@ static int sends_done(coll_comm *c) {
 }
 
 int coll_step_end(coll_call *cl) {
-    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
+    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
     collrt_call *b = &cl->b;
+    c->recvs_left = b->q.nrecvs;
+    if (c->recvs_left) cl->communicated = 1;
     if (b->status == COLL_OK) {
         publish_pending(c);
-        run_local(c);
+        collrt_run_local(b);
         for (;;) {
             uint32_t seen = atomic_load_explicit(&c->w->bells[c->rank].seq,
                                                  memory_order_acquire);
@@ -594,9 +526,10 @@ static void drain(coll_comm *c) {
 }
 
 int coll_finish(coll_call *cl, int status) {
-    if (!cl || !cl->active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
-    if (status == COLL_OK && (c->nsends || c->nops)) status = coll_step_end(cl);
+    if (cl->b.q.nrecvs) cl->communicated = 1;
+    if (status == COLL_OK && (c->nsends || cl->b.q.n)) status = coll_step_end(cl);
     if (status == COLL_OK) status = cl->b.status;
     if (status == COLL_OK) collrt_defer_flush(&cl->b);
     coll_world *w = c->w;
@@ -612,7 +545,7 @@ int coll_finish(coll_call *cl, int status) {
         atomic_store(&w->done_call[c->rank], c->call_seq);
         if (atomic_load(&w->broken)) ring_all(w);
     }
-    cl->active = 0;
+    cl->b.active = 0;
     return status;
 }
 

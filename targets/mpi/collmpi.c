@@ -22,18 +22,22 @@ static _Thread_local int last_status = COLL_OK;
 
 int collmpi_last_status(void) { return last_status; }
 
+/* The collective table's MPI columns must be <mpi.h>'s functions, and
+ * collmpi.h's COLLMPI_DECLARE_<ID> the same signatures: redeclaring each
+ * MPI function both ways does not compile otherwise. */
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) \
+    int MPI_##mpi params;                                                 \
+    COLLMPI_DECLARE_##id(MPI_##mpi);
+#include <coll_collectives.def>
+#undef X
+
 const char *collmpi_mpi_name(coll_collective coll) {
-    switch (coll) {
-    case COLL_BROADCAST: return "MPI_Bcast";
-    case COLL_SCATTER: return "MPI_Scatter";
-    case COLL_GATHER: return "MPI_Gather";
-    case COLL_REDUCE: return "MPI_Reduce";
-    case COLL_ALLGATHER: return "MPI_Allgather";
-    case COLL_REDUCE_SCATTER: return "MPI_Reduce_scatter_block";
-    case COLL_ALLREDUCE: return "MPI_Allreduce";
-    case COLL_ALLTOALL: return "MPI_Alltoall";
-    default: return "?";
-    }
+    static const char *const names[COLL_COLLECTIVE_COUNT] = {
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) [COLL_##id] = "MPI_" #mpi,
+#include <coll_collectives.def>
+#undef X
+    };
+    return (unsigned)coll < COLL_COLLECTIVE_COUNT ? names[coll] : "?";
 }
 
 int collmpi_to_mpi_error(int status, int mpi_err) {
@@ -148,7 +152,7 @@ static long long block_bytes(int count, MPI_Datatype dt) {
 }
 
 static int is_root_coll(coll_collective c) {
-    return c == COLL_BROADCAST || c == COLL_SCATTER || c == COLL_GATHER || c == COLL_REDUCE;
+    return (unsigned)c < COLL_COLLECTIVE_COUNT && collrt_collectives[c].rooted;
 }
 
 int collmpi_map(const collmpi_args *a, collmpi_call *m, const char **why) {

@@ -67,9 +67,12 @@ int collmpi_last_status(void);
 
 /* Prototypes of the functions `collc compile --target=mpi` emits, e.g.
  *   COLLMPI_DECLARE_ALLREDUCE(ring_allreduce);
- *   ...  ring_allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, comm); */
+ *   ...  ring_allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, comm);
+ * One per collective, COLLMPI_DECLARE_<ID> as coll.h's COLL_<ID> (BCAST is
+ * BROADCAST's MPI name). */
 #define COLLMPI_DECLARE_BCAST(name) \
     int name(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+#define COLLMPI_DECLARE_BROADCAST(name) COLLMPI_DECLARE_BCAST(name)
 #define COLLMPI_DECLARE_REDUCE(name) \
     int name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, \
              int root, MPI_Comm comm)

@@ -36,18 +36,6 @@
 
 #include "mpi_internal.h"
 
-enum { OPK_RECV, OPK_RECV_REDUCE, OPK_COPY, OPK_REDUCE };
-
-typedef struct pend {
-    int kind;
-    int peer;
-    char *dst;
-    const char *a;          /* OPK_RECV_REDUCE: local operand; COPY/REDUCE: src */
-    const char *b;          /* OPK_REDUCE: second operand */
-    size_t bytes;
-    size_t stage_off;       /* OPK_RECV_REDUCE: offset in the staging area */
-} pend;
-
 typedef struct sent {
     MPI_Request req;
     const char *p;          /* the bytes it reads */
@@ -56,9 +44,11 @@ typedef struct sent {
 } sent;
 
 struct coll_call {
-    collrt_call b;          /* must be first: common code views it */
+    collrt_call b;          /* must be first: common code views it; its op
+                               queue holds the step's receives (mark of a
+                               receive-reduce: its offset in the staging
+                               area, SIZE_MAX: none) and local operations */
     struct coll_comm *comm;
-    int active;
 };
 
 struct coll_comm {
@@ -69,14 +59,10 @@ struct coll_comm {
     size_t seg;             /* segment size in bytes (multiple of 64) */
     struct coll_call call;
     MPI_Request *reqs;      /* this step's receive requests */
-    int *req_op;            /* [nreqs] index of the pend of each receive */
+    int *req_op;            /* [nreqs] index of the queued op of each receive */
     size_t nreqs, cap_reqs;
     sent *sends;            /* sends not known to be complete, of any step */
     size_t nsends, cap_sends;
-    pend *ops;
-    size_t nops, cap_ops;
-    char *scratch;
-    size_t scratch_cap;
     char *stage;
     size_t stage_cap;
     int user_op;
@@ -97,8 +83,7 @@ static void free_comm(coll_comm *c) {
     free(c->sends);
     free(c->reqs);
     free(c->req_op);
-    free(c->ops);
-    free(c->scratch);
+    collrt_call_free(&c->call.b);
     free(c->stage);
     free(c);
 }
@@ -230,7 +215,7 @@ static int tag_of(const coll_comm *c) { return (int)(c->step % ((uint64_t)c->tag
 
 static void reset_step(coll_comm *c) {
     c->nreqs = 0;
-    c->nops = 0;
+    collrt_op_queue_clear(&c->call.b.q);
 }
 
 /* Drops the requests of an abandoned call. Sends complete in the
@@ -266,6 +251,11 @@ static void wait_sends(struct coll_call *cl, const void *p, size_t bytes) {
     c->nsends = keep;
 }
 
+/* collrt_call.reduce of a call with a user op. */
+static void reduce_hook(collrt_call *b, char *dst, const char *x, const char *y, size_t bytes) {
+    reduce((struct coll_call *)(void *)b, dst, x, y, bytes);
+}
+
 /* collrt_call.before_write: the runtime writes [p, p + bytes) itself. */
 static void before_write(collrt_call *b, void *p, size_t bytes) {
     wait_sends((struct coll_call *)(void *)b, p, bytes);
@@ -276,31 +266,24 @@ static void before_write(collrt_call *b, void *p, size_t bytes) {
 int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
                void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
                coll_call **call) {
-    if (call) *call = NULL;
-    if (!comm) return COLL_ERR_NULL_COMM;
-    if (!call || comm->call.active) return COLL_ERR_INTERNAL;
+    int rc = collrt_begin_check(comm ? &comm->call.b : NULL, call);
+    if (rc != COLL_OK) return rc;
     struct coll_call *cl = &comm->call;
-    int rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
-                               dtype, op, root);
+    rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
+                           dtype, op, root);
     if (rc != COLL_OK) return rc;
     cl->b.hooks_ok = 1; /* collrt_step_done, collrt_defer_flush */
     cl->b.before_write = before_write;
-    cl->active = 1;
-    comm->nreqs = comm->nops = 0;
+    if (comm->user_op) cl->b.reduce = reduce_hook;
+    cl->b.segment = comm->seg;
+    cl->b.active = 1;
+    comm->nreqs = 0;
     *call = cl;
     return COLL_OK;
 }
 
-int coll_setup(coll_call *cl, int64_t split, int nscratch, const int64_t *scratch_chunks) {
-    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
-    coll_comm *c = cl->comm;
-    /* nothing reads the old scratch block: every exchange of earlier calls
-     * of this communicator has completed */
-    return collrt_setup(&cl->b, split, nscratch, scratch_chunks, &c->scratch, &c->scratch_cap);
-}
-
 static int check_peer(struct coll_call *cl, int64_t peer) {
-    return cl && collrt_postable(&cl->b, cl->active, peer);
+    return cl && collrt_postable(&cl->b, peer);
 }
 
 static int add_req(coll_comm *c, int op_index) {
@@ -336,46 +319,6 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
     }
 }
 
-static void add_op(struct coll_call *cl, pend op) {
-    coll_comm *c = cl->comm;
-    if (!collrt_grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof *c->ops)) {
-        collrt_fail(&cl->b, COLL_ERR_NOMEM);
-        return;
-    }
-    c->ops[c->nops++] = op;
-}
-
-
-void coll_recv_bytes(coll_call *cl, int64_t peer, void *dst, size_t bytes) {
-    if (!check_peer(cl, peer) || bytes == 0) return;
-    size_t seg = cl->comm->seg;
-    for (size_t off = 0; off < bytes; off += seg) {
-        size_t n = bytes - off < seg ? bytes - off : seg;
-        add_op(cl, (pend){OPK_RECV, (int)peer, (char *)dst + off, NULL, NULL, n, 0});
-    }
-}
-
-void coll_recv_reduce_bytes(coll_call *cl, int64_t peer, void *dst, const void *local,
-                            size_t bytes) {
-    if (!check_peer(cl, peer) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
-    size_t seg = cl->comm->seg;
-    for (size_t off = 0; off < bytes; off += seg) {
-        size_t n = bytes - off < seg ? bytes - off : seg;
-        add_op(cl, (pend){OPK_RECV_REDUCE, (int)peer, (char *)dst + off,
-                          (const char *)local + off, NULL, n, 0});
-    }
-}
-
-void coll_copy_bytes(coll_call *cl, void *dst, const void *src, size_t bytes) {
-    if (!check_peer(cl, 0) || bytes == 0 || dst == src) return;
-    add_op(cl, (pend){OPK_COPY, 0, dst, src, NULL, bytes, 0});
-}
-
-void coll_reduce_bytes(coll_call *cl, void *dst, const void *a, const void *b, size_t bytes) {
-    if (!check_peer(cl, 0) || bytes == 0 || !collrt_reducible(&cl->b, bytes)) return;
-    add_op(cl, (pend){OPK_REDUCE, 0, dst, a, b, bytes, 0});
-}
-
 /* ---- step end ---- */
 
 static void run_step(struct coll_call *cl) {
@@ -388,15 +331,16 @@ static void run_step(struct coll_call *cl) {
      * sides, which changes nothing but the sign of a zero MAX/MIN picks
      * between +0 and -0 and which NaN payload survives (MPI leaves operand
      * order to the library too; the cpu target keeps in (+) remote). */
+    collrt_op_queue *q = &cl->b.q;
     size_t need = 0;
-    for (size_t i = 0; i < c->nops; i++) {
-        pend *op = &c->ops[i];
-        if (op->kind != OPK_RECV_REDUCE) continue;
+    for (size_t i = 0; i < q->n; i++) {
+        collrt_op *op = &q->ops[i];
+        if (op->kind != COLLRT_OP_RECV_REDUCE) continue;
         if (op->a + op->bytes <= op->dst || op->dst + op->bytes <= op->a) {
-            op->stage_off = SIZE_MAX;
+            op->mark = SIZE_MAX;
             continue;
         }
-        op->stage_off = need;
+        op->mark = need;
         need += (op->bytes + 63) & ~(size_t)63;
     }
     if (need > c->stage_cap) {
@@ -410,31 +354,27 @@ static void run_step(struct coll_call *cl) {
         c->stage_cap = need;
     }
     /* Memory this step writes that an earlier step's send still reads. */
-    for (size_t i = 0; i < c->nops; i++) wait_sends(cl, c->ops[i].dst, c->ops[i].bytes);
+    for (size_t i = 0; i < q->n; i++) wait_sends(cl, q->ops[i].dst, q->ops[i].bytes);
     if (cl->b.status != COLL_OK) return;
     /* Receives in program order (FIFO per pair), then local operations:
      * a race-free schedule never touches a received range locally. */
     int tag = tag_of(c);
-    for (size_t i = 0; i < c->nops; i++) {
-        pend *op = &c->ops[i];
-        if (op->kind != OPK_RECV && op->kind != OPK_RECV_REDUCE) continue;
+    for (size_t i = 0; i < q->n; i++) {
+        collrt_op *op = &q->ops[i];
+        if (op->kind != COLLRT_OP_RECV && op->kind != COLLRT_OP_RECV_REDUCE) continue;
         int r = add_req(c, (int)i);
         if (r < 0) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
             return;
         }
-        void *buf = op->kind == OPK_RECV || op->stage_off == SIZE_MAX ? op->dst : c->stage + op->stage_off;
+        void *buf = op->kind == COLLRT_OP_RECV || op->mark == SIZE_MAX ? op->dst : c->stage + op->mark;
         int rc = PMPI_Irecv(buf, (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &c->reqs[r]);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
             return;
         }
     }
-    for (size_t i = 0; i < c->nops; i++) {
-        pend *op = &c->ops[i];
-        if (op->kind == OPK_COPY) memmove(op->dst, op->a, op->bytes);
-        else if (op->kind == OPK_REDUCE) reduce(cl, op->dst, op->a, op->b, op->bytes);
-    }
+    collrt_run_local(&cl->b);
     size_t left = c->nreqs;  /* this step's receives (sends are in c->sends) */
     /* MPI_Waitany, not MPI_Waitsome: Open MPI 4.1's Waitsome took milliseconds
      * per 256 KiB message where Wait/Waitany/Testsome take ~17 us
@@ -449,17 +389,17 @@ static void run_step(struct coll_call *cl) {
         }
         if (r == MPI_UNDEFINED) break;
         left--;
-        pend *op = &c->ops[c->req_op[r]];
+        collrt_op *op = &q->ops[c->req_op[r]];
         int got = 0;
         PMPI_Get_count(&st, MPI_BYTE, &got);
         if ((size_t)got != op->bytes) {
             collrt_fail(&cl->b, COLL_ERR_INTERNAL);  /* the ranks' schedules disagree */
             return;
         }
-        if (op->kind == OPK_RECV_REDUCE && op->stage_off == SIZE_MAX)
+        if (op->kind == COLLRT_OP_RECV_REDUCE && op->mark == SIZE_MAX)
             reduce(cl, op->dst, op->dst, op->a, op->bytes);
-        else if (op->kind == OPK_RECV_REDUCE)
-            reduce(cl, op->dst, op->a, c->stage + op->stage_off, op->bytes);
+        else if (op->kind == COLLRT_OP_RECV_REDUCE)
+            reduce(cl, op->dst, op->a, c->stage + op->mark, op->bytes);
         if (cl->b.status != COLL_OK) return;
     }
     /* Copy-on-write lands this step's redirected writes on memory its sends
@@ -468,7 +408,7 @@ static void run_step(struct coll_call *cl) {
 }
 
 int coll_step_end(coll_call *cl) {
-    if (!cl || !cl->active) return COLL_ERR_INTERNAL;
+    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
     if (cl->b.status == COLL_OK) run_step(cl);
     if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
@@ -479,12 +419,12 @@ int coll_step_end(coll_call *cl) {
 }
 
 int coll_finish(coll_call *cl, int status) {
-    if (!cl || !cl->active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
     /* Operations posted after the last step_end form one more step. The
      * step counter (the tag) advances exactly once here whether or not this
      * rank had any, so that all ranks keep the same tag sequence. */
-    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || c->nops)) {
+    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || cl->b.q.n)) {
         run_step(cl);
         if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
     }
@@ -495,7 +435,7 @@ int coll_finish(coll_call *cl, int status) {
     if (status != COLL_OK) drop_requests(c);
     reset_step(c);
     c->step++;
-    cl->active = 0;
+    cl->b.active = 0;
     c->user_op = 0;
     return status;
 }

@@ -22,14 +22,15 @@
  *
  * COLLMPI_DEBUG=1 prints each decision once per (collective, algorithm or
  * reason) on rank 0 of the communicator; COLLMPI_DEBUG=2 on every rank. */
-#include <ctype.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mpi_internal.h"
+#include "quantity.h"
 
 #define MAX_RULES 128
 #define MAX_NA 4096        /* N values remembered per rule */
@@ -49,57 +50,43 @@ typedef struct rule {
 static rule rules[MAX_RULES];
 static int nrules;
 static unsigned rule_colls;     /* bit c: some rule names collective c */
+_Static_assert(COLL_COLLECTIVE_COUNT <= 32, "rule_colls has a bit per collective");
 static int debug;
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- configuration ---- */
 
+/* A collective's keyword or its MPI function's name (any case, MPI_
+ * prefix optional): "allreduce", "bcast", "MPI_Reduce_scatter_block". */
 static int parse_coll(const char *s, coll_collective *out) {
     static const struct {
-        const char *name;
+        const char *keyword, *mpi;
         coll_collective c;
     } names[] = {
-        {"broadcast", COLL_BROADCAST}, {"bcast", COLL_BROADCAST},
-        {"scatter", COLL_SCATTER},     {"gather", COLL_GATHER},
-        {"reduce", COLL_REDUCE},       {"allgather", COLL_ALLGATHER},
-        {"reduce_scatter", COLL_REDUCE_SCATTER},
-        {"reduce_scatter_block", COLL_REDUCE_SCATTER},
-        {"allreduce", COLL_ALLREDUCE}, {"alltoall", COLL_ALLTOALL},
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) {kw, #mpi, COLL_##id},
+#include <coll_collectives.def>
+#undef X
     };
     if (strncasecmp(s, "MPI_", 4) == 0) s += 4;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcasecmp(s, names[i].name) == 0) {
+        if (strcasecmp(s, names[i].keyword) == 0 || strcasecmp(s, names[i].mpi) == 0) {
             *out = names[i].c;
             return 0;
         }
     return -1;
 }
 
-/* "4096", "64KiB", "1MiB", "2G", "-", "inf", "*" */
+/* A size as collc's options read them (runtime/quantity.h: "4096",
+ * "64KiB", "4KB", "2G"), or "-", "*", "inf" for no bound. */
 static int parse_size(const char *s, size_t *out, int is_max) {
     if (strcmp(s, "-") == 0 || strcmp(s, "*") == 0 || strcasecmp(s, "inf") == 0) {
         *out = is_max ? SIZE_MAX : 0;
         return 0;
     }
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s) return -1;
-    unsigned long long mul = 1;
-    if (*end) {
-        char u = (char)toupper((unsigned char)*end);
-        if (u == 'K') mul = 1ULL << 10;
-        else if (u == 'M') mul = 1ULL << 20;
-        else if (u == 'G') mul = 1ULL << 30;
-        else if (u != 'B') return -1;
-        if (u != 'B') {
-            end++;
-            if (strcasecmp(end, "iB") != 0 && strcasecmp(end, "B") != 0 && *end) return -1;
-        } else if (end[1]) {
-            return -1;
-        }
-    }
-    *out = (size_t)(v * mul);
+    double v;
+    if (collrt_parse_size(s, &v) || v >= 18446744073709551616.0 /* 2^64 */) return -1;
+    *out = (size_t)v;
     return 0;
 }
 

@@ -1,5 +1,5 @@
 /* An application using two collc-compiled allreduces on 6 threads. */
-#include <coll.h>
+#include <coll_cpu.h>
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * same bytes on the same inputs. Unlike e2e_main.c the data here are random
  * floats, so any difference in reduction order between the backends would
  * show up as different rounding. */
-#include <coll.h>
+#include <coll_cpu.h>
 #include "collref.h"
 
 #include <stdint.h>

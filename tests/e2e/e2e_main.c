@@ -14,7 +14,7 @@
  *
  * Output: one line per failing case, then "N passed, N failed"; exit 1 on
  * any failure. `--quick` trims the matrix (used under sanitizers). */
-#include <coll.h>
+#include <coll_cpu.h>
 #include "collref.h"
 
 #include <math.h>

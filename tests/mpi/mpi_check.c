@@ -31,7 +31,7 @@ typedef struct alg {
 #undef ALG
 
 static const alg algs[] = {
-#define KIND_BCAST K_BCAST
+#define KIND_BROADCAST K_BCAST
 #define KIND_SCATTER K_SCATTER
 #define KIND_GATHER K_GATHER
 #define KIND_REDUCE K_REDUCE

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "coll.h"
+#include "coll_cpu.h"
 
 #define CHECK(cond)                                                            \
     do {                                                                       \

@@ -4,7 +4,7 @@
  *
  * usage: diag-harness FORMAT SCENARIO [OPTION...]
  *   FORMAT   text | json | sarif
- *   SCENARIO caret | werror | limit | all
+ *   SCENARIO caret | werror | limit | all | notes (not part of all)
  *   OPTION   -Werror  -Werror=CODE  -Wno-CODE  -limit=N  -color */
 #include "support/diag.h"
 
@@ -111,6 +111,28 @@ static void scenario_limit(void) {
     }
 }
 
+/* Notes without a location of their own, and fix-its. */
+static void scenario_notes(void) {
+    static const char text[] =
+        "algorithm a : allgather {\n"
+        "\tfor r in rank { step { } }\n"
+        "}\n";
+    int a = source_add(&sm, "n.coll", text, sizeof text - 1);
+    Span rank = find(a, "rank", 0);
+    diag_error(dx, rank, "syntax", "expected 'ranks' or a range 'A .. B' after 'in'");
+    diag_note(dx, span_none(), "a note placed at its diagnostic");
+    diag_note_fixit(dx, rank, "ranks", "did you mean 'ranks'?");
+    Span before = {rank.file, rank.lo, rank.lo};
+    diag_note_fixit(dx, before, "0 .. ", "an insertion");
+    diag_note(dx, find(a, "algorithm", 0), "a note elsewhere");
+    diag_note_fixit(dx, span_none(), "", "a deletion of the diagnostic's span");
+    /* file-less: the note stays file-less and its fix-it has nowhere to go */
+    diag_error(dx, span_none(), "cannot-open", "cannot open 'gone.coll'");
+    diag_note_fixit(dx, span_none(), "x", "a file-less fix-it");
+    /* a warning without notes after them */
+    diag_warning(dx, find(a, "step", 0), "empty-file", "plain");
+}
+
 int main(int argc, char **argv) {
     if (argc < 3) return 2;
     DiagFormat fmt = strcmp(argv[1], "json") == 0    ? DIAG_FMT_JSON
@@ -130,6 +152,7 @@ int main(int argc, char **argv) {
     if (!strcmp(sc, "caret") || !strcmp(sc, "all")) scenario_caret();
     if (!strcmp(sc, "werror") || !strcmp(sc, "all")) scenario_werror();
     if (!strcmp(sc, "limit") || !strcmp(sc, "all")) scenario_limit();
+    if (!strcmp(sc, "notes")) scenario_notes();
     diag_finish(dx);
     fprintf(stderr, "errors=%u warnings=%u\n", diag_error_count(dx), diag_warning_count(dx));
     diag_delete(dx);

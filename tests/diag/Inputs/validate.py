@@ -74,6 +74,10 @@ def check_json(text):
                 fail(w + ": not an object")
             check_location(nt, w)
             need(nt, "message", str, w)
+            if "fixit" in nt:
+                need(nt, "fixit", str, w)
+                if nt["file"] is None:
+                    fail(w + ": a fix-it without a location")
         n += 1
         errors += sev == "error"
         warnings += sev == "warning"
@@ -94,6 +98,25 @@ def check_physical(p, where):
     if not uri or " " in uri:
         fail(where + ": bad uri %r" % uri)
     check_region(need(p, "region", dict, where), where + ".region")
+
+
+def check_fix(fix, where):
+    need(need(fix, "description", dict, where), "text", str, where + ".description")
+    changes = need(fix, "artifactChanges", list, where)
+    if not changes:
+        fail(where + ": no artifactChanges")
+    for k, ch in enumerate(changes):
+        w = "%s.artifactChanges[%d]" % (where, k)
+        uri = need(need(ch, "artifactLocation", dict, w), "uri", str, w + ".artifactLocation")
+        if not uri or " " in uri:
+            fail(w + ": bad uri %r" % uri)
+        reps = need(ch, "replacements", list, w)
+        if not reps:
+            fail(w + ": no replacements")
+        for j, rep in enumerate(reps):
+            ww = "%s.replacements[%d]" % (w, j)
+            check_region(need(rep, "deletedRegion", dict, ww), ww + ".deletedRegion")
+            need(need(rep, "insertedContent", dict, ww), "text", str, ww + ".insertedContent")
 
 
 def check_sarif(text):
@@ -139,6 +162,8 @@ def check_sarif(text):
             if "physicalLocation" in rel:
                 check_physical(rel["physicalLocation"], ww)
             need(need(rel, "message", dict, ww), "text", str, ww)
+        for k, fix in enumerate(r.get("fixes", [])):
+            check_fix(fix, "%s.fixes[%d]" % (w, k))
         errors += level == "error"
         warnings += level == "warning"
     print("sarif: %d results, %d errors, %d warnings, %d rules"

@@ -1,0 +1,3 @@
+#include "analysis/stats.h"
+#include "front/ast.h"
+#include "coll.h"

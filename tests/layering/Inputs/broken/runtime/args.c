@@ -1,0 +1,2 @@
+#include "coll.h"
+#include "cpu.h"
