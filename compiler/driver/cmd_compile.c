@@ -33,22 +33,11 @@ static const char *default_suffix(EmitKind k) {
     return NULL;
 }
 
-/* --target=sg2260: lowering to CDMA descriptor programs (cmd_sg2260.c). */
-int cmd_compile_sg2260(int argc, char **argv);
-
-/* Is the target of this command line sg2260 (--target=sg2260 or --target
- * sg2260)? Then cmd_compile_sg2260 parses it. */
-static int targets_sg2260(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) break;
-        if (strcmp(argv[i], "--target=sg2260") == 0) return 1;
-        if (strcmp(argv[i], "--target") == 0 && i + 1 < argc && strcmp(argv[i + 1], "sg2260") == 0) return 1;
-    }
-    return 0;
-}
-
 int cmd_compile(int argc, char **argv) {
-    if (targets_sg2260(argc, argv)) return cmd_compile_sg2260(argc, argv);
+    /* --target=sg2260 lowers to CDMA descriptor programs: a command line
+     * with options of its own (cmd_sg2260.c) */
+    const char *target = options_value(argc, argv, OPT_TARGET);
+    if (target && strcmp(target, "sg2260") == 0) return cmd_compile_sg2260(argc, argv);
     DriverOptions o;
     int status = options_parse(&o, CMD_compile, argc, argv);
     if (status >= 0) return status;

@@ -46,11 +46,12 @@ int cost_cli_init(CostCli *c, const DriverOptions *o) {
     c->range_hi = o->range.hi;
     int draw = o->cmd == CMD_draw;
     if (o->given[OPT_FORMAT]) {
-        static const char *const formats[] = {"text", "json", "svg", "dot"};
         int ok = draw ? o->format == FORMAT_SVG || o->format == FORMAT_DOT
                       : o->format == FORMAT_TEXT || o->format == FORMAT_JSON;
+        char word[16];
         if (!ok)
-            return usage_error(c->cmd, "unknown format '%s' (expected %s)", formats[o->format],
+            return usage_error(c->cmd, "unknown format '%s' (expected %s)",
+                               options_choice(OPT_FORMAT, o->format, word, sizeof word),
                                draw ? "svg or dot" : "text or json");
         c->json = o->format == FORMAT_JSON;
         c->dot = o->format == FORMAT_DOT;

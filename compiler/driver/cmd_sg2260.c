@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_compile_sg2260(int argc, char **argv);
-
 int sg_ref_dtype(Sg2260Dtype t, coll_dtype *out) {
     switch (t) {
     case SG2260_INT8: *out = COLL_I8; return 0;

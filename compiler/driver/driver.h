@@ -13,7 +13,9 @@
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
+/* cmd_check, ..., and the variants' cmd_compile_sg2260 (commands.def) */
 #define X(name, fn, args, summary, description, exit1) int fn(int argc, char **argv);
+#define VARIANT(id, shown, args, description, exit1) int cmd_##id(int argc, char **argv);
 #include "driver/commands.def"
 #undef X
 

@@ -40,32 +40,11 @@ static const Command *find_command(const char *name) {
     return NULL;
 }
 
-/* Plain Levenshtein distance; command names are short. */
-static int edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 32 || lb > 32) return 99;
-    int row[33];
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static int unknown_command(const char *name) {
     const char *best = NULL;
     int bestd = 3;
     for (int i = 0; i < NCOMMANDS; i++) {
-        int d = edit_distance(name, commands[i].name);
+        int d = front_edit_distance(name, commands[i].name);
         /* A prefix ("ver" for "verify") is as good a guess as a typo. */
         if (strncmp(commands[i].name, name, strlen(name)) == 0 && strlen(name) >= 2) d = 1;
         if (d < bestd) {

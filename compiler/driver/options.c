@@ -29,21 +29,6 @@ typedef enum OptKind {
     OPTK_WNO,       /* CommonOptions: -Wno-CODE */
 } OptKind;
 
-/* The C type of the field each kind writes. */
-#define OPTK_TYPE_FLAG int
-#define OPTK_TYPE_INT int64_t
-#define OPTK_TYPE_LIST RankList
-#define OPTK_TYPE_SIZE double
-#define OPTK_TYPE_TIME double
-#define OPTK_TYPE_BANDWIDTH double
-#define OPTK_TYPE_SIZES SizeRange
-#define OPTK_TYPE_STRING const char *
-#define OPTK_TYPE_ENUM int
-#define OPTK_TYPE_DTYPE int
-#define OPTK_TYPE_OP int
-#define OPTK_TYPE_DEFINE CommonOptions
-#define OPTK_TYPE_WERROR CommonOptions
-#define OPTK_TYPE_WNO CommonOptions
 
 /* The `commands` column. */
 #define C(name) (1u << CMD_##name)
@@ -53,7 +38,9 @@ typedef enum OptKind {
 #define SG2260_COMMANDS (C(sim) | C(compile_sg2260))
 _Static_assert(CMD__COUNT <= 32, "the commands column is a 32-bit mask");
 
-#define OPT(id, spelling, kind, field, arg, min, max, dflt, cmds, help)                       \
+/* The field of an OPT_INTO row is declared elsewhere: it must have the type
+ * its kind writes (an OPT row declares its field with that type). */
+#define OPT_INTO(id, spelling, kind, field, arg, min, max, dflt, cmds, help)                  \
     _Static_assert(_Generic(((DriverOptions *)0)->field, OPTK_TYPE_##kind: 1, default: 0),  \
                    "options.def: the field of " #id " is not what a " #kind " option writes");
 #include "driver/options.def"
@@ -81,8 +68,11 @@ static const struct { OptionId id; const char *spelling; } aliases[] = {
 };
 
 static const char *const choices[OPT__COUNT] = {
-#define CHOICES(id, words) [OPT_##id] = words,
+/* "text|json|svg|dot" (the leading '|' skipped) */
+#define CHOICES(id, words) [OPT_##id] = ("" words) + 1,
+#define CHOICE(constant, word) "|" word
 #include "driver/options.def"
+#undef CHOICE
 };
 
 static const struct { unsigned cmds; OptionId id; const char *text; } notes[] = {
@@ -111,8 +101,9 @@ enum {
 _Static_assert((int)DT_WITH_COLL == (int)COLL_DTYPE_COUNT, "options.def: a coll_dtype without a DTYPE row");
 _Static_assert((int)OP_WITH_COLL == (int)COLL_OP_COUNT, "options.def: a coll_op without an OPNAME row");
 
-/* The choices the header names by constant. */
-_Static_assert(DIAG_FMT_TEXT == 0 && DIAG_FMT_JSON == 1 && DIAG_FMT_SARIF == 2,
+/* --diagnostics-format's choices are DiagFormat's values. */
+_Static_assert(DIAG_FORMAT_TEXT == (int)DIAG_FMT_TEXT && DIAG_FORMAT_JSON == (int)DIAG_FMT_JSON &&
+                   DIAG_FORMAT_SARIF == (int)DIAG_FMT_SARIF,
                "CHOICES(DIAG_FORMAT) follows DiagFormat");
 
 /* The commands and variants: name, arguments, summary, description. */
@@ -471,6 +462,34 @@ int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int
     if (o->ns.n != 1) return usage_error(o->name, "%s takes a single -N value", o->name);
     *N = o->ns.v[0];
     return -1;
+}
+
+const char *options_value(int argc, char **argv, OptionId id) {
+    const char *found = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL, *shown = NULL;
+        if (strcmp(a, "--") == 0) break;
+        if (a[0] != '-' || a[1] == 0) continue;
+        int k = find_option(a, &v, &shown);
+        if (k < 0) continue;
+        OptKind kind = options[k].kind;
+        /* a value in the next argument belongs to this option */
+        if (!v && kind != OPTK_FLAG && kind != OPTK_WERROR && i + 1 < argc) v = argv[++i];
+        if (k == (int)id) found = v;
+    }
+    return found;
+}
+
+const char *options_choice(OptionId id, int value, char *buf, size_t size) {
+    const char *p = choices[id];
+    if (!p) COLLC_UNREACHABLE("options_choice of an option without CHOICES");
+    for (int k = 0; k < value && p; k++) {
+        p = strchr(p, '|');
+        if (p) p++;
+    }
+    if (!p || value < 0) COLLC_UNREACHABLE("a value beyond the CHOICES of its option");
+    snprintf(buf, size, "%.*s", (int)strcspn(p, "|"), p);
+    return buf;
 }
 
 const char *options_dtype_list(int sg, char *buf, size_t size) {

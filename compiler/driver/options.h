@@ -61,53 +61,44 @@ extern const DtypeInfo driver_ops[OP__COUNT];
 typedef struct RankList { int64_t *v; size_t n; } RankList; /* sorted, unique */
 typedef struct SizeRange { double lo, hi; } SizeRange;       /* lo < hi */
 
-/* Every option's value. A field is named by one row of options.def; its C
- * type is the one its kind stores (options.c asserts it). */
+/* The C type of the field that each kind of option (the `kind` column of
+ * options.def) fills. */
+#define OPTK_TYPE_FLAG int             /* set to the row's min */
+#define OPTK_TYPE_INT int64_t
+#define OPTK_TYPE_LIST RankList
+#define OPTK_TYPE_SIZE double          /* bytes */
+#define OPTK_TYPE_TIME double          /* seconds */
+#define OPTK_TYPE_BANDWIDTH double     /* bytes per second */
+#define OPTK_TYPE_SIZES SizeRange
+#define OPTK_TYPE_STRING const char *
+#define OPTK_TYPE_ENUM int             /* the index of the word in CHOICES */
+#define OPTK_TYPE_DTYPE int            /* a DriverDtype */
+#define OPTK_TYPE_OP int               /* a DriverOp */
+#define OPTK_TYPE_DEFINE CommonOptions
+#define OPTK_TYPE_WERROR CommonOptions
+#define OPTK_TYPE_WNO CommonOptions
+
+/* The command line, parsed: one field per OPT row of options.def (named by
+ * its `field` column, typed by its kind), set to the row's default when
+ * the option is not given. */
 typedef struct DriverOptions {
     CommandId cmd;
     const char *name;          /* "verify", "compile": for messages */
     unsigned char given[OPT__COUNT]; /* the option was on the command line */
     char **files;              /* the arguments that are not options (malloc) */
     int nfiles;
-
     CommonOptions common;      /* -D, --algorithm, diagnostics (session_open) */
-    int diag_format;           /* --diagnostics-format (copied into common) */
-    int64_t error_limit;       /* -ferror-limit (copied into common) */
-    int64_t max_transfers;     /* --max-transfers (copied into common) */
-    int help;                  /* -h, --help */
-
-    RankList ns;               /* -N */
-    int64_t root, max_errors;
-    const char *table;         /* expand --table */
-    int pairs;
-
-    int flag_c, flag_S, emit_llvm, no_verify;
-    int64_t opt_level;
-    const char *emit, *output, *target, *triple, *prefix;
-
-    int closed_form, per_step;
-    double size, alpha, beta, gamma;
-    const char *topo, *machine;
-    int64_t ports;
-    int routing;               /* --routing: index in its choices */
-    int format;                /* --format: index in its choices */
-    SizeRange range;
-
-    int dtype;                 /* DriverDtype */
-    int op;                    /* DriverOp */
-    int64_t iters, warmup, count;
-    int in_place;
-
-    const char *chips, *trace, *svg;
-    int route;                 /* --route: index in its choices */
-    int no_sink_copies, no_race_check;
+#define OPT(id, spelling, kind, field, arg, min, max, dflt, cmds, help) OPTK_TYPE_##kind field;
+#define OPT_INTO(id, spelling, kind, field, arg, min, max, dflt, cmds, help)
+#include "driver/options.def"
 } DriverOptions;
 
-/* The choices of --format and --routing / --route, in the order of their
- * rows in options.def (options.c checks the strings). */
-enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_SVG, FORMAT_DOT };
-enum { ROUTING_STORE_FORWARD, ROUTING_CUT_THROUGH };
-enum { ROUTE_DIRECT, ROUTE_STORE_FORWARD };
+/* The values of the ENUM options (--format, --routing, --route, ...): one
+ * enum per CHOICES row of options.def, FORMAT_TEXT = 0, FORMAT_JSON, ... */
+#define CHOICES(id, words) enum { words };
+#define CHOICE(constant, word) constant,
+#include "driver/options.def"
+#undef CHOICE
 
 /* Parses argv (argv[0] is the command name) for command `cmd`. Returns -1
  * when the command goes on (then options_free), EXIT_OK after printing the
@@ -120,6 +111,15 @@ void options_free(DriverOptions *o);
  * `dflt` without -N (dflt < 0: -N is required; `what` names N: "ranks",
  * "chips"). Returns -1 ok, else EXIT_USAGE after the usage error. */
 int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int64_t *N);
+
+/* The value of option `id` on a command line not parsed yet (the last one
+ * given, matched as options_parse matches it; NULL: not given). A command
+ * that hands some command lines to a variant looks at it first (compile
+ * --target=sg2260). */
+const char *options_value(int argc, char **argv, OptionId id);
+
+/* The word of an ENUM option's value: "json" for OPT_FORMAT, FORMAT_JSON. */
+const char *options_choice(OptionId id, int value, char *buf, size_t size);
 
 /* The help page of a command (what `collc help NAME` and NAME --help print),
  * and the command list and common options of `collc --help`. */
