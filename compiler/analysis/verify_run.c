@@ -104,6 +104,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     int reported = 0, warned = 0, any_failed = 0;
     for (size_t i = 0; i < nns; i++) {
         int64_t N = ns[i];
+        if (o->progress) o->progress(o->progress_ctx, i, nns, N);
         int64_t roots[16];
         size_t nroots = 1;
         roots[0] = -1;
@@ -158,6 +159,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         if (nskip && r->outcome != NO_SKIPPED) r->root_why = r->why;
     }
 
+    if (o->progress) o->progress(o->progress_ctx, nns, nns, 0);
     /* Diagnostics of this algorithm first, then its summary line. */
     diag_flush(dx);
     if (summary) {

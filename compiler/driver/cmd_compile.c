@@ -14,6 +14,7 @@
 #include "emit/emit_llvm.h"
 #include "emit/emit_mpi.h"
 #include "driver/pipeline.h"
+#include "driver/progress.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -91,9 +92,11 @@ int cmd_compile(int argc, char **argv) {
         PipelineRequest rq = {.use = PIPE_COMPILE, .ns = ns, .nns = nns, .root = -1, .no_verify = no_verify,
                               .rank_program = 1};
         Prepared pp;
+        progress_begin("compile", algs[k]->name);
         if (pipeline_prepare(&s, algs[k], &rq, &pp)) failed = 1;
         else progs[nprogs++] = pp.rp;
     }
+    progress_end();
     /* --target=mpi: the algorithms become collc_PREFIXNAME; PREFIXNAME is the
      * MPI-signature wrapper (emit_mpi.h). */
     const char *core_prefix = target_mpi ? arena_printf(&s.arena, "%s%s", EMIT_MPI_CORE_PREFIX, prefix)
@@ -121,6 +124,9 @@ int cmd_compile(int argc, char **argv) {
                 }
             }
         } else {
+            /* LLVM's code generation of many algorithms takes its time */
+            progress_begin("compile", path);
+            progress_step("generating code");
             EmitLLVMOptions lo = {
                 .module_name = files[0],
                 .triple = triple,
@@ -135,6 +141,7 @@ int cmd_compile(int argc, char **argv) {
             if (target_mpi ? emit_llvm_file_mpi(progs, nprogs, &lo, prefix, s.dx)
                            : emit_llvm_file(progs, nprogs, &lo, s.dx))
                 failed = 1;
+            progress_end();
         }
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);

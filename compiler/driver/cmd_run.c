@@ -5,6 +5,7 @@
 #include "driver/options.h"
 #include "emit/jit.h"
 #include "driver/pipeline.h"
+#include "driver/progress.h"
 #include "support/util.h"
 #include "driver/run_threads.h"
 
@@ -36,11 +37,13 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
                            alg->name);
     PipelineRequest rq = {.use = PIPE_RUN, .N = N, .root = root, .no_verify = no_verify, .rank_program = 1};
     Prepared pp;
+    progress_begin("run", alg->name);
     if (pipeline_prepare(s, alg, &rq, &pp)) return EXIT_INPUT;
     const RankProgram *progs[1] = {pp.rp};
     JitSymbol *syms = ARENA_ARRAY(&s->arena, JitSymbol, run_nruntime_symbols);
     for (int i = 0; i < run_nruntime_symbols; i++)
         syms[i] = (JitSymbol){run_runtime_symbols[i].name, run_runtime_symbols[i].address};
+    progress_step("compiling");
     Jit *jit = jit_compile(progs, 1, opt_level, syms, run_nruntime_symbols, dx);
     if (!jit) return EXIT_INPUT;
     void *fn = jit_lookup(jit, alg->name);
@@ -50,8 +53,10 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
                     .N = (int)N, .root = (int)root, .in_place = in_place, .iters = iters,
                     .warmup = warmup, .count = count, .dtype = dt, .op = op};
     RunResult res;
+    progress_step("running on %" PRId64 " threads", N);
     run_threads(&q, &res);
     jit_free(jit);
+    progress_end();
 
     int status = EXIT_OK;
     char szbuf[32];

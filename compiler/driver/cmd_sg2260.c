@@ -6,6 +6,7 @@
 #include "driver/sg2260_cli.h"
 #include "analysis/cost.h"
 #include "driver/pipeline.h"
+#include "driver/progress.h"
 #include "support/util.h"
 
 #include <errno.h>
@@ -174,6 +175,7 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
                              .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local};
+    progress_step("lowering for %" PRId64 " chips", o->N);
     if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return 1;
     if (L->layout.end > m->mem_bytes) {
         diag_error(dx, alg->name_span, "addr-range",
@@ -310,6 +312,7 @@ int cmd_compile_sg2260(int argc, char **argv) {
     SgLowered *Ls = xcalloc((size_t)(c.nalgs > 0 ? c.nalgs : 1), sizeof *Ls);
     int failed = 0, n = 0;
     for (int k = 0; k < c.nalgs; k++) {
+        progress_begin("compile", c.algs[k]->name);
         if (sg_lower_one(&c.s, &c.o, &c.m, c.algs[k], &Ls[n])) {
             sg_lowered_free(&Ls[n]);
             memset(&Ls[n], 0, sizeof Ls[n]);
@@ -318,6 +321,7 @@ int cmd_compile_sg2260(int argc, char **argv) {
         }
         n++;
     }
+    progress_end();
     if (!failed) failed = emit_outputs(&c.s, &c.o, &c.m, Ls, n);
     for (int i = 0; i < n; i++) sg_lowered_free(&Ls[i]);
     free(Ls);

@@ -5,6 +5,7 @@
  * link utilisation and, on request, a trace. */
 #include "driver/sg2260_cli.h"
 #include "analysis/cost.h"
+#include "driver/progress.h"
 #include "support/util.h"
 #include "collref.h"
 
@@ -59,7 +60,9 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
         free(buf);
     }
     Sg2260Result res;
+    progress_step("simulating");
     int rc = sg2260_sim_run(sim, &res);
+    progress_end();
     char szbuf[32];
     human_bytes(M, szbuf, sizeof szbuf);
     printf("%s (%s) on %s: N = %d, chips ", alg->name, collective_info[alg->coll].keyword, m->name, N);
@@ -118,6 +121,7 @@ int cmd_sim(int argc, char **argv) {
     int failed = 0;
     for (int k = 0; k < c.nalgs; k++) {
         SgLowered L;
+        progress_begin("sim", c.algs[k]->name);
         if (sg_lower_one(&c.s, &c.o, &c.m, c.algs[k], &L) || sim_one(&c.s, &c.o, &c.m, &L)) failed = 1;
         fflush(stdout);
         sg_lowered_free(&L);

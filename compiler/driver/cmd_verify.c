@@ -5,6 +5,7 @@
  * algorithm fails for any N (or a warning was promoted with -Werror). */
 #include "driver/options.h"
 #include "analysis/verify.h"
+#include "driver/progress.h"
 
 int cmd_verify(int argc, char **argv) {
     DriverOptions o;
@@ -26,9 +27,14 @@ int cmd_verify(int argc, char **argv) {
         .ndefines = o.common.ndefines,
         .max_transfers = o.common.max_transfers,
         .max_errors = (unsigned)o.max_errors,
+        .progress = progress_verify,
     };
     int failed = 0;
-    for (int k = 0; k < nalgs; k++) failed |= verify_algorithm(algs[k], &vo, s.dx, &s.arena, stdout);
+    for (int k = 0; k < nalgs; k++) {
+        progress_begin("verify", algs[k]->name);
+        failed |= verify_algorithm(algs[k], &vo, s.dx, &s.arena, stdout);
+        progress_end();
+    }
     options_free(&o);
     return session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 }

@@ -3,6 +3,7 @@
  * command line itself is parsed in options.c. */
 #include "driver/driver.h"
 #include "support/util.h"
+#include "driver/progress.h"
 #include "quantity.h"
 
 #include <errno.h>
@@ -151,6 +152,9 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
     arena_init(&s->arena);
     source_init(&s->sm);
     s->dx = diag_new(&s->sm, stderr, opts->diag_format);
+    /* on a terminal, through the stream that erases the progress line */
+    FILE *ds = progress_stream();
+    if (ds != stderr) diag_set_stream(s->dx, ds);
     apply_options(s->dx, opts);
 
     int unreadable = 0;
@@ -197,6 +201,7 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
 }
 
 int session_close(Session *s, int status) {
+    progress_end();
     if (s->dx) {
         diag_finish(s->dx);
         if (status == EXIT_OK && diag_error_count(s->dx)) status = EXIT_INPUT;

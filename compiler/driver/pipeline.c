@@ -2,6 +2,7 @@
  * commands that emit code; see pipeline.h. */
 #include "driver/pipeline.h"
 #include "analysis/verify.h"
+#include "driver/progress.h"
 #include "support/util.h"
 
 #include <inttypes.h>
@@ -62,13 +63,14 @@ int pipeline_prepare(Session *s, Algorithm *alg, const PipelineRequest *rq, Prep
          * other than its collective. */
         VerifyOptions vo = {.ns = rq->N > 0 ? &rq->N : rq->ns, .nns = rq->N > 0 ? 1 : rq->nns,
                             .root = rq->root, .defines = s->opts.defines, .ndefines = s->opts.ndefines,
-                            .max_transfers = s->opts.max_transfers};
+                            .max_transfers = s->opts.max_transfers, .progress = progress_verify};
         if (verify_algorithm(alg, &vo, s->dx, &s->arena, NULL)) {
             refusal_note(s, alg, rq);
             goto fail;
         }
     }
     if (rq->rank_program) {
+        progress_step("lowering");
         out->rp = ARENA_NEW(&s->arena, RankProgram);
         if (lower_algorithm(alg, s->opts.defines, s->opts.ndefines, &s->arena, s->dx, out->rp)) goto fail;
     }
