@@ -142,14 +142,19 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
             if (!rat_is_zero(lines[k].t.c)) printf(" + %s", tc);
             printf("\n");
         }
-        printf("\nmessage size          fastest\n");
+        /* The range column is as wide as its widest range ("329.9 KiB ..
+         * 2.441 MiB"), at least 20, and two spaces from the name. */
+        char rng[64][80];
+        int rw = 20;
         for (int k = 0; k < nseg; k++) {
-            char a1[32], a2[32], rng[80];
+            char a1[32], a2[32];
             cost_fmt_bytes(seg_lo[k], a1, sizeof a1);
             cost_fmt_bytes(k + 1 < nseg ? seg_lo[k + 1] : hi, a2, sizeof a2);
-            snprintf(rng, sizeof rng, "%s .. %s", a1, a2);
-            printf("%-22s%s\n", rng, lines[seg_alg[k]].alg->name);
+            int n = snprintf(rng[k], sizeof rng[k], "%s .. %s", a1, a2);
+            if (n > rw) rw = n;
         }
+        printf("\n%-*s  fastest\n", rw, "message size");
+        for (int k = 0; k < nseg; k++) printf("%-*s  %s\n", rw, rng[k], lines[seg_alg[k]].alg->name);
         printf("\ncrossovers:\n");
         int any = 0;
         for (int i = 0; i < nl; i++)
