@@ -5,6 +5,7 @@
  * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/sg2260/. */
 #include "driver/sg2260_cli.h"
 #include "analysis/cost.h"
+#include "driver/cost_machine.h"
 #include "driver/pipeline.h"
 #include "driver/progress.h"
 #include "support/util.h"
@@ -221,13 +222,7 @@ static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
         sg2260_machine_default(m);
         return -1;
     }
-    Sg2260Error err;
-    if (sg2260_machine_load(o->machine_path, m, &err)) {
-        fprintf(stderr, "collc %s: ", cmd);
-        sg2260_error_print(stderr, &err);
-        return EXIT_INPUT;
-    }
-    return -1;
+    return cost_machine_load(cmd, o->machine_path, m) ? EXIT_USAGE : -1;
 }
 
 static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *Ls, int n) {
