@@ -3,6 +3,7 @@
  * naive reference, and print time, algbw and busbw as nccl-tests defines
  * them (busbw = algbw x the collective's bus factor). */
 #include "driver/options.h"
+#include "analysis/cost.h"
 #include "emit/jit.h"
 #include "driver/pipeline.h"
 #include "driver/progress.h"
@@ -15,13 +16,6 @@
 
 /* The largest buffer run allocates (per rank and buffer). */
 #define RUN_MAX_BYTES (64.0 * 1024 * 1024 * 1024)
-
-static void human_bytes(double b, char *buf, size_t n) {
-    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (b >= 1024 && k < 4) { b /= 1024; k++; }
-    snprintf(buf, n, k ? "%.4g %s" : "%.0f %s", b, u[k]);
-}
 
 /* count < 0: from size. */
 static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double size, int64_t count_opt,
@@ -60,7 +54,7 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
 
     int status = EXIT_OK;
     char szbuf[32];
-    human_bytes((double)count * (double)esz * blocks, szbuf, sizeof szbuf);
+    cost_fmt_bytes((double)count * (double)esz * blocks, szbuf, sizeof szbuf);
     printf("%s (%s) on cpu threads: N = %" PRId64, alg->name, collective_info[alg->coll].keyword, N);
     if (q.rooted) printf(", root %" PRId64, root);
     printf(", %s %s", szbuf, coll_dtype_name(dt));

@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void human_bytes(double b, char *buf, size_t n) {
-    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (b >= 1024 && k < 4) { b /= 1024; k++; }
-    snprintf(buf, n, k ? "%.4g %s" : "%.0f %s", b, u[k]);
-}
-
 /* Writes the trace of the run to path with `writer`; 1 after reporting. */
 static int write_trace(DiagEngine *dx, const char *path, const Sg2260Sim *sim,
                        int (*writer)(const Sg2260Sim *, FILE *)) {
@@ -64,7 +57,7 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     int rc = sg2260_sim_run(sim, &res);
     progress_end();
     char szbuf[32];
-    human_bytes(M, szbuf, sizeof szbuf);
+    cost_fmt_bytes(M, szbuf, sizeof szbuf);
     printf("%s (%s) on %s: N = %d, chips ", alg->name, collective_info[alg->coll].keyword, m->name, N);
     sg_print_chips(stdout, o);
     if (collective_info[alg->coll].rooted) printf(", root %d", root);
