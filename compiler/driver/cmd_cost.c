@@ -6,6 +6,7 @@
 #include "driver/driver.h"
 #include "driver/cost_cli.h"
 #include "driver/cost_machine.h"
+#include "driver/pipeline.h"
 #include "support/json.h"
 #include "support/util.h"
 
@@ -96,13 +97,7 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
 
 int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
                          Schedule *out, const char **why) {
-    SchedParams p;
-    memset(&p, 0, sizeof p);
-    p.N = N;
-    p.root = c->root;
-    p.defines = c->common.defines;
-    p.ndefines = c->common.ndefines;
-    p.max_transfers = c->common.max_transfers;
+    SchedParams p = pipeline_params(s, N, c->root);
     const Stmt *failed = NULL;
     InstStatus st = instantiate(a, &p, s->dx, out, &failed);
     if (st == INST_OK) return 0;
