@@ -8,9 +8,12 @@
  *   -c -emit-llvm     LLVM bitcode       NAME.bc
  *   --emit=c          C source           NAME.c
  *   --emit=rankir     Rank IR dump       stdout
- * where NAME is the input file's base name; -o FILE overrides, -o - is stdout. */
+ * where NAME is the input file's base name; -o FILE overrides, -o - is stdout.
+ * --emit-header[=FILE] also writes a header declaring every compiled
+ * function (default: beside the output, NAME.h). */
 #include "driver/options.h"
 #include "emit/emit_c.h"
+#include "emit/emit_header.h"
 #include "emit/emit_llvm.h"
 #include "emit/emit_mpi.h"
 #include "driver/pipeline.h"
@@ -34,6 +37,31 @@ static const char *default_suffix(EmitKind k) {
     return NULL;
 }
 
+/* --emit-header without a name: the output's path with its suffix replaced
+ * by .h (ring.o -> ring.h, out/ring.c -> out/ring.h). */
+static const char *header_path_beside(Arena *a, const char *output) {
+    const char *base = strrchr(output, '/');
+    base = base ? base + 1 : output;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - output) : strlen(output);
+    return arena_printf(a, "%.*s.h", (int)n, output);
+}
+
+static int write_header(Session *s, const char *path, const RankProgram *const *progs, int nprogs,
+                        const EmitHeaderOptions *ho) {
+    FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!out) {
+        diag_error(s->dx, span_none(), "io", "cannot open '%s' for writing: %s", path, strerror(errno));
+        return 1;
+    }
+    emit_header_file(out, progs, nprogs, ho);
+    if (out != stdout && fclose(out) != 0) {
+        diag_error(s->dx, span_none(), "io", "cannot write '%s': %s", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_compile(int argc, char **argv) {
     /* --target=sg2260 lowers to CDMA descriptor programs: a command line
      * with options of its own (cmd_sg2260.c) */
@@ -49,6 +77,7 @@ int cmd_compile(int argc, char **argv) {
     const int64_t *ns = o.ns.v;
     size_t nns = o.ns.n;
     const char *emit = o.emit, *output = o.output, *triple = o.triple, *prefix = o.prefix;
+    const char *header = o.emit_header; /* --emit-header: "" = beside the output */
     if (o.target) {
         const char *t = o.target;
         if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) target_mpi = strcmp(t, "mpi") == 0;
@@ -77,6 +106,22 @@ int cmd_compile(int argc, char **argv) {
         kind = flag_emit_llvm ? EMIT_LLVM_IR : EMIT_ASM;
     } else {
         kind = flag_emit_llvm ? EMIT_BITCODE : EMIT_OBJECT;
+    }
+    int output_stdout = (output && strcmp(output, "-") == 0) || (!output && kind == EMIT_RANKIR);
+    if (header && !*header && output_stdout) {
+        status = usage_error("compile", "the output goes to stdout: name the header with --emit-header=FILE");
+        goto out;
+    }
+    if (header && strcmp(header, "-") == 0 && output_stdout) {
+        status = usage_error("compile", "the output and the header cannot both go to stdout");
+        goto out;
+    }
+    if (header && output && strcmp(output, "-") != 0) {
+        size_t n = strlen(output);
+        if (*header ? strcmp(header, output) == 0 : n >= 2 && strcmp(output + n - 2, ".h") == 0) {
+            status = usage_error("compile", "the header would overwrite the output '%s'", output);
+            goto out;
+        }
     }
     Session s;
     if (session_open(&s, &opts, files, o.nfiles) != 0) {
@@ -143,6 +188,14 @@ int cmd_compile(int argc, char **argv) {
                 failed = 1;
             progress_end();
         }
+    }
+    if (!failed && header) {
+        const char *path = output;
+        if (!path) path = default_output_path(&s.arena, files[0], default_suffix(kind));
+        const char *hpath = *header ? header : header_path_beside(&s.arena, path);
+        EmitHeaderOptions ho = {.source_name = files[0], .guard = emit_header_guard(&s.arena, hpath, files[0]),
+                                .prefix = prefix, .core_prefix = core_prefix, .target_mpi = target_mpi};
+        if (write_header(&s, hpath, progs, nprogs, &ho)) failed = 1;
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 out:

@@ -11,6 +11,7 @@ int cost_machine_load(const char *cmd, const char *path, Sg2260Machine *m) {
     Sg2260Error err;
     if (sg2260_machine_load(path, m, &err) == 0) return 0;
     if (strcmp(err.code, "io") == 0) return usage_error(cmd, "cannot open machine file '%s'", path);
+    if (strcmp(err.code, "unknown-machine") == 0) return usage_error(cmd, "machine '%s': %s", path, err.msg);
     fprintf(stderr, "collc %s: ", cmd);
     sg2260_error_print(stderr, &err);
     return EXIT_USAGE;

@@ -21,6 +21,7 @@ typedef enum OptKind {
     OPTK_BANDWIDTH, /* double, bytes per second, > 0: 64GB/s */
     OPTK_SIZES,     /* SizeRange: 1KiB..1GiB */
     OPTK_STRING,    /* const char *, not empty */
+    OPTK_OPTFILE,   /* const char *: FILE of --name=FILE, "" for --name alone */
     OPTK_ENUM,      /* int: the index of the word in the row's CHOICES */
     OPTK_DTYPE,     /* int: a DriverDtype */
     OPTK_OP,        /* int: a DriverOp */
@@ -269,6 +270,11 @@ static int set_value(DriverOptions *o, OptionId id, const char *shown, const cha
         if (!*v) return usage_error(o->name, "missing value after '%s'", shown);
         *(const char **)f = v;
         return 0;
+    case OPTK_OPTFILE:
+        /* alone it takes no argument: the next one may be an input file */
+        if (v && !*v) return usage_error(o->name, "missing file name after '%s='", shown);
+        *(const char **)f = v ? v : "";
+        return 0;
     case OPTK_ENUM: {
         int k = word_index(choices[id], v);
         if (k < 0) return bad_value(o, shown, prose_list(choices[id], buf, sizeof buf), v);
@@ -418,7 +424,7 @@ int options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv) {
             status = usage_error(o->name, "%s takes no value", shown);
             break;
         }
-        if (!v && opt->kind != OPTK_FLAG && opt->kind != OPTK_WERROR) {
+        if (!v && opt->kind != OPTK_FLAG && opt->kind != OPTK_WERROR && opt->kind != OPTK_OPTFILE) {
             if (i + 1 >= argc) {
                 status = usage_error(o->name, "missing value after '%s'", a);
                 break;
@@ -474,7 +480,8 @@ const char *options_value(int argc, char **argv, OptionId id) {
         if (k < 0) continue;
         OptKind kind = options[k].kind;
         /* a value in the next argument belongs to this option */
-        if (!v && kind != OPTK_FLAG && kind != OPTK_WERROR && i + 1 < argc) v = argv[++i];
+        if (!v && kind != OPTK_FLAG && kind != OPTK_WERROR && kind != OPTK_OPTFILE && i + 1 < argc)
+            v = argv[++i];
         if (k == (int)id) found = v;
     }
     return found;
@@ -548,7 +555,8 @@ static void option_synopsis(OptionId id, char *buf, size_t size) {
             n += (size_t)snprintf(buf + n, size - n, "%s, ", aliases[k].spelling);
     const char *s = opt->spelling;
     if (opt->kind == OPTK_FLAG) n += (size_t)snprintf(buf + n, size - n, "%s", s);
-    else if (opt->kind == OPTK_WERROR) n += (size_t)snprintf(buf + n, size - n, "%s[=%s]", s, opt->arg);
+    else if (opt->kind == OPTK_WERROR || opt->kind == OPTK_OPTFILE)
+        n += (size_t)snprintf(buf + n, size - n, "%s[=%s]", s, opt->arg);
     else if (s[strlen(s) - 1] == '-') n += (size_t)snprintf(buf + n, size - n, "%s%s", s, opt->arg);
     else if (is_short(s)) n += (size_t)snprintf(buf + n, size - n, "%s %s", s, opt->arg);
     else n += (size_t)snprintf(buf + n, size - n, "%s=%s", s, opt->arg);

@@ -71,6 +71,7 @@ typedef struct SizeRange { double lo, hi; } SizeRange;       /* lo < hi */
 #define OPTK_TYPE_BANDWIDTH double     /* bytes per second */
 #define OPTK_TYPE_SIZES SizeRange
 #define OPTK_TYPE_STRING const char *
+#define OPTK_TYPE_OPTFILE const char * /* "": given without =FILE */
 #define OPTK_TYPE_ENUM int             /* the index of the word in CHOICES */
 #define OPTK_TYPE_DTYPE int            /* a DriverDtype */
 #define OPTK_TYPE_OP int               /* a DriverOp */

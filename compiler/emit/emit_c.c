@@ -352,10 +352,10 @@ static void stmts(EmitC *E, const RStmt *s) {
     for (; s; s = s->next) stmt(E, s);
 }
 
-static const char *coll_enum(Collective c) {
+const char *emit_c_collective_id(Collective c) {
     switch (c) {
 #define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) \
-    case COLLECTIVE_##id: return "COLL_" #id;
+    case COLLECTIVE_##id: return #id;
 #include <coll_collectives.def>
 #undef X
     case COLLECTIVE__COUNT: break;
@@ -382,6 +382,13 @@ static void collect_syms(const RStmt *s, const Symbol **seen, int nslots) {
     }
 }
 
+void emit_c_prototype(FILE *out, const Algorithm *alg, const char *prefix) {
+    fprintf(out, "int %s%s(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
+                 "%*scoll_dtype dtype, coll_op op%s)",
+            prefix, alg->name, (int)(strlen(prefix) + strlen(alg->name) + 5), "",
+            collective_info[alg->coll].rooted ? ", int root" : "");
+}
+
 static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o) {
     EmitC E = {.out = out, .rp = rp, .depth = 0, .tmp = 0};
     const Algorithm *alg = rp->alg;
@@ -389,13 +396,11 @@ static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o
     const char *prefix = o && o->prefix ? o->prefix : "";
 
     fprintf(out, "\nstatic const coll_alg_info %s%s_info = {\n", prefix, alg->name);
-    fprintf(out, "    COLL_ABI_VERSION, \"%s\", %s, %s\n};\n\n", alg->name, coll_enum(alg->coll),
+    fprintf(out, "    COLL_ABI_VERSION, \"%s\", COLL_%s, %s\n};\n\n", alg->name, emit_c_collective_id(alg->coll),
             rp->inplace_safe ? "COLL_ALG_CHUNK_CALLS_ONLY | COLL_ALG_INPLACE_SAFE" : "COLL_ALG_CHUNK_CALLS_ONLY");
     fprintf(out, "/* %s : %s */\n", alg->name, collective_info[alg->coll].keyword);
-    fprintf(out, "int %s%s(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
-                 "%*scoll_dtype dtype, coll_op op%s) {\n",
-            prefix, alg->name, (int)(strlen(prefix) + strlen(alg->name) + 5), "",
-            rooted ? ", int root" : "");
+    emit_c_prototype(out, alg, prefix);
+    fputs(" {\n", out);
     E.depth = 1;
     ind(&E);
     fputs("coll_call *c;\n", out);
@@ -456,6 +461,14 @@ void emit_c_file(FILE *out, const RankProgram *const *progs, int nprogs, const E
 
 /* ---------- --target=mpi: MPI-signature wrappers (emit_mpi.h) ---------- */
 
+void emit_c_mpi_prototype(FILE *out, const Algorithm *alg, const char *wrapper_prefix) {
+    EmitMpiSig sg;
+    emit_mpi_sig(alg->coll, &sg);
+    fprintf(out, "int %s%s(", wrapper_prefix ? wrapper_prefix : "", alg->name);
+    for (int k = 0; k < sg.nparams; k++) fprintf(out, "%s%s%s", k ? ", " : "", sg.type[k], sg.name[k]);
+    fputc(')', out);
+}
+
 void emit_c_mpi_wrappers(FILE *out, const RankProgram *const *progs, int nprogs,
                          const char *wrapper_prefix) {
     const char *wp = wrapper_prefix ? wrapper_prefix : "";
@@ -470,11 +483,10 @@ void emit_c_mpi_wrappers(FILE *out, const RankProgram *const *progs, int nprogs,
         emit_mpi_sig(alg->coll, &sg);
         fprintf(out, "\nconst coll_alg_info *const %s%s%s_alg = &%s%s%s_info;\n",
                 EMIT_MPI_CORE_PREFIX, wp, alg->name, EMIT_MPI_CORE_PREFIX, wp, alg->name);
-        fprintf(out, "\n/* %s : %s, as %s */\nint %s%s(", alg->name,
-                collective_info[alg->coll].keyword, sg.entry, wp, alg->name);
-        for (int k = 0; k < sg.nparams; k++)
-            fprintf(out, "%s%s%s", k ? ", " : "", sg.type[k], sg.name[k]);
-        fprintf(out, ") {\n    return %s(", sg.entry);
+        fprintf(out, "\n/* %s : %s, as %s */\n", alg->name, collective_info[alg->coll].keyword,
+                sg.entry);
+        emit_c_mpi_prototype(out, alg, wp);
+        fprintf(out, " {\n    return %s(", sg.entry);
         for (int k = 0; k < sg.nparams; k++) fprintf(out, "%s, ", sg.name[k]);
         fprintf(out, "%s%s%s);\n}\n", EMIT_MPI_CORE_PREFIX, wp, alg->name);
     }

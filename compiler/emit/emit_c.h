@@ -21,4 +21,14 @@ typedef struct EmitCOptions {
 void emit_c_file(FILE *out, const RankProgram *const *progs, int nprogs,
                  const EmitCOptions *opts);
 
+/* The prototype of a compiled algorithm, coll.h's signature, without the
+ * trailing `;` or body: "int PREFIXNAME(coll_comm *comm, ..., coll_op op[,
+ * int root])". The one spelling the C file and the header (emit_header.h)
+ * share. */
+void emit_c_prototype(FILE *out, const Algorithm *alg, const char *prefix);
+
+/* The collective's ID in the table ("ALLREDUCE"): coll.h's COLL_<ID>,
+ * collmpi.h's COLLMPI_DECLARE_<ID>. */
+const char *emit_c_collective_id(Collective c);
+
 #endif

@@ -45,6 +45,10 @@ typedef struct EmitMpiSig {
 /* Aborts (a compiler bug) on a parameter type it does not know. */
 void emit_mpi_sig(Collective c, EmitMpiSig *out);
 
+/* The MPI wrapper's prototype, without `;` or body: "int PREFIXNAME(const
+ * void *sendbuf, ..., MPI_Comm comm)", the types of <mpi.h>. */
+void emit_c_mpi_prototype(FILE *out, const Algorithm *alg, const char *wrapper_prefix);
+
 /* C: appends `#include <collmpi.h>`, then the descriptor and the MPI
  * wrapper of each program. emit_c_file must have been called with
  * prefix EMIT_MPI_CORE_PREFIX + wrapper_prefix. */

@@ -68,11 +68,19 @@ int collmpi_last_status(void);
 /* Prototypes of the functions `collc compile --target=mpi` emits, e.g.
  *   COLLMPI_DECLARE_ALLREDUCE(ring_allreduce);
  *   ...  ring_allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, comm);
- * One per collective, COLLMPI_DECLARE_<ID> as coll.h's COLL_<ID> (BCAST is
- * BROADCAST's MPI name). */
-#define COLLMPI_DECLARE_BCAST(name) \
+ * One per collective, COLLMPI_DECLARE_<ID> as coll.h's COLL_<ID>, with the
+ * mpi_params of the collective table (`collc compile --emit-header` writes
+ * these lines next to the table's prototypes, so a drift does not compile). */
+#define COLLMPI_DECLARE_BROADCAST(name) \
     int name(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm)
-#define COLLMPI_DECLARE_BROADCAST(name) COLLMPI_DECLARE_BCAST(name)
+/* Deprecated spelling (MPI's name; the collective is `broadcast`). */
+#if defined(__GNUC__)
+#define COLLMPI_DECLARE_BCAST(name) \
+    _Pragma("GCC warning \"COLLMPI_DECLARE_BCAST is deprecated: use COLLMPI_DECLARE_BROADCAST\"") \
+    COLLMPI_DECLARE_BROADCAST(name)
+#else
+#define COLLMPI_DECLARE_BCAST(name) COLLMPI_DECLARE_BROADCAST(name)
+#endif
 #define COLLMPI_DECLARE_REDUCE(name) \
     int name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, \
              int root, MPI_Comm comm)

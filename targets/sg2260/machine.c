@@ -321,7 +321,9 @@ int sg2260_machine_parse(const char *text, const char *file, Sg2260Machine *m, S
     return parse(text, file, &board, m, err);
 }
 
-int sg2260_machine_load(const char *path, Sg2260Machine *m, Sg2260Error *err) {
+int sg2260_machine_load(const char *name_or_path, Sg2260Machine *m, Sg2260Error *err) {
+    char path[4096];
+    if (sg2260_machine_find(name_or_path, path, sizeof path, err)) return -1;
     char *text = sg_read_file(path, NULL);
     if (!text) return sg_err(err, "io", path, 0, "cannot read machine file");
     int rc = sg2260_machine_parse(text, path, m, err);

@@ -97,7 +97,16 @@ void sg2260_machine_default(Sg2260Machine *m);
  * filled (line-numbered). */
 int sg2260_machine_parse(const char *text, const char *filename, Sg2260Machine *m,
                          Sg2260Error *err);
-int sg2260_machine_load(const char *path, Sg2260Machine *m, Sg2260Error *err);
+/* Load a machine file given by path, or by name (see sg2260_machine_find). */
+int sg2260_machine_load(const char *name_or_path, Sg2260Machine *m, Sg2260Error *err);
+/* The file `--machine ARG` means: ARG itself when it contains a '/' or is a
+ * file; else the machine named ARG, ARG.machine (or ARG when it ends in
+ * .machine) in the folders of $COLLC_MACHINE_PATH (':'-separated), then in
+ * the machines/ folder shipped with the running program (share/collc/
+ * machines of its installation, or of the build tree). 0 with the file's
+ * path in path[size], or -1 with *err (code "unknown-machine", the folders
+ * searched). */
+int sg2260_machine_find(const char *arg, char *path, size_t size, Sg2260Error *err);
 /* Write in the file format (parses back to the same machine). */
 void sg2260_machine_write(FILE *out, const Sg2260Machine *m);
 /* Port of `chip` whose link goes to `peer`, or -1. */
