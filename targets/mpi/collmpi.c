@@ -1,19 +1,40 @@
 /* collmpi.c - MPI-signature entry points: maps MPI handles (communicator,
  * datatype, op, MPI_IN_PLACE) to the runtime's and runs a compiled
  * algorithm. Compiled once per MPI library (handle types differ); the
- * forwarders that `collc compile --target=mpi` emits call these.
+ * forwarders that `collc compile --target=mpi` emits call these, and the
+ * PMPI library (pmpi.c) uses the same steps.
  *
- * Mapping rules (docs/mpi.md):
- *  - Non-reducing collectives move bytes: any contiguous datatype (named
- *    types without holes, and MPI_Type_contiguous / dup of those) is mapped
- *    to COLL_U8 with count * size bytes; send and receive sides must agree
- *    on the byte count of a block.
- *  - Reducing collectives: named integer and floating types with
- *    MPI_SUM/PROD/MAX/MIN (and BAND/BOR/BXOR on integers) use the runtime's
- *    kernels; other commutative ops (user ops, MPI_LAND ...) on named
- *    contiguous types of 1, 2, 4 or 8 bytes reduce with MPI_Reduce_local.
- *  - Anything else is COLL_ERR_BAD_DTYPE / COLL_ERR_BAD_OP (the PMPI library
- *    falls back to the MPI library's own collective). */
+ * A call goes through four steps (docs/mpi.md, "Consistency"):
+ *  1. collmpi_decide: from what every rank of the communicator holds alike
+ *     (N, the collective, the root, the type signature's bytes per block,
+ *     and for reductions the datatype and op): can a compiled algorithm
+ *     serve it? No buffer, no MPI_IN_PLACE, no root-only side is looked at,
+ *     so all ranks reach the same verdict.
+ *  2. collmpi_applies: does the algorithm's `require` hold for (N, root)?
+ *     A probe run without communication or any other side effect.
+ *  3. collmpi_prepare: this rank's buffers. A buffer whose datatype is not
+ *     contiguous is packed into a contiguous staging copy (and unpacked
+ *     after), so a strided type at the root and plain doubles elsewhere run
+ *     the same algorithm. A failure here is an erroneous argument of this
+ *     rank, reported as an error (never "let the MPI library do it": the
+ *     other ranks run the algorithm).
+ *  4. collmpi_invoke: the algorithm, on the communicator's coll_comm (on a
+ *     communicator of size 1, the thread's solo coll_comm without MPI).
+ *
+ * Mapping rules:
+ *  - Non-reducing collectives move bytes: count * type size per block
+ *    (COLL_U8).
+ *  - Reductions: named integer and floating types with MPI_SUM/PROD/MAX/MIN
+ *    (and BAND/BOR/BXOR on integers) use the runtime's kernels; other
+ *    commutative ops (user ops, MPI_LAND, MPI_MAXLOC ...) on contiguous
+ *    types of 1, 2, 4 or 8 bytes reduce with MPI_Reduce_local. A predefined
+ *    op applies element by element, so a derived type made of one named
+ *    type reduces as that type (staged when not contiguous). */
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi_internal.h"
@@ -40,8 +61,9 @@ const char *collmpi_mpi_name(coll_collective coll) {
     return (unsigned)coll < COLL_COLLECTIVE_COUNT ? names[coll] : "?";
 }
 
-int collmpi_to_mpi_error(int status, int mpi_err) {
-    last_status = status;
+/* ---- errors with reasons ---- */
+
+static int error_class(int status) {
     switch (status) {
     case COLL_OK: return MPI_SUCCESS;
     case COLL_ERR_NULL_COMM: return MPI_ERR_COMM;
@@ -55,10 +77,122 @@ int collmpi_to_mpi_error(int status, int mpi_err) {
     case COLL_ERR_OVERLAP:
     case COLL_ERR_IN_PLACE: return MPI_ERR_BUFFER;
     case COLL_ERR_NOMEM: return MPI_ERR_NO_MEM;
-    case COLL_ERR_TRANSPORT: return mpi_err != MPI_SUCCESS ? mpi_err : MPI_ERR_OTHER;
     case COLL_ERR_INTERNAL: return MPI_ERR_INTERN;
     default: return MPI_ERR_OTHER;
     }
+}
+
+/* Error codes made with MPI_Add_error_code, one per (class, text): a
+ * program (or MPI_ERRORS_ARE_FATAL's message) gets the reason from
+ * MPI_Error_string, and MPI_Error_class still gives the class. Bounded:
+ * past the table, the class itself. The first code made is checked to
+ * read back (MPICH 4.0 gives added codes of predefined classes the text of
+ * an internal message): where it does not, codes are the classes and the
+ * reason is only collmpi_last_error()'s. */
+enum { MAX_REASON_CODES = 64, REASON_LEN = 240 };
+static struct {
+    int cls, code;
+    char text[REASON_LEN];
+} reason_codes[MAX_REASON_CODES];
+static int nreason_codes;
+static int codes_work = -1;     /* -1 not known yet, 0 no, 1 yes */
+static pthread_mutex_t reason_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local char last_error[REASON_LEN];
+
+const char *collmpi_last_error(void) { return last_error; }
+
+/* A new code of class cls reading back as text; cls when MPI cannot. */
+static int add_code(int cls, const char *text) {
+    int code;
+    if (PMPI_Add_error_code(cls, &code) != MPI_SUCCESS ||
+        PMPI_Add_error_string(code, text) != MPI_SUCCESS)
+        return cls;
+    if (codes_work < 0) {
+        char back[MPI_MAX_ERROR_STRING + 1] = "";
+        int len = 0, c2 = -1;
+        codes_work = PMPI_Error_class(code, &c2) == MPI_SUCCESS && c2 == cls &&
+                     PMPI_Error_string(code, back, &len) == MPI_SUCCESS && strcmp(back, text) == 0;
+    }
+    return codes_work ? code : cls;
+}
+
+static int reason_code(int cls, const char *text) {
+    int init = 0, fin = 0;
+    if (PMPI_Initialized(&init) != MPI_SUCCESS || !init || PMPI_Finalized(&fin) != MPI_SUCCESS ||
+        fin)
+        return cls;
+    int code = cls;
+    pthread_mutex_lock(&reason_lock);
+    int i = 0;
+    while (i < nreason_codes && (reason_codes[i].cls != cls || strcmp(reason_codes[i].text, text)))
+        i++;
+    if (i < nreason_codes) {
+        code = reason_codes[i].code;
+    } else if (codes_work != 0 && nreason_codes < MAX_REASON_CODES) {
+        code = add_code(cls, text);
+        if (code != cls) {
+            reason_codes[nreason_codes].cls = cls;
+            reason_codes[nreason_codes].code = code;
+            snprintf(reason_codes[nreason_codes].text, REASON_LEN, "%s", text);
+            nreason_codes++;
+        }
+    }
+    pthread_mutex_unlock(&reason_lock);
+    return code;
+}
+
+int collmpi_error(int status, int mpi_err, const char *reason) {
+    last_status = status;
+    last_error[0] = 0;
+    if (status == COLL_OK) return MPI_SUCCESS;
+    if (!reason || !*reason) reason = coll_strerror(status);
+    snprintf(last_error, sizeof last_error, "collc: %s", reason);
+    if (status == COLL_ERR_TRANSPORT) return mpi_err != MPI_SUCCESS ? mpi_err : MPI_ERR_OTHER;
+    return reason_code(error_class(status), last_error);
+}
+
+/* ---- COLLMPI_DEBUG ---- */
+
+static int debug_level;
+static pthread_once_t debug_once = PTHREAD_ONCE_INIT;
+
+static void read_debug(void) {
+    const char *d = getenv("COLLMPI_DEBUG");
+    debug_level = d && *d ? atoi(d) : 0;
+}
+
+int collmpi_debug(void) {
+    pthread_once(&debug_once, read_debug);
+    return debug_level;
+}
+
+void collmpi_log(coll_collective coll, const collmpi_call *m, int local, const char *what,
+                 const char *detail) {
+    if (!collmpi_debug()) return;
+    if (debug_level < 2 && !local && m->rank != 0) return;
+    enum { MAX_SEEN = 256, KEY = 200 };
+    static struct {
+        coll_collective coll;
+        char key[KEY];
+    } seen[MAX_SEEN];
+    static int nseen;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    char key[KEY];
+    snprintf(key, sizeof key, "%s|%s", what, detail);
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].coll == coll && strcmp(seen[i].key, key) == 0) {
+            pthread_mutex_unlock(&lock);
+            return;
+        }
+    if (nseen < MAX_SEEN) {
+        seen[nseen].coll = coll;
+        memcpy(seen[nseen].key, key, sizeof key);
+        nseen++;
+    }
+    pthread_mutex_unlock(&lock);
+    fprintf(stderr, "collmpi[%d]: %s (%zu B, N=%d) -> %s%s%s\n", m->rank, collmpi_mpi_name(coll),
+            m->total_bytes, m->nranks, what, *detail ? " " : "", detail);
 }
 
 /* ---- datatypes ---- */
@@ -143,11 +277,73 @@ static int named_op(MPI_Op op, coll_op *out) {
     return 1;
 }
 
-/* Byte size of `count` elements of a contiguous type; -1 if not. */
-static long long block_bytes(int count, MPI_Datatype dt) {
-    if (count < 0 || !contiguous_type(dt, 0)) return -1;
+/* The predefined ops of collective reductions: element by element on the
+ * named types a datatype is made of. */
+static int predefined_op(MPI_Op op) {
+    coll_op c;
+    return named_op(op, &c) || op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR ||
+           op == MPI_MAXLOC || op == MPI_MINLOC;
+}
+
+static int is_named(MPI_Datatype dt) {
+    int ni, na, nd, comb;
+    return dt != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+           comb == MPI_COMBINER_NAMED;
+}
+
+/* The one named type `dt` is made of (its type signature is n copies of
+ * it), or MPI_DATATYPE_NULL when it mixes types or cannot be decoded. */
+static MPI_Datatype base_type(MPI_Datatype dt, int depth) {
+    int ni, na, nd, comb;
+    if (dt == MPI_DATATYPE_NULL || depth > 16 ||
+        PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+        return MPI_DATATYPE_NULL;
+    if (comb == MPI_COMBINER_NAMED) return dt;
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_CONTIGUOUS:
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_STRUCT:
+    case MPI_COMBINER_SUBARRAY:
+    case MPI_COMBINER_DARRAY:
+    case MPI_COMBINER_RESIZED: break;
+    default: return MPI_DATATYPE_NULL;
+    }
+    if (nd < 1) return MPI_DATATYPE_NULL;
+    int *ints = malloc(sizeof *ints * (size_t)(ni ? ni : 1));
+    MPI_Aint *addrs = malloc(sizeof *addrs * (size_t)(na ? na : 1));
+    MPI_Datatype *types = malloc(sizeof *types * (size_t)nd);
+    MPI_Datatype base = MPI_DATATYPE_NULL;
+    int ok = ints && addrs && types &&
+             PMPI_Type_get_contents(dt, ni, na, nd, ints, addrs, types) == MPI_SUCCESS;
+    for (int i = 0; ok && i < nd; i++) {
+        /* a struct member of no elements adds nothing to the signature */
+        int empty = comb == MPI_COMBINER_STRUCT && ni > i + 1 && ints[i + 1] == 0;
+        MPI_Datatype b = empty ? MPI_DATATYPE_NULL : base_type(types[i], depth + 1);
+        if (!empty && (b == MPI_DATATYPE_NULL || (base != MPI_DATATYPE_NULL && b != base)))
+            ok = 0;
+        else if (!empty)
+            base = b;
+    }
+    for (int i = 0; ints && addrs && types && i < nd; i++)
+        if (!is_named(types[i])) PMPI_Type_free(&types[i]);
+    free(ints);
+    free(addrs);
+    free(types);
+    return ok ? base : MPI_DATATYPE_NULL;
+}
+
+/* Byte size of `count` elements of `dt`; -1 if it cannot be known. */
+static long long type_bytes(int count, MPI_Datatype dt) {
     int size;
-    PMPI_Type_size(dt, &size);
+    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
+        size < 0)
+        return -1;
     return (long long)count * size;
 }
 
@@ -155,11 +351,89 @@ static int is_root_coll(coll_collective c) {
     return (unsigned)c < COLL_COLLECTIVE_COUNT && collrt_collectives[c].rooted;
 }
 
-int collmpi_map(const collmpi_args *a, collmpi_call *m, const char **why) {
+/* ---- 1. the decision ---- */
+
+/* Reductions: (datatype, op) -> the runtime's (dtype, op), or the
+ * MPI_Reduce_local placeholder of the element size. */
+static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char **why) {
+    MPI_Datatype dt = a->sendtype;
+    if (a->sendcount < 0) {
+        *why = "negative count";
+        return COLL_ERR_BAD_COUNT;
+    }
+    if (a->op == MPI_OP_NULL) {
+        *why = "bad op";
+        return COLL_ERR_BAD_OP;
+    }
+    int size = 0;
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0) {
+        *why = "bad datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    int predefined = predefined_op(a->op);
+    /* The element the op applies to: the named type a derived type is made
+     * of for predefined ops; the datatype itself for user ops (their
+     * function is called with it). */
+    MPI_Datatype elem = predefined ? base_type(dt, 0) : dt;
+    int esize = 0;
+    if (elem == MPI_DATATYPE_NULL || PMPI_Type_size(elem, &esize) != MPI_SUCCESS || esize <= 0 ||
+        size % esize) {
+        *why = "datatype mixes element types";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    m->red_type = dt;
+    m->red_contig = contiguous_type(dt, 0);
+    m->red_per = (size_t)(size / esize);
+    if (!predefined && !m->red_contig) {
+        /* a staged copy would not have the layout the user function reads */
+        *why = "user op on a non-contiguous datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    coll_op cop;
+    if (named_op(a->op, &cop) && named_dtype(elem, &m->dtype) &&
+        coll_op_supported(m->dtype, cop) == COLL_OK) {
+        m->op = cop;
+    } else {
+        int commute = 0;
+        if (PMPI_Op_commutative(a->op, &commute) != MPI_SUCCESS) {
+            *why = "bad op";
+            return COLL_ERR_BAD_OP;
+        }
+        if (!commute) {
+            *why = "non-commutative op";
+            return COLL_ERR_BAD_OP;
+        }
+        if (!contiguous_type(elem, 0)) {
+            *why = "datatype not supported for reductions";
+            return COLL_ERR_BAD_DTYPE;
+        }
+        /* Placeholder (dtype, op) of the element size; the transport
+         * reduces with MPI_Reduce_local instead. */
+        if (esize == 1) m->dtype = COLL_U8, m->op = COLL_BOR;
+        else if (esize == 2) m->dtype = COLL_F16, m->op = COLL_SUM;
+        else if (esize == 4) m->dtype = COLL_U32, m->op = COLL_BOR;
+        else if (esize == 8) m->dtype = COLL_U64, m->op = COLL_BOR;
+        else {
+            *why = "element size not 1, 2, 4 or 8 bytes";
+            return COLL_ERR_BAD_DTYPE;
+        }
+        m->user_op = 1;
+        m->uop = a->op;
+        m->udt = elem;
+    }
+    m->count = (size_t)a->sendcount * m->red_per;
+    m->total_bytes = m->count * coll_dtype_size(m->dtype) *
+                     (a->coll == COLL_REDUCE_SCATTER ? (size_t)m->nranks : 1);
+    return COLL_OK;
+}
+
+int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why) {
     static const char *dummy;
     if (!why) why = &dummy;
     *why = "";
     memset(m, 0, sizeof *m);
+    m->uop = MPI_OP_NULL;
+    m->udt = m->red_type = MPI_DATATYPE_NULL;
     if (a->comm == MPI_COMM_NULL) {
         *why = "null communicator";
         return COLL_ERR_NULL_COMM;
@@ -170,147 +444,323 @@ int collmpi_map(const collmpi_args *a, collmpi_call *m, const char **why) {
         m->rank = coll_comm_rank(m->cc);
     } else {
         int inter = 0;
-        if (PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS || inter) {
+        if (PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS) {
+            *why = "invalid communicator";
+            return COLL_ERR_NULL_COMM;
+        }
+        PMPI_Comm_size(a->comm, &m->nranks);   /* of the local group */
+        PMPI_Comm_rank(a->comm, &m->rank);
+        if (inter) {
             *why = "intercommunicator";
             return COLL_ERR_NULL_COMM;
         }
-        PMPI_Comm_size(a->comm, &m->nranks);
-        PMPI_Comm_rank(a->comm, &m->rank);
     }
-    int N = m->nranks, me = m->rank;
+    int N = m->nranks;
     m->root = a->root;
     if (is_root_coll(a->coll) && (a->root < 0 || a->root >= N)) {
         *why = "bad root";
         return COLL_ERR_BAD_ROOT;
     }
     int is_root = m->rank == a->root;
-    const void *sb = a->sendbuf;
-    void *rb = a->recvbuf;
+    long long b;
     switch (a->coll) {
     case COLL_ALLREDUCE:
     case COLL_REDUCE:
-    case COLL_REDUCE_SCATTER: {
-        if (a->sendcount < 0) {
-            *why = "negative count";
-            return COLL_ERR_BAD_COUNT;
-        }
-        MPI_Datatype dt = a->sendtype;
-        coll_op cop;
-        int have_op = named_op(a->op, &cop);
-        if (have_op && named_dtype(dt, &m->dtype) && coll_op_supported(m->dtype, cop) == COLL_OK) {
-            m->op = cop;
-        } else {
-            /* MPI_Reduce_local on a named contiguous type. */
-            int commute = 0, size = 0, ni, na, nd, comb;
-            if (dt == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
-                comb != MPI_COMBINER_NAMED || !contiguous_type(dt, 0)) {
-                *why = "datatype not supported for reductions";
-                return COLL_ERR_BAD_DTYPE;
-            }
-            if (a->op == MPI_OP_NULL || PMPI_Op_commutative(a->op, &commute) != MPI_SUCCESS) {
-                *why = "bad op";
-                return COLL_ERR_BAD_OP;
-            }
-            if (!commute) {
-                *why = "non-commutative op";
-                return COLL_ERR_BAD_OP;
-            }
-            PMPI_Type_size(dt, &size);
-            /* Placeholder (dtype, op) of the element size; the transport
-             * reduces with MPI_Reduce_local instead. */
-            if (size == 1) m->dtype = COLL_U8, m->op = COLL_BOR;
-            else if (size == 2) m->dtype = COLL_F16, m->op = COLL_SUM;
-            else if (size == 4) m->dtype = COLL_U32, m->op = COLL_BOR;
-            else if (size == 8) m->dtype = COLL_U64, m->op = COLL_BOR;
-            else {
-                *why = "element size not 1, 2, 4 or 8 bytes";
-                return COLL_ERR_BAD_DTYPE;
-            }
-            m->user_op = 1;
-            m->uop = a->op;
-            m->udt = dt;
-        }
-        m->count = (size_t)a->sendcount;
-        size_t esz = coll_dtype_size(m->dtype);
-        m->total_bytes = m->count * esz * (a->coll == COLL_REDUCE_SCATTER ? (size_t)N : 1);
-        if (a->coll == COLL_REDUCE && !is_root) rb = NULL;   /* insignificant */
-        if (sb == MPI_IN_PLACE) {
-            if (a->coll == COLL_REDUCE && !is_root) {
-                *why = "MPI_IN_PLACE at a non-root";
-                return COLL_ERR_IN_PLACE;
-            }
-            sb = COLL_IN_PLACE;
-        }
-        break;
-    }
-    case COLL_BROADCAST: {
-        long long b = block_bytes(a->sendcount, a->sendtype);
-        if (b < 0) {
-            *why = "non-contiguous datatype";
-            return COLL_ERR_BAD_DTYPE;
-        }
-        m->dtype = COLL_U8;
-        m->count = (size_t)b;
-        m->total_bytes = (size_t)b;
-        sb = is_root ? rb : NULL;    /* the root's buffer is in and out */
-        break;
-    }
-    case COLL_ALLGATHER:
-    case COLL_ALLTOALL:
+    case COLL_REDUCE_SCATTER: return decide_reduction(a, m, why);
+    /* One block's bytes, from the side MPI makes significant on this rank
+     * whatever the other arguments are (MPI_IN_PLACE leaves a send side
+     * insignificant); the type signatures make it the same on every rank. */
+    case COLL_BROADCAST: b = type_bytes(a->sendcount, a->sendtype); break;
     case COLL_GATHER:
-    case COLL_SCATTER: {
-        /* Which side's count is significant on this rank. */
-        int send_sig, recv_sig;
-        if (a->coll == COLL_GATHER) {
-            send_sig = sb != MPI_IN_PLACE;
-            recv_sig = is_root;
-        } else if (a->coll == COLL_SCATTER) {
-            send_sig = is_root;
-            recv_sig = rb != MPI_IN_PLACE;
-        } else {
-            send_sig = sb != MPI_IN_PLACE;
-            recv_sig = 1;
-        }
-        long long sbytes = -2, rbytes = -2;
-        if (send_sig) sbytes = block_bytes(a->sendcount, a->sendtype);
-        if (recv_sig) rbytes = block_bytes(a->recvcount, a->recvtype);
-        if (sbytes == -1 || rbytes == -1) {
-            *why = "non-contiguous datatype";
-            return COLL_ERR_BAD_DTYPE;
-        }
-        if (sbytes >= 0 && rbytes >= 0 && sbytes != rbytes) {
-            *why = "send and receive block sizes differ";
-            return COLL_ERR_BAD_COUNT;
-        }
-        long long b = sbytes >= 0 ? sbytes : rbytes;
-        if (b < 0) {
-            *why = "no significant count";
-            return COLL_ERR_BAD_COUNT;
-        }
-        m->dtype = COLL_U8;
-        m->count = (size_t)b;
-        m->total_bytes = (size_t)b * (size_t)N;
-        if (a->coll == COLL_GATHER && !is_root) rb = NULL;
-        if (a->coll == COLL_SCATTER && !is_root) sb = NULL;
-        if (sb == MPI_IN_PLACE) sb = COLL_IN_PLACE;
-        if (rb == MPI_IN_PLACE) rb = COLL_IN_PLACE;
+        b = is_root ? type_bytes(a->recvcount, a->recvtype) : type_bytes(a->sendcount, a->sendtype);
         break;
-    }
+    case COLL_SCATTER:
+        b = is_root ? type_bytes(a->sendcount, a->sendtype) : type_bytes(a->recvcount, a->recvtype);
+        break;
+    case COLL_ALLGATHER:
+    case COLL_ALLTOALL: b = type_bytes(a->recvcount, a->recvtype); break;
     default:
         *why = "unknown collective";
         return COLL_ERR_INTERNAL;
     }
-    (void)me;
+    if (b < 0) {
+        *why = "bad count or datatype";
+        return COLL_ERR_BAD_COUNT;
+    }
+    m->dtype = COLL_U8;
+    m->op = COLL_SUM;
+    m->count = (size_t)b;
+    m->total_bytes = (size_t)b * (a->coll == COLL_BROADCAST ? 1 : (size_t)N);
+    return COLL_OK;
+}
+
+/* ---- 2. applicability ---- */
+
+/* The verdicts of recent probes: a probe's answer depends on its arguments
+ * only, so a cache (per thread: no lock) answers the same, for a few
+ * instructions instead of a call through coll_begin and coll_finish. */
+enum { PROBE_CACHE = 16 };
+typedef struct probe_verdict {
+    void (*fn)(void);
+    int nranks, root;
+    coll_dtype dtype;
+    coll_op op;
+    int rc;
+    const coll_alg_info *info;
+} probe_verdict;
+static _Thread_local probe_verdict probe_cache[PROBE_CACHE];
+
+int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void),
+                    const coll_alg_info **info) {
+    int root = is_root_coll(coll) ? m->root : 0;
+    uintptr_t h = ((uintptr_t)fn >> 4) ^ (uintptr_t)m->nranks * 31u ^ (uintptr_t)root * 17u;
+    probe_verdict *v = &probe_cache[h % PROBE_CACHE];
+    if (v->fn == fn && v->nranks == m->nranks && v->root == root && v->dtype == m->dtype &&
+        v->op == m->op) {
+        *info = v->info;
+        return v->rc;
+    }
+    coll_comm *pc = collmpi_probe_comm(m->nranks, m->rank);
+    int rc;
+    if (is_root_coll(coll))
+        rc = ((collmpi_rooted_fn)fn)(pc, NULL, NULL, 0, m->dtype, m->op, root);
+    else
+        rc = ((collmpi_fn)fn)(pc, NULL, NULL, 0, m->dtype, m->op);
+    *info = collmpi_probed(pc);
+    *v = (probe_verdict){fn, m->nranks, root, m->dtype, m->op, rc, *info};
+    return rc;
+}
+
+/* ---- 3. this rank's buffers ---- */
+
+/* Packs (unpack = 0) `count` elements of `dt` at `user` into the contiguous
+ * `buf`, or unpacks them back; in pieces of at most INT_MAX bytes (MPI_Pack
+ * counts in int). MPI_Pack's layout on a homogeneous system is the native
+ * one: the same bytes a contiguous receive of that signature gets. */
+static int pack_all(void *user, MPI_Datatype dt, size_t count, char *buf, int unpack) {
+    int size;
+    MPI_Aint lb, extent;
+    int rc = PMPI_Type_size(dt, &size);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_get_extent(dt, &lb, &extent);
+    if (rc != MPI_SUCCESS) return rc;
+    if (size <= 0 || count == 0) return MPI_SUCCESS;
+    size_t per = (size_t)INT_MAX / (size_t)size;
+    if (per == 0) return MPI_ERR_COUNT;
+    for (size_t done = 0; done < count;) {
+        size_t k = count - done < per ? count - done : per;
+        /* integer arithmetic: user may be MPI_BOTTOM with absolute displacements */
+        void *u = (void *)((uintptr_t)user + (uintptr_t)((MPI_Aint)done * extent));
+        char *p = buf + done * (size_t)size;
+        int pos = 0, bytes = (int)(k * (size_t)size);
+        rc = unpack ? PMPI_Unpack(p, bytes, &pos, u, (int)k, dt, MPI_COMM_SELF)
+                    : PMPI_Pack(u, (int)k, dt, p, bytes, &pos, MPI_COMM_SELF);
+        if (rc != MPI_SUCCESS) return rc;
+        if (pos != bytes) return MPI_ERR_INTERN;
+        done += k;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Stages `count` elements of `dt` at `user` into s (copying them in when
+ * `pack`); `unpack` elements are copied back by collmpi_unstage. */
+static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
+                 int pack, size_t unpack, const char **why) {
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    size_t bytes = count * (size_t)(size > 0 ? size : 0);
+    s->stage = malloc(bytes ? bytes : 1);
+    if (!s->stage) {
+        *why = "no memory for a contiguous copy of a non-contiguous datatype";
+        return COLL_ERR_NOMEM;
+    }
+    s->user = user;
+    s->type = dt;
+    s->count = count;
+    s->unpack_count = unpack;
+    m->staged = 1;
+    if (pack && pack_all(user, dt, count, s->stage, 0) != MPI_SUCCESS) {
+        *why = "cannot pack the datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    return COLL_OK;
+}
+
+/* Whether a side of `count` elements of `dt` has to be staged. */
+static int needs_stage(MPI_Datatype dt, size_t count) {
+    return count && !contiguous_type(dt, 0);
+}
+
+static void free_stages(collmpi_call *m) {
+    free(m->in.stage);
+    free(m->out.stage);
+    m->in.stage = m->out.stage = NULL;
+    m->staged = 0;
+}
+
+/* Checks that this rank's other side of a gather, scatter, allgather or
+ * alltoall has the block size the decision used. */
+static int same_block(int count, MPI_Datatype dt, size_t block, const char **why) {
+    long long b = type_bytes(count, dt);
+    if (b < 0 || (size_t)b != block) {
+        *why = "send and receive block sizes differ";
+        return COLL_ERR_BAD_COUNT;
+    }
+    return COLL_OK;
+}
+
+static int prepare_reduction(const collmpi_args *a, collmpi_call *m, const char **why) {
+    int is_root = m->rank == a->root;
+    size_t n = (size_t)a->sendcount;
+    size_t in_elems = a->coll == COLL_REDUCE_SCATTER ? n * (size_t)m->nranks : n;
+    int out_sig = a->coll != COLL_REDUCE || is_root;
+    const void *sb = a->sendbuf;
+    void *rb = out_sig ? a->recvbuf : NULL;
+    int rc = COLL_OK;
+    int staged = !m->red_contig && n;
+    if (sb == MPI_IN_PLACE) {
+        if (!out_sig) {
+            *why = "MPI_IN_PLACE at a non-root";
+            return COLL_ERR_IN_PLACE;
+        }
+        sb = COLL_IN_PLACE;
+        if (staged) {
+            rc = stage(m, &m->out, rb, m->red_type, in_elems, 1, n, why);
+            rb = m->out.stage;
+        }
+    } else if (staged) {
+        rc = stage(m, &m->in, (void *)sb, m->red_type, in_elems, 1, 0, why);
+        sb = m->in.stage;
+        if (rc == COLL_OK && out_sig) {
+            rc = stage(m, &m->out, rb, m->red_type, n, 0, n, why);
+            rb = m->out.stage;
+        }
+    }
+    m->sendbuf = sb;
+    m->recvbuf = rb;
+    return rc;
+}
+
+int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
+    static const char *dummy;
+    if (!why) why = &dummy;
+    *why = "";
+    m->in = m->out = (collmpi_stage){0};
+    m->staged = 0;
+    int rc;
+    if (collrt_collectives[a->coll].reducing) {
+        rc = prepare_reduction(a, m, why);
+        if (rc != COLL_OK) free_stages(m);
+        return rc;
+    }
+    size_t N = (size_t)m->nranks, B = m->count;
+    int is_root = m->rank == a->root;
+    const void *sb = a->sendbuf;
+    void *rb = a->recvbuf;
+    size_t sc = a->sendcount > 0 ? (size_t)a->sendcount : 0;
+    size_t rc_ = a->recvcount > 0 ? (size_t)a->recvcount : 0;
+    rc = COLL_OK;
+    switch (a->coll) {
+    case COLL_BROADCAST:
+        /* the root's buffer is in and out */
+        if (B && needs_stage(a->sendtype, sc)) {
+            rc = stage(m, &m->out, rb, a->sendtype, sc, is_root, is_root ? 0 : sc, why);
+            rb = m->out.stage;
+        }
+        sb = is_root ? rb : NULL;
+        break;
+    case COLL_GATHER:
+    case COLL_SCATTER:
+    case COLL_ALLGATHER:
+    case COLL_ALLTOALL: {
+        /* The sides this rank has (a gather's output and a scatter's input
+         * are the root's only), how many elements of its type each holds,
+         * and MPI_IN_PLACE: the input in recvbuf (sendbuf of gather at the
+         * root, allgather, alltoall) or the root's block left in sendbuf
+         * (recvbuf of scatter at the root). */
+        int coll = a->coll;
+        int has_in = coll != COLL_SCATTER || is_root;
+        int has_out = coll != COLL_GATHER || is_root;
+        size_t in_n = (coll == COLL_SCATTER || coll == COLL_ALLTOALL) ? N * sc : sc;
+        size_t out_n = coll == COLL_SCATTER ? rc_ : N * rc_;
+        if (!has_in) sb = NULL;
+        if (!has_out) rb = NULL;
+        int scatter_root_in_place = coll == COLL_SCATTER && is_root && rb == MPI_IN_PLACE;
+        if ((sb == MPI_IN_PLACE && (coll == COLL_SCATTER || !has_out)) ||
+            (rb == MPI_IN_PLACE && !scatter_root_in_place)) {
+            *why = "MPI_IN_PLACE where MPI does not allow it";
+            rc = COLL_ERR_IN_PLACE;
+            break;
+        }
+        if (sb == MPI_IN_PLACE) {
+            /* the input is in recvbuf: stage all of it */
+            sb = COLL_IN_PLACE;
+            if (B && needs_stage(a->recvtype, out_n)) {
+                rc = stage(m, &m->out, rb, a->recvtype, out_n, 1, out_n, why);
+                rb = m->out.stage;
+            }
+            break;
+        }
+        if (has_in && has_out && !scatter_root_in_place) {
+            /* both sides significant: the one the decision did not read
+             * must have the same block size */
+            rc = coll == COLL_SCATTER ? same_block(a->recvcount, a->recvtype, B, why)
+                                      : same_block(a->sendcount, a->sendtype, B, why);
+            if (rc != COLL_OK) break;
+        }
+        if (has_in && B && needs_stage(a->sendtype, in_n)) {
+            rc = stage(m, &m->in, (void *)sb, a->sendtype, in_n, 1, 0, why);
+            sb = m->in.stage;
+            if (rc != COLL_OK) break;
+        }
+        if (scatter_root_in_place) {
+            rb = COLL_IN_PLACE;
+        } else if (has_out && B && needs_stage(a->recvtype, out_n)) {
+            rc = stage(m, &m->out, rb, a->recvtype, out_n, 0, out_n, why);
+            rb = m->out.stage;
+        }
+        break;
+    }
+    default:
+        *why = "unknown collective";
+        rc = COLL_ERR_INTERNAL;
+    }
+    if (rc != COLL_OK) {
+        free_stages(m);
+        return rc;
+    }
+    if (sb == MPI_IN_PLACE) sb = COLL_IN_PLACE;
+    if (rb == MPI_IN_PLACE) rb = COLL_IN_PLACE;
     m->sendbuf = sb;
     m->recvbuf = rb;
     return COLL_OK;
 }
 
+int collmpi_unstage(collmpi_call *m, int status, int *mpi_err) {
+    if (!m->staged) return status;
+    if (status == COLL_OK && m->out.stage && m->out.unpack_count) {
+        int rc = pack_all(m->out.user, m->out.type, m->out.unpack_count, m->out.stage, 1);
+        if (rc != MPI_SUCCESS) {
+            *mpi_err = rc;
+            status = COLL_ERR_TRANSPORT;
+        }
+    }
+    free_stages(m);
+    return status;
+}
+
+/* ---- 4. the run ---- */
+
 int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
                    int *mpi_err) {
     *mpi_err = MPI_SUCCESS;
     coll_comm *cc = m->cc;
-    int rc = cc ? COLL_OK : coll_comm_from_mpi(comm, &cc);
+    int rc = COLL_OK;
+    if (m->nranks == 1) {
+        cc = collmpi_solo_comm();
+        if (!cc) return COLL_ERR_NOMEM;
+    } else if (!cc) {
+        rc = coll_comm_from_mpi(comm, &cc);
+    }
     if (rc != COLL_OK) {
         *mpi_err = collmpi_from_mpi_error();
         return rc;
@@ -327,14 +777,55 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
 
 /* ---- the entry points ---- */
 
+/* A direct call never falls back to the MPI library: the algorithm runs or
+ * the call fails, with the same refusal on every rank for everything
+ * collmpi_decide and collmpi_applies look at. */
 static int run(const collmpi_args *a, void (*fn)(void)) {
     collmpi_call m;
-    int mpi_err = MPI_SUCCESS;
-    int rc = collmpi_map(a, &m, NULL);
-    if (rc == COLL_OK) rc = collmpi_invoke(a->coll, &m, a->comm, fn, &mpi_err);
-    int code = collmpi_to_mpi_error(rc, mpi_err);
-    /* As an MPI collective: errors go through the communicator's handler. */
-    if (code != MPI_SUCCESS && a->comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(a->comm, code);
+    const char *why = "";
+    const coll_alg_info *info = NULL;
+    char detail[160] = "";
+    int mpi_err = MPI_SUCCESS, local = 0;
+    int rc = collmpi_decide(a, &m, &why);
+    if (rc != COLL_OK && m.nranks > 0) {
+        /* only for the algorithm's name in the reason */
+        collmpi_call probe = m;
+        probe.dtype = COLL_U8;
+        probe.op = COLL_SUM;
+        (void)collmpi_applies(a->coll, &probe, fn, &info);
+    }
+    if (rc == COLL_OK) {
+        rc = collmpi_applies(a->coll, &m, fn, &info);
+        if (rc == COLL_ERR_NOT_APPLICABLE) {
+            if (is_root_coll(a->coll))
+                snprintf(detail, sizeof detail, "does not apply for N = %d, root %d (a `require` fails)",
+                         m.nranks, m.root);
+            else
+                snprintf(detail, sizeof detail, "does not apply for N = %d (a `require` fails)",
+                         m.nranks);
+            why = detail;
+        } else if (rc != COLL_OK) {
+            why = coll_strerror(rc);
+        }
+    }
+    if (rc == COLL_OK) {
+        local = 1;
+        rc = collmpi_prepare(a, &m, &why);
+    }
+    if (rc == COLL_OK) {
+        rc = collmpi_invoke(a->coll, &m, a->comm, fn, &mpi_err);
+        rc = collmpi_unstage(&m, rc, &mpi_err);
+        why = coll_strerror(rc);
+    }
+    char reason[REASON_LEN];
+    snprintf(reason, sizeof reason, "%s: %s", info && info->name ? info->name : collmpi_mpi_name(a->coll),
+             why);
+    int code = collmpi_error(rc, mpi_err, reason);
+    if (code != MPI_SUCCESS) {
+        collmpi_log(a->coll, &m, local, "error:", reason);
+        /* As an MPI collective: errors go through the communicator's handler. */
+        if (a->comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(a->comm, code);
+    }
     return code;
 }
 

@@ -64,6 +64,12 @@ int collmpi_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 /* The coll_status of this thread's last collmpi_* call (COLL_OK after a
  * success); COLL_ERR_TRANSPORT when MPI itself failed. */
 int collmpi_last_status(void);
+/* Why this thread's last collmpi_* call failed ("" after a success), e.g.
+ * "collc: recursive_doubling_allreduce: does not apply for N = 3 (a
+ * `require` fails)". MPI_Error_string of the returned code gives the same
+ * text where the MPI library keeps strings of added error codes (Open MPI;
+ * MPICH 4.0 returns the error class itself). */
+const char *collmpi_last_error(void);
 
 /* Prototypes of the functions `collc compile --target=mpi` emits, e.g.
  *   COLLMPI_DECLARE_ALLREDUCE(ring_allreduce);

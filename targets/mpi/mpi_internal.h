@@ -21,6 +21,18 @@ int collmpi_from_mpi_error(void);
 /* The coll_comm cached on `comm` by an earlier coll_comm_from_mpi, or NULL
  * (makes none: no communication). */
 coll_comm *collmpi_comm_cached(MPI_Comm comm);
+/* The calling thread's communicator of size 1 without MPI (messages to self
+ * go through a local queue): calls on any MPI communicator of size 1 run on
+ * it, so those never get a duplicate, an attribute or a step counter. NULL
+ * when out of memory. */
+coll_comm *collmpi_solo_comm(void);
+/* The calling thread's probe: a communicator of nranks ranks without MPI on
+ * which a compiled program called with count 0 (NULL buffers) returns
+ * COLL_ERR_NOT_APPLICABLE exactly when one of its `require`s fails for
+ * (nranks, root), and COLL_OK otherwise, touching nothing else.
+ * collmpi_probed() then gives the program's coll_alg_info. */
+coll_comm *collmpi_probe_comm(int nranks, int rank);
+const coll_alg_info *collmpi_probed(const coll_comm *c);
 
 /* ---- argument mapping (collmpi.c) ---- */
 
@@ -37,10 +49,22 @@ typedef struct collmpi_args {
     MPI_Comm comm;
 } collmpi_args;
 
-/* The same call in the runtime's terms. */
+/* A buffer of the call that the application describes with a datatype that
+ * is not contiguous: the algorithm works on a contiguous copy (`stage`),
+ * packed from `user` before the call when it holds input, unpacked into it
+ * after a successful call when it receives output. */
+typedef struct collmpi_stage {
+    void *user;
+    MPI_Datatype type;
+    size_t count;            /* elements of `type` to pack */
+    size_t unpack_count;     /* elements to unpack (0: none) */
+    char *stage;             /* NULL: nothing staged */
+} collmpi_stage;
+
+/* The same call in the runtime's terms. collmpi_decide fills what every
+ * rank of the communicator knows alike; collmpi_prepare the buffers. */
 typedef struct collmpi_call {
-    const void *sendbuf;
-    void *recvbuf;
+    /* decided (the same on every rank) */
     size_t count;            /* per block, in `dtype` elements */
     coll_dtype dtype;
     coll_op op;
@@ -49,21 +73,63 @@ typedef struct collmpi_call {
     int user_op;             /* reduce with MPI_Reduce_local(uop, udt) */
     MPI_Op uop;
     MPI_Datatype udt;
+    MPI_Datatype red_type;   /* reductions: the application's datatype */
+    int red_contig;          /* ... which is contiguous (no staging) */
+    size_t red_per;          /* ... elements of `dtype` per element of it */
     coll_comm *cc;           /* the cached coll_comm of the communicator, or NULL */
+    /* prepared (this rank's buffers) */
+    const void *sendbuf;
+    void *recvbuf;
+    collmpi_stage in, out;   /* staged input / output (in place: `out` only) */
+    int staged;              /* some buffer is staged */
 } collmpi_call;
 
-/* Maps an MPI call; no communication, no side effect. Returns COLL_OK or a
- * coll_status, with *why a short reason for logs. */
-int collmpi_map(const collmpi_args *a, collmpi_call *m, const char **why);
+/* What every rank of the communicator knows alike (MPI requires it): the
+ * collective, N, the root, the type signature's byte count of a block, and
+ * for reductions the datatype and op. Decides whether a compiled algorithm
+ * can serve the call: COLL_OK, or the status of the reason (*why). Never
+ * looks at buffers, MPI_IN_PLACE, or a side of the call that MPI leaves
+ * insignificant on this rank. No communication, no side effect. */
+int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why);
+/* This rank's buffers for a call that collmpi_decide accepted: resolves
+ * MPI_IN_PLACE and stages buffers of non-contiguous datatypes (packing the
+ * input). A failure is an error of this rank's arguments (an erroneous MPI
+ * call), reported as such: never a reason to let the MPI library serve the
+ * call, which the other ranks run with collc. */
+int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why);
+/* Unpacks the staged output after a successful call (status COLL_OK) and
+ * frees the staging; returns the status, or the error of unpacking. */
+int collmpi_unstage(collmpi_call *m, int status, int *mpi_err);
+/* Whether the algorithm `fn` applies to the decided call: a probe run
+ * (collmpi_probe_comm). COLL_OK, COLL_ERR_NOT_APPLICABLE, or another status
+ * of the program; *info gets its coll_alg_info (NULL if unknown). */
+int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void),
+                    const coll_alg_info **info);
 /* Runs the compiled algorithm `fn` (rooted or not per m's collective) on
- * the mapped call. Returns a coll_status; *mpi_err gets the MPI code of a
- * transport failure. */
+ * the prepared call: on the solo communicator for N = 1, else on the
+ * communicator's coll_comm (made on the first call: collective). Returns a
+ * coll_status; *mpi_err gets the MPI code of a transport failure. */
 int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
                    int *mpi_err);
-/* coll_status -> MPI error code (predefined classes; the MPI code itself
- * for COLL_ERR_TRANSPORT). Records the status for collmpi_last_status(). */
-int collmpi_to_mpi_error(int status, int mpi_err);
+/* coll_status -> MPI error code: for COLL_ERR_TRANSPORT the MPI code
+ * itself, else a code of the status's error class (MPI_ERR_OP ...) whose
+ * MPI_Error_string is "collc: " + reason (the class itself where the MPI
+ * library cannot keep such strings). Records the status and the reason
+ * (coll_strerror's text without one) for collmpi_last_status() and
+ * collmpi_last_error(). */
+int collmpi_error(int status, int mpi_err, const char *reason);
 /* "MPI_Allreduce" ... */
 const char *collmpi_mpi_name(coll_collective coll);
+
+/* ---- COLLMPI_DEBUG (collmpi.c) ---- */
+
+/* The level of COLLMPI_DEBUG (0: off; 1: decisions on rank 0 of the
+ * communicator; 2: on every rank). */
+int collmpi_debug(void);
+/* Prints "collmpi[rank]: MPI_Xxx (size B, N=n) -> what detail" once per
+ * (collective, what, detail), on rank 0 of the communicator (every rank at
+ * level 2 or when `local`: a fact of this rank only). */
+void collmpi_log(coll_collective coll, const collmpi_call *m, int local, const char *what,
+                 const char *detail);
 
 #endif

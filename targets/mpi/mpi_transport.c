@@ -28,7 +28,13 @@
  *    the following segments and no count exceeds INT_MAX.
  *  - Scratch and staging memory are allocated once per communicator and
  *    grown when a call needs more (fresh pages are expensive).
- *  - MPI errors become COLL_ERR_TRANSPORT (the MPI code is kept). */
+ *  - MPI errors become COLL_ERR_TRANSPORT (the MPI code is kept).
+ *  - Two kinds of coll_comm use no MPI at all (mpi == MPI_COMM_NULL): the
+ *    thread's solo communicator, which runs every call on a communicator of
+ *    size 1 (its messages go to itself through a local queue, so MPI_COMM_SELF
+ *    and the like never get a duplicate, an attribute or a step counter),
+ *    and the probe, on which a compiled program runs with count 0 to learn
+ *    whether its `require`s hold for (N, root) without any side effect. */
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,6 +55,7 @@ struct coll_call {
                                receive-reduce: its offset in the staging
                                area, SIZE_MAX: none) and local operations */
     struct coll_comm *comm;
+    uint64_t step0;         /* comm->step when the call began */
 };
 
 struct coll_comm {
@@ -69,6 +76,12 @@ struct coll_comm {
     MPI_Op uop;
     MPI_Datatype udt;
     int mpi_err;            /* MPI code of the last transport failure */
+    int probe;              /* a probe (see collmpi_probe_comm) */
+    /* No MPI (mpi == MPI_COMM_NULL): a solo communicator's sends to itself
+     * wait here, in posting order, for the receives of their step; a
+     * probe records the algorithm it ran. */
+    size_t nself;           /* sends[0, nself) are messages to self */
+    const coll_alg_info *probed;
 };
 
 /* ---- communicator cache ---- */
@@ -161,6 +174,54 @@ int coll_comm_from_mpi(MPI_Comm comm, coll_comm **out) {
     return COLL_OK;
 }
 
+/* The calling thread's solo communicator, freed when the thread exits. */
+static pthread_key_t solo_key;
+static int solo_key_err;
+static pthread_once_t solo_once = PTHREAD_ONCE_INIT;
+static _Thread_local coll_comm *solo;
+
+static void free_solo(void *c) { free_comm(c); }
+static void make_solo_key(void) { solo_key_err = pthread_key_create(&solo_key, free_solo); }
+
+coll_comm *collmpi_solo_comm(void) {
+    if (solo) return solo;
+    pthread_once(&solo_once, make_solo_key);
+    coll_comm *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->mpi = MPI_COMM_NULL;
+    c->call.comm = c;
+    c->nranks = 1;
+    c->seg = segment_size();
+    c->tag_ub = INT_MAX;
+    if (solo_key_err || pthread_setspecific(solo_key, c)) {
+        free(c);
+        return NULL;
+    }
+    return solo = c;
+}
+
+/* The probe needs no memory of its own (a probe run posts nothing), so it
+ * cannot fail for want of it. */
+static _Thread_local coll_comm probe;
+
+coll_comm *collmpi_probe_comm(int nranks, int rank) {
+    coll_comm *c = &probe;
+    collrt_call_free(&c->call.b);   /* nothing, unless a program set up anyway */
+    c->mpi = MPI_COMM_NULL;
+    c->call.comm = c;
+    c->call.b.active = 0;
+    c->nranks = nranks;
+    c->rank = rank;
+    c->seg = (size_t)1 << 30;
+    c->tag_ub = INT_MAX;
+    c->probe = 1;
+    c->probed = NULL;
+    c->nself = c->nsends = c->nreqs = 0;
+    return c;
+}
+
+const coll_alg_info *collmpi_probed(const coll_comm *c) { return c ? c->probed : NULL; }
+
 MPI_Comm coll_comm_mpi(const coll_comm *c) { return c ? c->mpi : MPI_COMM_NULL; }
 int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }
 int coll_comm_size(const coll_comm *c) { return c ? c->nranks : -1; }
@@ -221,6 +282,7 @@ static void reset_step(coll_comm *c) {
 /* Drops the requests of an abandoned call. Sends complete in the
  * background; receives were only posted if the step got that far. */
 static void drop_requests(coll_comm *c) {
+    c->nself = 0;
     for (size_t i = 0; i < c->nreqs; i++)
         if (c->reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&c->reqs[i]);
     for (size_t i = 0; i < c->nsends; i++)
@@ -268,6 +330,7 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
                coll_call **call) {
     int rc = collrt_begin_check(comm ? &comm->call.b : NULL, call);
     if (rc != COLL_OK) return rc;
+    if (comm->probe) comm->probed = info;
     struct coll_call *cl = &comm->call;
     rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
                            dtype, op, root);
@@ -278,6 +341,8 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     cl->b.segment = comm->seg;
     cl->b.active = 1;
     comm->nreqs = 0;
+    comm->nself = 0;
+    cl->step0 = comm->step;
     *call = cl;
     return COLL_OK;
 }
@@ -299,10 +364,32 @@ static int add_req(coll_comm *c, int op_index) {
     return (int)c->nreqs++;
 }
 
+/* A send on a communicator without MPI: only a solo communicator's message
+ * to itself has somewhere to go. Cut into segments as an MPI send is. */
+static void send_local(struct coll_call *cl, int64_t peer, const char *p, size_t bytes) {
+    coll_comm *c = cl->comm;
+    if (c->probe || peer != c->rank) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
+        return;
+    }
+    for (size_t off = 0; off < bytes; off += c->seg) {
+        size_t n = bytes - off < c->seg ? bytes - off : c->seg;
+        if (!collrt_grow((void **)&c->sends, &c->cap_sends, c->nself + 1, sizeof *c->sends)) {
+            collrt_fail(&cl->b, COLL_ERR_NOMEM);
+            return;
+        }
+        c->sends[c->nself++] = (sent){MPI_REQUEST_NULL, p + off, n, c->step};
+    }
+}
+
 void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
     if (!check_peer(cl, peer) || bytes == 0) return;
     coll_comm *c = cl->comm;
     const char *p = src;
+    if (c->mpi == MPI_COMM_NULL) {
+        send_local(cl, peer, p, bytes);
+        return;
+    }
     for (size_t off = 0; off < bytes; off += c->seg) {
         size_t n = bytes - off < c->seg ? bytes - off : c->seg;
         if (!collrt_grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
@@ -321,8 +408,44 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
 
 /* ---- step end ---- */
 
+/* A step on a communicator without MPI. Solo (N = 1): each receive takes the
+ * next message to self of this step, of the same length (both sides cut
+ * messages into segments alike), before the local operations run, as the
+ * MPI step posts its receives first; a race-free schedule never reads in a
+ * step what the step writes, so the order is free. A probe runs with count
+ * 0: it has nothing to move. */
+static void run_step_local(struct coll_call *cl) {
+    coll_comm *c = cl->comm;
+    collrt_op_queue *q = &cl->b.q;
+    size_t next = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        collrt_op *op = &q->ops[i];
+        if (op->kind != COLLRT_OP_RECV && op->kind != COLLRT_OP_RECV_REDUCE) continue;
+        if (next == c->nself || c->sends[next].bytes != op->bytes) {
+            collrt_fail(&cl->b, COLL_ERR_INTERNAL);   /* the program's transfers do not pair */
+            return;
+        }
+        const char *src = c->sends[next++].p;
+        if (op->kind == COLLRT_OP_RECV)
+            memmove(op->dst, src, op->bytes);
+        else
+            reduce(cl, op->dst, op->a, src, op->bytes);
+        if (cl->b.status != COLL_OK) return;
+    }
+    if (next != c->nself) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);       /* a message to self nobody received */
+        return;
+    }
+    c->nself = 0;
+    collrt_run_local(&cl->b);
+}
+
 static void run_step(struct coll_call *cl) {
     coll_comm *c = cl->comm;
+    if (c->mpi == MPI_COMM_NULL) {
+        run_step_local(cl);
+        return;
+    }
     /* Staging for the receive-reduces of this step, 64-byte aligned pieces.
      * A receive-reduce whose local operand is other memory than its
      * destination (the fused copy: dst := in (+) remote) receives straight
@@ -423,8 +546,14 @@ int coll_finish(coll_call *cl, int status) {
     coll_comm *c = cl->comm;
     /* Operations posted after the last step_end form one more step. The
      * step counter (the tag) advances exactly once here whether or not this
-     * rank had any, so that all ranks keep the same tag sequence. */
-    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || cl->b.q.n)) {
+     * rank had any, so that all ranks keep the same tag sequence; but not
+     * for a call that ends before coll_setup and its first step (a failed
+     * `require`, count 0): that depends on N, root and count only, so every
+     * rank ends such a call alike, and the counter stays the same as on a
+     * rank that never made the call (the PMPI library decides a rule's
+     * `require` with a probe and only then calls). */
+    int started = cl->b.split != 0 || c->step != cl->step0 || c->nsends || cl->b.q.n || c->nself;
+    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || cl->b.q.n || c->nself)) {
         run_step(cl);
         if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
     }
@@ -434,7 +563,7 @@ int coll_finish(coll_call *cl, int status) {
     if (status == COLL_OK) collrt_defer_flush(&cl->b);
     if (status != COLL_OK) drop_requests(c);
     reset_step(c);
-    c->step++;
+    if (started) c->step++;
     cl->b.active = 0;
     c->user_op = 0;
     return status;

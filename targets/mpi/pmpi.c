@@ -1,29 +1,38 @@
 /* pmpi.c - libcollmpi.so: the PMPI interposition library. Loaded with
  * LD_PRELOAD (or linked before the MPI library), it defines MPI_Allgather,
  * MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Bcast, MPI_Reduce,
- * MPI_Gather, MPI_Scatter and MPI_Alltoall. Each call is matched against the
- * rules of the file named by COLLMPI_CONFIG:
+ * MPI_Gather, MPI_Scatter and MPI_Alltoall, and MPI_Init /
+ * MPI_Init_thread. Each call is matched against the rules of the file named
+ * by COLLMPI_CONFIG:
  *
  *   # collective  min-size  max-size  shared-object      algorithm   [n=LIST]
  *   allreduce     0         256KiB    /opt/algs/algs.so  recursive_doubling_allreduce
  *   allreduce     256KiB    -         /opt/algs/algs.so  ring_allreduce  n=2..64
  *
- * The first rule whose collective, size range [min, max) and N match picks
- * the algorithm: the function collc_ALGORITHM of the shared object (built
- * with `collc compile --target=mpi`). The size is the nccl-tests size of
- * the call (the bytes of the whole vector: count * type size, times N for
- * allgather, gather, scatter, alltoall and reduce_scatter), the same on
- * every rank. Calls no rule serves go to the MPI library (PMPI_*): no
- * config, no matching rule, non-contiguous or unsupported datatypes,
- * non-commutative ops, intercommunicators, and N where the algorithm's
- * `require` fails (COLL_ERR_NOT_APPLICABLE: every rank gets the same answer
- * before any message is sent; the next matching rule is tried, and the
- * answer is remembered per rule and N).
+ * The first rule whose collective, size range [min, max) and N match, and
+ * whose algorithm's `require`s hold for N and the root, picks the
+ * algorithm: the function collc_ALGORITHM of the shared object (built with
+ * `collc compile --target=mpi`). The size is the nccl-tests size of the call
+ * (the bytes of the whole vector: count * type size, times N for
+ * allgather, gather, scatter, alltoall and reduce_scatter).
  *
- * COLLMPI_DEBUG=1 prints each decision once per (collective, algorithm or
- * reason) on rank 0 of the communicator; COLLMPI_DEBUG=2 on every rank. */
+ * Every rank must take the same decision, or the job hangs. So the decision
+ * reads only what every rank of the communicator holds alike
+ * (collmpi_decide: N, the collective, the root, the type signature's size,
+ * the datatype and op of a reduction), the `require`s are tried on a probe
+ * that has no side effect (collmpi_applies), and the configuration itself is
+ * read, loaded and agreed on by all processes in MPI_Init: one MPI_Allreduce
+ * over MPI_COMM_WORLD checks that every process read the same rules and
+ * loaded the same algorithms (a rule one process could not load is dropped
+ * everywhere). Calls no rule serves go to the MPI library (PMPI_*).
+ *
+ * Configuration errors are printed once, by rank 0 of MPI_COMM_WORLD.
+ * COLLMPI_DEBUG=1 prints each decision and its reason once per (collective,
+ * algorithm or reason) on rank 0 of the communicator; COLLMPI_DEBUG=2 on
+ * every rank. */
 #include <dlfcn.h>
-#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +41,7 @@
 #include "mpi_internal.h"
 #include "quantity.h"
 
-#define MAX_RULES 128
-#define MAX_NA 4096        /* N values remembered per rule */
+enum { MAX_RULES = 128 };
 
 typedef struct rule {
     coll_collective coll;
@@ -41,19 +49,57 @@ typedef struct rule {
     long nlo, nhi;          /* N in [nlo, nhi] */
     int npow2;              /* N must be a power of two */
     char *object, *alg;
-    int loaded;             /* 0 not yet, 1 ok, -1 failed */
-    void (*fn)(void);
-    unsigned char *na;      /* [MAX_NA] 1: not applicable for this N */
+    void (*fn)(void);       /* NULL: not loaded (on some process) */
     int line;
 } rule;
 
+/* The state of the library, set once in MPI_Init (before the program can
+ * call a collective) and read-only afterwards. */
+typedef enum setup_state {
+    SETUP_NONE,             /* MPI_Init not seen: the MPI library serves everything */
+    SETUP_OFF,              /* no usable configuration (off_reason says why) */
+    SETUP_READY             /* rules[] agreed on by every process */
+} setup_state;
+
 static rule rules[MAX_RULES];
 static int nrules;
-static unsigned rule_colls;     /* bit c: some rule names collective c */
+static unsigned rule_colls;     /* bit c: some usable rule names collective c */
 _Static_assert(COLL_COLLECTIVE_COUNT <= 32, "rule_colls has a bit per collective");
-static int debug;
-static pthread_once_t config_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int state = SETUP_NONE;
+static const char *off_reason = "no COLLMPI_CONFIG";
+
+/* ---- messages ---- */
+
+/* Configuration messages wait until the process knows its rank: rank 0 of
+ * MPI_COMM_WORLD prints them (every rank with COLLMPI_DEBUG=2), so a job of
+ * 64 processes with a bad line says so once. */
+static char *pending;
+static size_t npending;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t len = strlen(line);
+    char *p = realloc(pending, npending + len + 2);
+    if (!p) return;
+    pending = p;
+    memcpy(pending + npending, line, len);
+    pending[npending + len] = '\n';
+    npending += len + 1;
+    pending[npending] = 0;
+}
+
+static void flush_notes(int print) {
+    if (print && npending) fputs(pending, stderr);
+    free(pending);
+    pending = NULL;
+    npending = 0;
+}
 
 /* ---- configuration ---- */
 
@@ -113,26 +159,53 @@ static int parse_n(const char *s, rule *r) {
     return 0;
 }
 
-static void load_config(void) {
-    const char *d = getenv("COLLMPI_DEBUG");
-    debug = d && *d ? atoi(d) : 0;
-    const char *path = getenv("COLLMPI_CONFIG");
-    if (!path || !*path) return;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "collmpi: cannot open COLLMPI_CONFIG '%s'; using the MPI library's collectives\n",
-                path);
-        return;
+/* Reads the whole file (NULL if it cannot be read). */
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) break;
+        char *nb = realloc(buf, 2 * cap + 1);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = nb;
+            cap *= 2;
+        }
     }
-    char line[4096];
+    int err = ferror(f);
+    fclose(f);
+    if (!buf || err) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* FNV-1a over what the processes must agree on. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static void parse_config(const char *path, char *text) {
     int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
+    for (char *line = text, *next; line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = 0;
         lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
-        char *tok[8];
+        char *tok[8], *save = NULL;
         int nt = 0;
-        for (char *t = strtok(line, " \t\r\n"); t && nt < 8; t = strtok(NULL, " \t\r\n"))
+        for (char *t = strtok_r(line, " \t\r", &save); t && nt < 8; t = strtok_r(NULL, " \t\r", &save))
             tok[nt++] = t;
         if (nt == 0) continue;
         rule r;
@@ -143,59 +216,29 @@ static void load_config(void) {
         int bad = nt < 5 || nt > 6 || parse_coll(tok[0], &r.coll) || parse_size(tok[1], &r.lo, 0) ||
                   parse_size(tok[2], &r.hi, 1) || (nt == 6 && parse_n(tok[5], &r));
         if (bad || nrules == MAX_RULES) {
-            fprintf(stderr, "collmpi: %s:%d: %s; line ignored\n", path, lineno,
-                    bad ? "expected 'COLLECTIVE MIN MAX OBJECT ALGORITHM [n=A..B|n=pow2]'"
-                        : "too many rules");
+            note("collmpi: %s:%d: %s; line ignored", path, lineno,
+                 bad ? "expected 'COLLECTIVE MIN MAX OBJECT ALGORITHM [n=A..B|n=pow2]'"
+                     : "too many rules");
             continue;
         }
         r.object = strdup(tok[3]);
         r.alg = strdup(tok[4]);
-        r.na = calloc(MAX_NA, 1);
-        if (!r.object || !r.alg || !r.na) break;
-        rules[nrules++] = r;
-        rule_colls |= 1u << r.coll;
-    }
-    fclose(f);
-}
-
-/* ---- decisions ---- */
-
-static void log_once(const collmpi_args *a, const collmpi_call *m, const char *what,
-                     const char *detail) {
-    if (!debug) return;
-    if (debug < 2 && m->rank != 0) return;
-    static struct {
-        coll_collective coll;
-        char key[160];
-    } seen[256];
-    static int nseen;
-    char key[160];
-    snprintf(key, sizeof key, "%s|%s", what, detail);
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < nseen; i++)
-        if (seen[i].coll == a->coll && strcmp(seen[i].key, key) == 0) {
-            pthread_mutex_unlock(&lock);
-            return;
+        if (!r.object || !r.alg) {
+            free(r.object);
+            free(r.alg);
+            note("collmpi: %s:%d: out of memory; line ignored", path, lineno);
+            continue;
         }
-    if (nseen < 256) {
-        seen[nseen].coll = a->coll;
-        snprintf(seen[nseen].key, sizeof seen[nseen].key, "%s", key);
-        nseen++;
+        rules[nrules++] = r;
     }
-    pthread_mutex_unlock(&lock);
-    fprintf(stderr, "collmpi[%d]: %s (%zu B, N=%d) -> %s%s%s\n", m->rank, collmpi_mpi_name(a->coll),
-            m->total_bytes, m->nranks, what, *detail ? " " : "", detail);
 }
 
-/* Loads r's algorithm (under `lock`); r->loaded is published with release
- * order, so that callers may test it without the lock. */
-static int load_rule(rule *r) {
-    if (r->loaded) return r->loaded;
-    int st = -1;
+/* Loads r's algorithm; a message and NULL when it cannot. */
+static void load_rule(rule *r) {
     void *h = dlopen(r->object, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        fprintf(stderr, "collmpi: rule at line %d: %s\n", r->line, dlerror());
-        goto done;
+        note("collmpi: rule at line %d: %s", r->line, dlerror());
+        return;
     }
     char sym[512];
     snprintf(sym, sizeof sym, "collc_%s", r->alg);
@@ -203,79 +246,194 @@ static int load_rule(rule *r) {
     snprintf(sym, sizeof sym, "collc_%s_alg", r->alg);
     const coll_alg_info *const *info = dlsym(h, sym);
     if (!fn || !info || !*info) {
-        fprintf(stderr,
-                "collmpi: rule at line %d: %s has no algorithm '%s' (compile it with "
-                "`collc compile --target=mpi`)\n",
-                r->line, r->object, r->alg);
-        goto done;
+        note("collmpi: rule at line %d: %s has no algorithm '%s' (compile it with "
+             "`collc compile --target=mpi`)",
+             r->line, r->object, r->alg);
+        return;
     }
     if ((*info)->abi_version != COLL_ABI_VERSION || (*info)->collective != r->coll) {
-        fprintf(stderr, "collmpi: rule at line %d: '%s' is not a %s algorithm of this runtime's ABI\n",
-                r->line, r->alg, collmpi_mpi_name(r->coll));
-        goto done;
+        note("collmpi: rule at line %d: '%s' is not a %s algorithm of this runtime's ABI", r->line,
+             r->alg, collmpi_mpi_name(r->coll));
+        return;
     }
     *(void **)&r->fn = fn;
-    st = 1;
-done:
-    __atomic_store_n(&r->loaded, st, __ATOMIC_RELEASE);
-    return st;
 }
+
+/* Called once, in MPI_Init, by every process: reads COLLMPI_CONFIG, loads
+ * the algorithms, and agrees with the other processes (one MPI_Allreduce
+ * on MPI_COMM_WORLD) on the configuration and the rules that loaded
+ * everywhere. */
+static void setup(void) {
+    int debug = collmpi_debug();
+    int wrank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    const char *path = getenv("COLLMPI_CONFIG");
+    const char *seg = getenv("COLLMPI_SEGMENT");
+    /* What must be the same everywhere: the rules' text, whether it could
+     * be read, and the segment size (both sides of a message cut it). */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    h = fnv(h, path && *path ? "C" : "-", 1);
+    h = fnv(h, seg ? seg : "", seg ? strlen(seg) + 1 : 0);
+    if (path && *path) {
+        size_t len = 0;
+        char *text = read_file(path, &len);
+        h = fnv(h, text ? "R" : "U", 1);
+        if (text) {
+            h = fnv(h, text, len);
+            parse_config(path, text);
+            free(text);
+        } else {
+            note("collmpi: cannot read COLLMPI_CONFIG '%s'; using the MPI library's collectives",
+                 path);
+        }
+    }
+    for (int i = 0; i < nrules; i++) load_rule(&rules[i]);
+
+    /* The agreement: bitwise AND of the hash, of its complement (both
+     * survive only if every process had the same hash) and of the mask of
+     * loaded rules. */
+    enum { MASK = MAX_RULES / 8 };
+    unsigned char buf[16 + MASK];
+    memset(buf, 0, sizeof buf);
+    for (int i = 0; i < 8; i++) {
+        buf[i] = (unsigned char)(h >> (8 * i));
+        buf[8 + i] = (unsigned char)~(h >> (8 * i));
+    }
+    for (int i = 0; i < nrules; i++)
+        if (rules[i].fn) buf[16 + i / 8] |= (unsigned char)(1u << (i % 8));
+    int agreed = PMPI_Allreduce(MPI_IN_PLACE, buf, (int)sizeof buf, MPI_BYTE, MPI_BAND,
+                                MPI_COMM_WORLD) == MPI_SUCCESS;
+    for (int i = 0; agreed && i < 8; i++)
+        if ((unsigned char)(buf[i] | buf[8 + i]) != 0xff) agreed = 0;
+    int st = SETUP_OFF;
+    if (!agreed) {
+        note("collmpi: COLLMPI_CONFIG, its contents or COLLMPI_SEGMENT differ between processes; "
+             "using the MPI library's collectives");
+        off_reason = "the processes' configurations differ";
+    } else {
+        for (int i = 0; i < nrules; i++) {
+            rule *r = &rules[i];
+            int everywhere = (buf[16 + i / 8] >> (i % 8)) & 1;
+            if (r->fn && !everywhere)
+                note("collmpi: rule at line %d: '%s' could not be loaded by every process "
+                     "(COLLMPI_DEBUG=2 shows each one's error); rule ignored",
+                     r->line, r->alg);
+            if (!everywhere) r->fn = NULL;
+            if (r->fn) {
+                rule_colls |= 1u << r->coll;
+                st = SETUP_READY;
+            }
+        }
+        if (st != SETUP_READY)
+            off_reason = !path || !*path ? "no COLLMPI_CONFIG" : "no usable rule in COLLMPI_CONFIG";
+    }
+    flush_notes(wrank == 0 || debug >= 2);
+    __atomic_store_n(&state, st, __ATOMIC_RELEASE);
+}
+
+/* ---- decisions ---- */
 
 static int n_ok(const rule *r, int n) {
     if (n < r->nlo || n > r->nhi) return 0;
     if (r->npow2 && (n & (n - 1))) return 0;
-    if (n < MAX_NA && r->na[n]) return 0;
     return 1;
 }
 
 /* Runs the call with a compiled algorithm if a rule serves it: returns 1
  * and sets *code, or 0 for "use the MPI library". */
 static int try_collc(const collmpi_args *a, int *code) {
-    pthread_once(&config_once, load_config);
+    int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    int debug = collmpi_debug();
     /* the common case of a collective no rule names: no mapping at all */
-    if (!debug && !(rule_colls & (1u << a->coll))) return 0;
+    if (!debug && (st != SETUP_READY || !(rule_colls & (1u << a->coll)))) return 0;
     collmpi_call m;
     const char *why;
-    int rc = collmpi_map(a, &m, &why);
-    if (rc != COLL_OK) {
-        log_once(a, &m, "MPI library:", why);
+    int rc = collmpi_decide(a, &m, &why);
+    if (st != SETUP_READY) {
+        collmpi_log(a->coll, &m, 0, "MPI library:",
+                    st == SETUP_NONE ? "libcollmpi did not see MPI_Init" : off_reason);
         return 0;
     }
-    for (int i = 0; i < nrules; i++) {
-        rule *r = &rules[i];
-        if (r->coll != a->coll || m.total_bytes < r->lo || m.total_bytes >= r->hi ||
-            !n_ok(r, m.nranks))
-            continue;
-        int ok = __atomic_load_n(&r->loaded, __ATOMIC_ACQUIRE);
-        if (!ok) {
-            pthread_mutex_lock(&lock);
-            ok = load_rule(r);
-            pthread_mutex_unlock(&lock);
-        }
-        if (ok != 1) continue;
-        int mpi_err;
-        rc = collmpi_invoke(a->coll, &m, a->comm, r->fn, &mpi_err);
-        if (rc == COLL_ERR_NOT_APPLICABLE) {
-            /* The same on every rank (require depends on N and root only),
-             * and nothing was sent: try the next rule. */
-            if (m.nranks < MAX_NA) r->na[m.nranks] = 1;
-            log_once(a, &m, "not applicable:", r->alg);
-            continue;
-        }
-        if (debug) {
-            char detail[600];
-            snprintf(detail, sizeof detail, "(collc, %s)", r->object);
-            log_once(a, &m, r->alg, detail);
-        }
-        *code = collmpi_to_mpi_error(rc, mpi_err);
-        if (*code != MPI_SUCCESS) PMPI_Comm_call_errhandler(a->comm, *code);
-        return 1;
+    if (rc != COLL_OK) {
+        collmpi_log(a->coll, &m, 0, "MPI library:", why);
+        return 0;
     }
-    log_once(a, &m, "MPI library:", nrules ? "no rule" : "no COLLMPI_CONFIG");
-    return 0;
+    rule *chosen = NULL;
+    int matched = 0;
+    char refused[160] = "";
+    for (int i = 0; i < nrules && !chosen; i++) {
+        rule *r = &rules[i];
+        if (!r->fn || r->coll != a->coll) continue;
+        if (m.total_bytes < r->lo || m.total_bytes >= r->hi || !n_ok(r, m.nranks)) continue;
+        matched = 1;
+        const coll_alg_info *info;
+        int ar = collmpi_applies(a->coll, &m, r->fn, &info);
+        if (ar == COLL_OK) {
+            chosen = r;
+            break;
+        }
+        /* The same on every rank: the probe sees N, the root and the
+         * decided dtype and op only. */
+        if (!*refused) {
+            if (ar != COLL_ERR_NOT_APPLICABLE)
+                snprintf(refused, sizeof refused, "%s: %s", r->alg, coll_strerror(ar));
+            else if (collrt_collectives[a->coll].rooted)
+                snprintf(refused, sizeof refused, "%s does not apply for N = %d, root %d", r->alg,
+                         m.nranks, m.root);
+            else
+                snprintf(refused, sizeof refused, "%s does not apply for N = %d", r->alg, m.nranks);
+        }
+        collmpi_log(a->coll, &m, 0, "not applicable:", r->alg);
+    }
+    if (!chosen) {
+        char detail[200];
+        if (*refused)
+            snprintf(detail, sizeof detail, "%s%s", refused,
+                     matched > 1 ? " (nor does any later rule)" : "");
+        else
+            snprintf(detail, sizeof detail, "%s", rule_colls & (1u << a->coll)
+                                                      ? "no rule for this size and N"
+                                                      : "no rule for this collective");
+        collmpi_log(a->coll, &m, 0, "MPI library:", detail);
+        return 0;
+    }
+    int mpi_err = MPI_SUCCESS;
+    rc = collmpi_prepare(a, &m, &why);
+    int packed = m.staged;
+    if (rc == COLL_OK) {
+        rc = collmpi_invoke(a->coll, &m, a->comm, chosen->fn, &mpi_err);
+        rc = collmpi_unstage(&m, rc, &mpi_err);
+        why = coll_strerror(rc);
+    }
+    if (debug) {
+        char detail[600];
+        snprintf(detail, sizeof detail, "(collc, %s%s)", chosen->object,
+                 packed ? "; non-contiguous datatype packed" : "");
+        collmpi_log(a->coll, &m, 0, chosen->alg, detail);
+    }
+    char reason[300];
+    snprintf(reason, sizeof reason, "%s: %s", chosen->alg, why);
+    *code = collmpi_error(rc, mpi_err, reason);
+    if (*code != MPI_SUCCESS) {
+        collmpi_log(a->coll, &m, 1, "error:", reason);
+        PMPI_Comm_call_errhandler(a->comm, *code);
+    }
+    return 1;
 }
 
 /* ---- the interceptors ---- */
+
+int MPI_Init(int *argc, char ***argv) {
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) setup();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) setup();
+    return rc;
+}
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm) {

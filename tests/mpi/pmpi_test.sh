@@ -36,8 +36,10 @@ for n in 4 3; do
   for a in $want; do
     grep -q -- "-> $a (collc" "$log" || { echo "pmpi_test: N=$n: COLLMPI_DEBUG does not show $a"; status=1; }
   done
-  grep -q "MPI_Bcast .*-> MPI library: non-contiguous datatype" "$log" ||
-    { echo "pmpi_test: N=$n: the vector-type MPI_Bcast did not fall back"; status=1; }
+  # A strided type is packed into a contiguous copy: collc serves it too
+  # (pmpi_app checks the result).
+  grep -q "MPI_Bcast .*-> binomial_broadcast (collc, .*; non-contiguous datatype packed)" "$log" ||
+    { echo "pmpi_test: N=$n: the vector-type MPI_Bcast was not packed"; status=1; }
   if [ $n = 3 ]; then
     grep -q "not applicable: recursive_doubling_allreduce" "$log" ||
       { echo "pmpi_test: N=3: recursive doubling was not reported not applicable"; status=1; }

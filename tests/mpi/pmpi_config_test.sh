@@ -1,0 +1,93 @@
+#!/bin/sh
+# pmpi_config_test.sh MPIRUN APP LIBCOLLMPI ALGS_SO WORKDIR
+# What libcollmpi.so does with its configuration, on 4 and 3 processes of
+# APP (tests/mpi/consist_app.c, case overlap), each run within 60 s:
+#  - a bad line and a rule whose object does not exist are reported once
+#    (by rank 0), not once per process;
+#  - processes that read different configurations agree, in MPI_Init, to
+#    leave every collective to the MPI library (no hang);
+#  - a rule whose object loads on some processes only is dropped on all;
+#  - COLLMPI_DEBUG=1 says why a call falls back: the algorithm whose
+#    `require` excludes this N.
+# MPIRUN may hold options.
+set -u
+mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
+mkdir -p "$dir"
+status=0
+fail() { echo "pmpi_config_test: $*"; status=1; }
+# run N LOG [env ...]: the program on N processes with the library
+run() {
+  n=$1 log=$2
+  shift 2
+  timeout 60 $mpirun -n "$n" env LD_PRELOAD="$lib" "$@" "$app" overlap > "$log" 2>&1
+  rc=$?
+  cat "$log"
+  if [ $rc = 124 ]; then fail "$log: timed out (a hang)"; return 1; fi
+  if [ $rc != 0 ] || ! grep -q "consist_app: N=$n: overlap: .* 0 wrong" "$log"; then
+    fail "$log: the program failed ($rc)"; return 1
+  fi
+  return 0
+}
+count() { grep -c -- "$1" "$2"; }
+
+# 1. Errors once, from rank 0.
+cat > "$dir/bad.conf" <<CONF
+allreduce  *  *  $algs  ring_allreduce
+allreduce  0  1  2  3  4  5  6
+bcast      *  *  $dir/no-such-object.so  binomial_broadcast
+CONF
+if run 4 "$dir/bad.log" COLLMPI_CONFIG="$dir/bad.conf"; then
+  [ "$(count 'bad.conf:2: expected' "$dir/bad.log")" = 1 ] || fail "the bad line is not reported exactly once"
+  [ "$(count 'rule at line 3: .*no-such-object.so' "$dir/bad.log")" = 1 ] ||
+    fail "the missing object is not reported exactly once"
+fi
+
+# 2. Different configurations on different processes: rank 0 sends allreduce
+# to collc, the others would not.
+printf 'allreduce * * %s ring_allreduce\n' "$algs" > "$dir/one.conf"
+printf 'bcast * * %s binomial_broadcast\n' "$algs" > "$dir/other.conf"
+cat > "$dir/per_rank.sh" <<SH
+#!/bin/sh
+r=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
+if [ "\$r" = 0 ]; then COLLMPI_CONFIG=$dir/one.conf; else COLLMPI_CONFIG=$dir/other.conf; fi
+export COLLMPI_CONFIG
+exec "\$@"
+SH
+log=$dir/differ.log
+timeout 60 $mpirun -n 4 env LD_PRELOAD="$lib" COLLMPI_DEBUG=1 sh "$dir/per_rank.sh" "$app" overlap > "$log" 2>&1
+rc=$?
+cat "$log"
+[ $rc = 124 ] && fail "different configurations: timed out (a hang)"
+[ $rc = 0 ] && grep -q "consist_app: N=4: overlap: .* 0 wrong" "$log" || fail "different configurations: the program failed ($rc)"
+[ "$(count 'differ between processes' "$log")" = 1 ] || fail "different configurations are not reported exactly once"
+grep -q -- "-> ring_allreduce (collc" "$log" && fail "different configurations: a process still used collc"
+
+# 3. The same configuration, an object found by some processes only (a
+# relative path, each process in its own folder).
+for r in 0 1 2 3; do mkdir -p "$dir/cwd$r"; done
+ln -sf "$algs" "$dir/cwd0/algs.so"
+ln -sf "$algs" "$dir/cwd2/algs.so"
+printf 'allreduce * * ./algs.so ring_allreduce\n' > "$dir/relative.conf"
+cat > "$dir/per_cwd.sh" <<SH
+#!/bin/sh
+r=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
+cd "$dir/cwd\$r" && exec "\$@"
+SH
+log=$dir/partial.log
+timeout 60 $mpirun -n 4 env LD_PRELOAD="$lib" COLLMPI_CONFIG="$dir/relative.conf" COLLMPI_DEBUG=1 \
+  sh "$dir/per_cwd.sh" "$app" overlap > "$log" 2>&1
+rc=$?
+cat "$log"
+[ $rc = 124 ] && fail "an object on some processes only: timed out (a hang)"
+[ $rc = 0 ] && grep -q "consist_app: N=4: overlap: .* 0 wrong" "$log" || fail "an object on some processes only: the program failed ($rc)"
+[ "$(count "could not be loaded by every process" "$log")" = 1 ] ||
+  fail "an object on some processes only is not reported exactly once"
+grep -q -- "-> ring_allreduce (collc" "$log" && fail "an object on some processes only: a process still used it"
+
+# 4. The reason of a fallback.
+printf 'allreduce * * %s recursive_doubling_allreduce\n' "$algs" > "$dir/pow2.conf"
+if run 3 "$dir/reason.log" COLLMPI_CONFIG="$dir/pow2.conf" COLLMPI_DEBUG=1; then
+  grep -q "MPI_Allreduce ([0-9]* B, N=3) -> MPI library: recursive_doubling_allreduce does not apply for N = 3" \
+    "$dir/reason.log" || fail "COLLMPI_DEBUG does not say why MPI_Allreduce falls back at N = 3"
+fi
+exit $status
