@@ -97,7 +97,11 @@ typedef enum collrt_op_kind {
     COLLRT_OP_RECV,        /* dst := remote */
     COLLRT_OP_RECV_REDUCE, /* dst := a (+) remote */
     COLLRT_OP_COPY,        /* dst := a */
-    COLLRT_OP_REDUCE       /* dst := a (+) b */
+    COLLRT_OP_REDUCE,      /* dst := a (+) b */
+    COLLRT_OP_REDUCE_LATE  /* dst := a (+) b once every other operation of
+                              the step is done, in posting order: a reduce
+                              into memory an earlier reduce of the step
+                              writes (collrt_step_done runs it) */
 } collrt_op_kind;
 typedef struct collrt_op {
     collrt_op_kind kind;
@@ -114,6 +118,17 @@ typedef struct collrt_op_queue {
     collrt_op *ops;
     size_t n, cap;
     size_t nrecvs;         /* receives among them */
+    /* Several reduces into one destination in one step (a parent taking
+     * its children's partial sums at once) must not run concurrently nor in
+     * arrival order: the destinations of the step's reduces, so that a
+     * reduce into one of them is queued as COLLRT_OP_REDUCE_LATE (a
+     * receive into a staging area first). */
+    struct collrt_span { const char *lo, *hi; } *reduced;
+    size_t nreduced, capreduced;
+    const char *rlo, *rhi; /* the hull of `reduced` (a quick test) */
+    size_t nlate;          /* COLLRT_OP_REDUCE_LATE among the ops */
+    char **staged;         /* the step's staging areas (malloc'ed) */
+    size_t nstaged, capstaged;
 } collrt_op_queue;
 
 /* The target-independent state of one call. */
@@ -324,8 +339,9 @@ static inline bool collrt_cow_intact(const collrt_call *c, int buf, int64_t lo, 
     return !c->cow || buf != COLL_BUF_IN || collrt_cow_intact_at(c, lo, hi);
 }
 /* A target calls it when every operation of a step has completed (sends
- * included) and the step succeeded: lands the writes redirected by
- * copy-on-write and starts the next step. */
+ * included) and the step succeeded: runs the late reduces of the step
+ * (collrt_run_late), lands the writes redirected by copy-on-write and
+ * starts the next step. */
 void collrt_step_done(collrt_call *c);
 
 /* ---- the op queue (op_queue.c) ----
@@ -344,16 +360,23 @@ static inline void collrt_run_local(collrt_call *c) {
         } else if (op->kind == COLLRT_OP_REDUCE) {
             if (c->reduce) c->reduce(c, op->dst, op->a, op->b, op->bytes);
             else collrt_reduce(c->kern, c->esz, op->dst, op->a, op->b, op->bytes / c->esz);
-        } else {
-            continue;
+        } else if (op->kind != COLLRT_OP_REDUCE_LATE) {
+            continue; /* a receive (a late reduce runs in collrt_step_done) */
         }
         op->mark = 1;
     }
 }
+/* Runs the COLLRT_OP_REDUCE_LATE operations in posting order (from
+ * collrt_step_done, once the step's other operations are done). */
+void collrt_run_late(collrt_call *c);
+void collrt_op_queue_unstage(collrt_op_queue *q);
 /* Empties the queue (at the end of every step). */
 static inline void collrt_op_queue_clear(collrt_op_queue *q) {
     q->n = 0;
     q->nrecvs = 0;
+    q->nreduced = 0;
+    q->nlate = 0;
+    if (q->nstaged) collrt_op_queue_unstage(q);
 }
 void collrt_op_queue_free(collrt_op_queue *q);
 

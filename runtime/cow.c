@@ -65,6 +65,10 @@ char *collrt_cow_write_at(collrt_call *c, int64_t lo, int64_t hi, char *p) {
     for (int64_t i = ilo; i < ihi; i++) busy |= c->cow_read[i] == c->step;
     cow_save(c, ilo, ihi);
     if (!busy) return p;
+    /* several reduces into one range in a step redirect it once */
+    for (int64_t k = 0; k < c->ncow_fix; k++)
+        if (c->cow_fix[2 * k] == lo && c->cow_fix[2 * k + 1] == hi)
+            return c->cow_tmp + (p - c->base[COLL_BUF_OUT]);
     /* One range per out chunk at most in a race-free step; a schedule that
      * writes a chunk twice in one step (compiled with --no-verify) must not
      * overrun the list. */
@@ -86,6 +90,7 @@ bool collrt_cow_intact_at(const collrt_call *c, int64_t lo, int64_t hi) {
 }
 
 void collrt_step_done(collrt_call *c) {
+    collrt_run_late(c);
     for (int64_t k = 0; k < c->ncow_fix; k++) {
         char *p;
         size_t n;

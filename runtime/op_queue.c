@@ -40,11 +40,56 @@ void coll_recv_bytes(coll_call *call, int64_t peer, void *dst, size_t bytes) {
     push_recv(c, COLLRT_OP_RECV, (int)peer, dst, NULL, bytes);
 }
 
+/* Whether [dst, dst + bytes) overlaps the destination of a reduce posted
+ * earlier in this step; if not, records it. Reduces into distinct memory
+ * in ascending or descending order (the common case) take the quick test
+ * against the hull only. */
+static bool reduced_before(collrt_call *c, const char *dst, size_t bytes) {
+    collrt_op_queue *q = &c->q;
+    const char *end = dst + bytes;
+    if (q->nreduced && dst < q->rhi && q->rlo < end)
+        for (size_t i = 0; i < q->nreduced; i++)
+            if (dst < q->reduced[i].hi && q->reduced[i].lo < end) return true;
+    if (q->nreduced == q->capreduced &&
+        !collrt_grow((void **)&q->reduced, &q->capreduced, q->nreduced + 1, sizeof *q->reduced)) {
+        collrt_fail(c, COLL_ERR_NOMEM);
+        return false;
+    }
+    if (!q->nreduced || dst < q->rlo) q->rlo = dst;
+    if (!q->nreduced || end > q->rhi) q->rhi = end;
+    q->reduced[q->nreduced++] = (struct collrt_span){dst, end};
+    return false;
+}
+
+/* A staging area of `bytes` for the rest of the step, or NULL (sticky
+ * COLL_ERR_NOMEM). */
+static char *stage(collrt_call *c, size_t bytes) {
+    collrt_op_queue *q = &c->q;
+    char *p = malloc(bytes);
+    if (!p || (q->nstaged == q->capstaged &&
+               !collrt_grow((void **)&q->staged, &q->capstaged, q->nstaged + 1, sizeof *q->staged))) {
+        free(p);
+        collrt_fail(c, COLL_ERR_NOMEM);
+        return NULL;
+    }
+    q->staged[q->nstaged++] = p;
+    return p;
+}
+
 void coll_recv_reduce_bytes(coll_call *call, int64_t peer, void *dst, const void *local,
                             size_t bytes) {
     collrt_call *c = COLLRT_CALL(call);
     if (!c || !collrt_postable(c, peer) || bytes == 0 || !collrt_reducible(c, bytes)) return;
-    push_recv(c, COLLRT_OP_RECV_REDUCE, (int)peer, dst, local, bytes);
+    if (!reduced_before(c, dst, bytes)) {
+        push_recv(c, COLLRT_OP_RECV_REDUCE, (int)peer, dst, local, bytes);
+        return;
+    }
+    /* Another reduce of this step writes dst: receive aside, reduce late. */
+    char *s = stage(c, bytes);
+    if (!s) return;
+    push_recv(c, COLLRT_OP_RECV, (int)peer, s, NULL, bytes);
+    push(c, (collrt_op){COLLRT_OP_REDUCE_LATE, 0, dst, local, s, bytes, 0});
+    c->q.nlate++;
 }
 
 void coll_copy_bytes(coll_call *call, void *dst, const void *src, size_t bytes) {
@@ -56,10 +101,31 @@ void coll_copy_bytes(coll_call *call, void *dst, const void *src, size_t bytes) 
 void coll_reduce_bytes(coll_call *call, void *dst, const void *a, const void *b, size_t bytes) {
     collrt_call *c = COLLRT_CALL(call);
     if (!c || !collrt_postable(c, 0) || bytes == 0 || !collrt_reducible(c, bytes)) return;
-    push(c, (collrt_op){COLLRT_OP_REDUCE, 0, dst, a, b, bytes, 0});
+    collrt_op_kind k = reduced_before(c, dst, bytes) ? COLLRT_OP_REDUCE_LATE : COLLRT_OP_REDUCE;
+    push(c, (collrt_op){k, 0, dst, a, b, bytes, 0});
+    if (k == COLLRT_OP_REDUCE_LATE) c->q.nlate++;
+}
+
+void collrt_run_late(collrt_call *c) {
+    collrt_op_queue *q = &c->q;
+    if (!q->nlate) return;
+    for (size_t i = 0; i < q->n; i++) {
+        collrt_op *op = &q->ops[i];
+        if (op->kind != COLLRT_OP_REDUCE_LATE) continue;
+        if (c->reduce) c->reduce(c, op->dst, op->a, op->b, op->bytes);
+        else collrt_reduce(c->kern, c->esz, op->dst, op->a, op->b, op->bytes / c->esz);
+    }
+}
+
+void collrt_op_queue_unstage(collrt_op_queue *q) {
+    for (size_t i = 0; i < q->nstaged; i++) free(q->staged[i]);
+    q->nstaged = 0;
 }
 
 void collrt_op_queue_free(collrt_op_queue *q) {
+    collrt_op_queue_unstage(q);
     free(q->ops);
+    free(q->reduced);
+    free(q->staged);
     memset(q, 0, sizeof *q);
 }

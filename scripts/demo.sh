@@ -59,6 +59,8 @@ demo "expand ring AllGather for N = 4" expand $EX/ring_allgather.coll -N 4 --tab
 demo "verify ring AllGather for N = 2..16 and powers of two" verify $EX/ring_allgather.coll
 demo "cost of ring AllGather vs the lower bounds (N = 8, 64 MiB)" cost $EX/ring_allgather.coll -N 8 --size 64MiB
 demo "which AllGather is fastest at which message size" compare $EX/ring_allgather.coll $EX/bruck_allgather.coll $EX/recursive_doubling_allgather.coll -N 8
+demo "synthesize an AllGather for the SG2260 board and write it as .coll" synth allgather --topo sg2260 -N 8 -o "$OUT/synth_allgather.coll"
+demo "the synthesized AllReduce beside ring AllReduce on the board" compare $EX/ring_allreduce.coll --topo sg2260 -N 8 --synth
 demo "draw the chunk flows (SVG)" draw $EX/ring_allgather.coll -N 4 -o "$OUT/ring_allgather.svg"
 demo "compile ring AllGather to C" compile $EX/ring_allgather.coll --emit=c -o "$OUT/ring_allgather.c"
 demo "compile ring AllGather to an object via LLVM" compile $EX/ring_allgather.coll -c -o "$OUT/ring_allgather.o"

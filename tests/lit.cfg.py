@@ -10,8 +10,8 @@
 #     build/tests/lit -sv tests/
 #
 # Substitutions: %collc %FileCheck %examples %srcroot %builddir %python %cc
-# (plus lit's %s %t %S %T %p); `FileCheck`, `not`, `count` and `split-file`
-# from LLVM 14 are on PATH. Features: asan (ASan+UBSan build), tsan.
+# %run_compiled (plus lit's %s %t %S %T %p); `FileCheck`, `not`, `count` and
+# `split-file` from LLVM 14 are on PATH. Features: asan (ASan+UBSan build), tsan.
 # Test files: *.test, and *.coll *.c *.sh that contain a RUN: line (other
 # such files are ctest unit-test sources or inputs). Inputs/ folders are
 # never searched; put the files your tests read there.
@@ -105,6 +105,11 @@ examples = os.path.join(src_root, "dsl-examples")
 cc = config.cc + ((" " + config.cc_flags) if config.cc_flags else "")
 
 # Longest names first: lit applies substitutions in order.
+# %run_compiled OUTDIR FILE ALG COLLECTIVE [compile options]: both backends
+# linked with tests/e2e/e2e_main.c and run over its matrix (run-compiled.sh).
+config.substitutions.append(("%run_compiled", " ".join(shlex.quote(a) for a in (
+    "sh", os.path.join(src_root, "tests", "e2e", "run-compiled.sh"), config.collc_bin, cc,
+    src_root, config.collc_obj_root))))
 config.substitutions.append(("%FileCheck", shlex.quote(config.filecheck)))
 config.substitutions.append(("%examples", shlex.quote(examples)))
 config.substitutions.append(("%srcroot", shlex.quote(src_root)))

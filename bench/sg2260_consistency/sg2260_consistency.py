@@ -4,16 +4,28 @@ alpha-beta-gamma cost model (collc cost --machine) for every example on the
 SG2260 board with 4 and 8 chips, same machine file, same rank -> chip mapping
 (the machine's ring of N chips) and topology.
 
-usage: sg2260_consistency.py [--collc PATH] [--machine FILE] [--size 16MiB]
-                             [--n 4,8] [--examples DIR] [--markdown]
+usage: sg2260_consistency.py [--collc PATH] [--sim PATH] [--machine FILE]
+                             [--size 16MiB] [--n 4,8] [--examples DIR]
+                             [--bulks 1,8] [--only consistency|planning]
+                             [--markdown]
 
-Prints one row per (example, N): cost, sim, sim/cost, sim/(cost - M/gamma
-term), the schedule's shape on the board and why the two differ. A row is
-"1:1" when every step maps one-to-one onto links (no routed transfer, at most
-one message per link direction and step, no step of local copies only); for
-those the check column says whether they agree within 1 % (after removing
-the cost model's M/gamma term: the engine reduces inside the stream at
-min(link, SUM) bandwidth, the cost model adds the reduction time)."""
+Prints one row per (example, N): cost, sim, sim/cost, the schedule's shape
+on the board and why the two differ. A row is "1:1" when every step maps
+one-to-one onto links (no routed transfer, at most one message per link
+direction and step, no step of local work only, no local copy that outlasts
+its step's link traffic); for those the check column says whether they agree
+within 1 %. The cost model's gamma is the L2 staging of a reduction (the
+DDR<->L2 path crossed twice), which the engine model runs in series with the
+link transfer; on a machine with reduce_to_ddr = 1 the engine reduces inside
+the stream and gamma is the SUM unit's, so the comparison drops the cost
+model's M/gamma term (sim/(cost-γ)).
+
+A second table compares the bidirectional ring AllReduce (both ring
+directions, SCCL's use_ring=1) with SOPHGO's own planning formula,
+getAllReduceTime of its performance model (docs/references.md [SG-fw]),
+evaluated with the machine file's numbers (v_CDMA = the rate a transfer
+streams at, the slower of link and engine), term by term: link, L2 staging,
+SUM unit, latencies; docs/sg2260.md section 11 explains each difference."""
 import argparse
 import glob
 import json
@@ -28,17 +40,29 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 LEGEND = """
 why they differ (every row: the simulation needs no barrier after the last step, -sync_latency):
-  local step      steps of local copies only (GENERAL at the DDR-L2 bandwidth); the cost model
-                  prices local copies at 0
+  local step      steps of local work only (COPY/REDUCE at the DDR-L2 bandwidth); the cost
+                  model prices local copies at 0
   exposed copies  steps whose local copies outlast their link traffic (or queue behind a SEND)
   routed xK       K transfers between chips without a link, store-and-forward: each hop waits
                   for the whole message (and one sync); the cost model loads every link of the
                   route but charges only the busiest one, plus one alpha per hop
   <=K msgs/link   up to K messages on one link direction in one step: serialised on its engine,
                   one start-up each; the cost model sums their bytes but charges one alpha
-  gamma           the cost model adds c*M/gamma; the engine reduces inside the stream at
-                  min(link, SUM) = link bandwidth, so the sim has no separate reduction time
-                  (sim/(cost-gamma) removes that term)"""
+  gamma           (reduce_to_ddr machines only) the cost model adds c*M/gamma; the engine
+                  reduces inside the stream at min(link, SUM) = link bandwidth, so the sim has
+                  no separate reduction time (sim/(cost-gamma) removes that term)"""
+
+PLANNING_LEGEND = """
+  link        both: (N-1)·M/N bytes per link direction at v_CDMA (the formula's 2(N/2-1)+1
+              steps of M/N are the two rings' 2(N-1) steps of M/(2N))
+  staging     the formula charges d/v_ddr2l2 + d/v_l22ddr per reduce step and direction, the
+              directions in parallel; the model moves both directions' staging and the first
+              in->out copy over one DDR<->L2 path per chip, overlapped with the link transfer
+              as far as the bulks (B) allow
+  SUM         the formula adds d/v_SUM; the model reduces inside the link stream (capped at
+              v_SUM), so it adds no time
+  latency     the formula charges lt_fire + 4 lt_sync per reduce step and nothing for the
+              gather steps; the model pays a start-up per SEND and a wait per barrier"""
 
 
 def run(cmd):
@@ -46,9 +70,88 @@ def run(cmd):
     return p.returncode, p.stdout, p.stderr
 
 
+def machine_numbers(sim, machine):
+    """The machine file's numbers, as the one machine-file parser resolves
+    them (`sg2260-sim --print-machine`: the file over the board's defaults)."""
+    rc, out, err = run([sim, "--print-machine", "--machine", machine])
+    if rc != 0:
+        raise SystemExit("sg2260-sim --print-machine failed: " + err.strip())
+    vals = {}
+    for line in out.splitlines():
+        m = re.match(r"^(\w+) = ([0-9.eE+-]+)\b", line)
+        if m:
+            vals[m.group(1)] = float(m.group(2))
+    return vals
+
+
+def sophgo_allreduce(M, n, v):
+    """SOPHGO's getAllReduceTime for M bytes on n chips, in us, split into
+    (link, staging, SUM, latency) terms. d = M/n; rates in GB/s (1 B at 1 GB/s
+    is 1e-3 us). N = 2: one step of every term; N > 2: (N/2-1) steps of
+    d/v_CDMA + d/v_ddr2l2 + d/v_SUM + d/v_l22ddr + lt_fire + 4 lt_sync, a
+    middle step of d/v_CDMA + half of the staging and SUM terms, and (N/2-1)
+    steps of d/v_CDMA."""
+    d = M / n * 1e-3
+    vc, vd, vs, fire, sync = v["cdma"], v["ddr_l2"], v["sum"], v["fire"], v["sync"]
+    if n == 2:
+        return d / vc, 2 * d / vd, d / vs, fire + 2 * sync
+    h = n / 2 - 1
+    return ((2 * h + 1) * d / vc, (h + 0.5) * 2 * d / vd, (h + 0.5) * d / vs, h * (fire + 4 * sync))
+
+
+def planning(a):
+    """Bidirectional ring AllReduce: collc sim against SOPHGO's formula."""
+    mv = machine_numbers(a.sim, a.machine)
+    v = dict(cdma=min(mv["link_bandwidth"], mv["cdma_bandwidth"]), ddr_l2=mv["ddr_l2_bandwidth"],
+             sum=mv["sum_bandwidth"], fire=mv["startup_latency"], sync=mv["sync_latency"])
+    f = os.path.join(a.examples, "bidir_ring_allreduce.coll")
+    rows = []
+    for n in [int(x) for x in a.n.split(",")]:
+        for b in [int(x) for x in a.bulks.split(",")]:
+            rc, out, err = run([a.collc, "sim", f, "-N", str(n), "--machine", a.machine, "--size", a.size,
+                                "-D", "B=%d" % b, "--timing-only"])
+            if rc != 0:
+                rows.append(dict(n=n, b=b, skip=(err.strip().splitlines() or ["?"])[0]))
+                continue
+            t = float(re.search(r"^  time +([0-9.]+) us", out, re.M).group(1))
+            M = int(re.search(r"M = (\d+) B", out).group(1))
+            link = max([float(x) for x in re.findall(r"^\d+->\d+ +\d+ +([0-9.]+)", out, re.M)] or [0])
+            local = max([float(x) for x in re.findall(r"^chip \d+ local +\d+ +([0-9.]+)", out, re.M)] or [0])
+            fl, fs, fsum, flat = sophgo_allreduce(M, n, v)
+            rows.append(dict(n=n, b=b, sim=t, link=link, local=local, f=fl + fs + fsum + flat, fl=fl, fs=fs,
+                             fsum=fsum, flat=flat))
+    print("\n# bidirectional ring AllReduce vs SOPHGO's planning formula (getAllReduceTime), %s, M = %s,"
+          % (os.path.basename(a.machine), a.size))
+    print("# v_CDMA = %g GB/s (the slower of link and engine), v_ddr2l2 = v_l22ddr = %g, v_SUM = %g, "
+          "lt_fire = %g us, lt_sync = %g us" % (v["cdma"], v["ddr_l2"], v["sum"], v["fire"], v["sync"]))
+    hdr = ["N", "B", "formula us", "sim us", "sim/formula", "link: formula", "sim busiest",
+           "staging: formula", "sim DDR-L2 busy", "SUM: formula", "latency: formula"]
+    if a.markdown:
+        print("| " + " | ".join(hdr) + " |")
+        print("|" + "---|" * len(hdr))
+    else:
+        print("%2s %2s %11s %11s %11s %14s %11s %16s %15s %12s %16s" % tuple(hdr))
+    for r in rows:
+        if "skip" in r:
+            cells = [str(r["n"]), str(r["b"])] + ["-"] * 8 + ["skipped: " + r["skip"]]
+        else:
+            cells = [str(r["n"]), str(r["b"]), "%.1f" % r["f"], "%.1f" % r["sim"], "%.4f" % (r["sim"] / r["f"]),
+                     "%.1f" % r["fl"], "%.1f" % r["link"], "%.1f" % r["fs"], "%.1f" % r["local"],
+                     "%.1f" % r["fsum"], "%.1f" % r["flat"]]
+        if a.markdown:
+            print("| " + " | ".join(cells) + " |")
+        else:
+            print("%2s %2s %11s %11s %11s %14s %11s %16s %15s %12s %16s" % tuple(cells))
+    print(PLANNING_LEGEND)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--collc", default=os.environ.get("COLLC", "@COLLC_PATH@"))
+    ap.add_argument("--sim", default=os.environ.get("SG2260_SIM", "@SG2260_SIM_PATH@"))
+    ap.add_argument("--bulks", default="1,8")
+    ap.add_argument("--only", choices=["consistency", "planning"])
     ap.add_argument("--machine", default=os.path.join(ROOT, "targets/sg2260/machines/sg2260-board.machine"))
     ap.add_argument("--size", default="16MiB")
     ap.add_argument("--n", default="4,8")
@@ -57,22 +160,35 @@ def main():
     a = ap.parse_args()
     if a.collc.startswith("@"):
         a.collc = "collc"
+    if a.sim.startswith("@"):
+        a.sim = "sg2260-sim"
+    status = 0 if a.only == "planning" else consistency(a)
+    if a.only != "consistency":
+        planning(a)
+    return status
+
+
+def consistency(a):
+    """Every example: collc sim against collc cost --machine."""
+    # does the engine reduce inside the stream (reduce_to_ddr), or stage through L2?
+    in_stream = re.search(r"^\s*reduce_to_ddr\s*=\s*1", open(a.machine).read(), re.M) is not None
     rows = []
     for n in [int(x) for x in a.n.split(",")]:
         for f in sorted(glob.glob(os.path.join(a.examples, "*.coll"))):
             name = os.path.basename(f)[:-5]
+            # the time does not depend on the data: --timing-only (sim-examples-*.test check the data)
             rc, out, err = run([a.collc, "sim", f, "-N", str(n), "--machine", a.machine, "--size", a.size,
-                                "--route=store-forward"])
+                                "--route=store-forward", "--timing-only"])
             if rc != 0:
                 why = "require" if "require-failed" in err else "sim failed: " + err.strip().splitlines()[0]
                 rows.append(dict(name=name, n=n, skip=why))
                 continue
             t = float(re.search(r"^  time +([0-9.]+) us", out, re.M).group(1))
-            st = re.search(r"(\d+) SEND/RECV, (\d+) GENERAL \((\d+) chunk copies sunk\), (\d+) barriers, (\d+) routed",
-                           out)
+            st = re.search(r"(\d+) SEND/RECV, (\d+) COPY \((\d+) chunk copies sunk\), (\d+) staged reductions, "
+                           r"(\d+) barriers, (\d+) routed", out)
             sp = re.search(r"steps +(\d+) \((\d+) local only, (\d+) with exposed local copies\), at most (\d+) "
                            r"messages? per link and step, M = (\d+) B", out)
-            routed = int(st.group(5))
+            routed = int(st.group(6))
             local_steps, exposed, maxmsg, M = int(sp.group(2)), int(sp.group(3)), int(sp.group(4)), int(sp.group(5))
             rc, cout, cerr = run([a.collc, "cost", f, "-N", str(n), "--machine", a.machine, "--size", str(M),
                                   "--format", "json"])
@@ -91,11 +207,11 @@ def main():
                 why.append("routed x%d" % routed)
             if maxmsg > 1:
                 why.append("<=%d msgs/link" % maxmsg)
-            if gamma > 0:
+            if gamma > 0 and in_stream:
                 why.append("gamma")
             one = not local_steps and not exposed and not routed and maxmsg == 1
             ratio = t / cost
-            radj = t / (cost - gamma)
+            radj = t / (cost - gamma) if in_stream else ratio
             rows.append(dict(name=name, n=n, cost=cost, sim=t, ratio=ratio, radj=radj, one=one,
                              check=("ok" if abs(radj - 1) < 0.01 else "DIFFERS") if one else "-",
                              why=", ".join(why) or "-"))
@@ -104,7 +220,8 @@ def main():
     sys.stderr.write("\n")
     print("# sg2260 consistency: collc sim vs collc cost --machine %s, M = %s (bytes of the larger buffer)"
           % (os.path.basename(a.machine), a.size))
-    hdr = ["example", "N", "cost us", "sim us", "sim/cost", "sim/(cost-γ)", "1:1", "within 1%", "why they differ"]
+    hdr = ["example", "N", "cost us", "sim us", "sim/cost", "sim/(cost-γ)" if in_stream else "compared",
+           "1:1", "within 1%", "why they differ"]
     if a.markdown:
         print("| " + " | ".join(hdr) + " |")
         print("|" + "---|" * len(hdr))

@@ -1,4 +1,5 @@
-/* closedform.c - exact closed forms in N for cost coefficients.
+/* closedform.c - exact closed forms in N (and one param) for cost
+ * coefficients.
  *
  * Given the exact coefficient at several N, find the simplest combination
  * sum_i w_i * f_i(N) of at most three basis functions with rational weights
@@ -253,6 +254,201 @@ int cost_fit(const CostPoint *pts, size_t n, char *buf, size_t size) {
             }
             int j = k - 1;
             while (j >= 0 && idx[j] == BF__COUNT - k + j) j--;
+            if (j < 0) break;
+            idx[j]++;
+            for (int m = j + 1; m < k; m++) idx[m] = idx[m - 1] + 1;
+        }
+    }
+    put(&b, "?");
+    return -1;
+}
+
+/* ---- closed forms in N and one param ----
+ *
+ * Basis functions are products f(N)·g(P): f indexes BasisFn, g a PFn. The
+ * products are ordered by g first (the terms in N alone come first), then
+ * by f, so that the subsets tried first are the ones that read simplest. */
+
+typedef enum PFn {
+    PF_ONE,     /* 1 */
+    PF_P,       /* P */
+    PF_INV_P,   /* 1/P */
+    PF_LOG2,    /* floor(log2 P) */
+    PF_CLOG2,   /* ceil(log2 P) */
+    PF_P2,      /* P^2 */
+    PF__COUNT
+} PFn;
+
+enum { BASIS2 = BF__COUNT * PF__COUNT };
+
+static Rat pf_eval(PFn g, int64_t P, int *ovf) {
+    switch (g) {
+    case PF_ONE: return rat_int(1);
+    case PF_P: return rat_int(P);
+    case PF_INV_P:
+        if (P == 0) { *ovf = 1; return rat_zero(); }
+        return rat_make(1, P, ovf);
+    case PF_LOG2:
+        if (P < 1) { *ovf = 1; return rat_zero(); }
+        return rat_int(flog2(P));
+    case PF_CLOG2:
+        if (P < 1) { *ovf = 1; return rat_zero(); }
+        return rat_int(clog2(P));
+    case PF_P2: return rat_mul(rat_int(P), rat_int(P), ovf);
+    default: COLLC_UNREACHABLE("param basis function");
+    }
+}
+
+static Rat b2_eval(int f, int64_t N, int64_t P, int *ovf) {
+    return rat_mul(bf_eval((BasisFn)(f % BF__COUNT), N, ovf), pf_eval((PFn)(f / BF__COUNT), P, ovf),
+                   ovf);
+}
+
+/* solve_in for product functions (the same elimination). */
+static int solve2(const CostPoint *pts, size_t n, const int *fs, int k, Rat *w) {
+    Rat(*m)[4] = xmalloc(n * sizeof *m);
+    int ovf = 0, ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        for (int j = 0; j < k; j++) m[i][j] = b2_eval(fs[j], pts[i].N, pts[i].P, &ovf);
+        m[i][k] = pts[i].v;
+        if (ovf) ok = 0;
+    }
+    size_t row = 0;
+    for (int col = 0; col < k && ok; col++) {
+        size_t piv = row;
+        while (piv < n && rat_is_zero(m[piv][col])) piv++;
+        if (piv == n) { ok = 0; break; }
+        if (piv != row)
+            for (int j = 0; j <= k; j++) {
+                Rat tmp = m[piv][j];
+                m[piv][j] = m[row][j];
+                m[row][j] = tmp;
+            }
+        for (size_t i = 0; i < n; i++) {
+            if (i == row || rat_is_zero(m[i][col])) continue;
+            Rat f = rat_div(m[i][col], m[row][col], &ovf);
+            for (int j = col; j <= k; j++)
+                m[i][j] = rat_sub(m[i][j], rat_mul(f, m[row][j], &ovf), &ovf);
+        }
+        row++;
+        if (ovf) ok = 0;
+    }
+    for (size_t i = row; i < n && ok; i++)
+        if (!rat_is_zero(m[i][k])) ok = 0;
+    for (int j = 0; j < k && ok; j++) {
+        w[j] = rat_div(m[j][k], m[j][j], &ovf);
+        if (rat_is_zero(w[j])) ok = 0;
+    }
+    free(m);
+    return ok && !ovf;
+}
+
+/* The name of product f·g without its coefficient: "N", "K", "N/K",
+ * "log2(N)·K", "1/K", "1". */
+static void b2_name(int fg, const char *pname, char *buf, size_t size) {
+    BasisFn f = (BasisFn)(fg % BF__COUNT);
+    PFn g = (PFn)(fg / BF__COUNT);
+    const char *fn = bf_name[f];
+    char gn[64];
+    switch (g) {
+    case PF_ONE: snprintf(gn, sizeof gn, "1"); break;
+    case PF_P: snprintf(gn, sizeof gn, "%s", pname); break;
+    case PF_INV_P: snprintf(gn, sizeof gn, "1/%s", pname); break;
+    case PF_LOG2: snprintf(gn, sizeof gn, "log2(%s)", pname); break;
+    case PF_CLOG2: snprintf(gn, sizeof gn, "ceil(log2(%s))", pname); break;
+    case PF_P2: snprintf(gn, sizeof gn, "%s^2", pname); break;
+    default: COLLC_UNREACHABLE("param basis function");
+    }
+    if (g == PF_ONE) snprintf(buf, size, "%s", fn);
+    else if (f == BF_ONE) snprintf(buf, size, "%s", gn);
+    else if (g == PF_INV_P && f == BF_INV_N) snprintf(buf, size, "1/(N·%s)", pname);
+    else if (g == PF_INV_P) snprintf(buf, size, "%s/%s", fn, pname);
+    else snprintf(buf, size, "%s·%s", fn, gn);
+}
+
+/* w·name with its sign: " + 2N/K", " - 2/K", "N + ...". */
+static void put_term2(Buf *b, Rat w, int fg, const char *pname, int first) {
+    int neg = w.num < 0;
+    if (first) {
+        if (neg) put(b, "-");
+    } else {
+        put(b, neg ? " - " : " + ");
+    }
+    Rat a = w;
+    if (neg) a.num = -a.num;
+    char name[96], r[48];
+    b2_name(fg, pname, name, sizeof name);
+    if (!strcmp(name, "1")) {
+        put(b, "%s", rat_format(a, r, sizeof r));
+        return;
+    }
+    /* a leading "1/..." takes the coefficient as its numerator: 2/K */
+    if (!strncmp(name, "1/", 2) && a.den == 1) {
+        put(b, "%lld%s", (long long)a.num, name + 1);
+        return;
+    }
+    if (rat_eq(a, rat_int(1))) put(b, "%s", name);
+    else if (a.den == 1 && (name[0] == 'N' || name[0] == pname[0]) && !strchr(name, '(') &&
+             !strchr(name, '/'))
+        put(b, "%lld%s", (long long)a.num, name);
+    else put(b, "%s·%s", rat_format(a, r, sizeof r), name);
+}
+
+int cost_fit2(const CostPoint *pts, size_t n, const char *pname, char *buf, size_t size) {
+    Buf b = {buf, size, 0};
+    buf[0] = 0;
+    if (n == 0) {
+        put(&b, "?");
+        return -1;
+    }
+    int allzero = 1;
+    for (size_t i = 0; i < n; i++)
+        if (!rat_is_zero(pts[i].v)) allzero = 0;
+    if (allzero) {
+        put(&b, "0");
+        return 0;
+    }
+    /* products in g-major order: the basis index is g * BF__COUNT + f */
+    int fs[3];
+    Rat w[3];
+    for (int k = 1; k <= 3; k++) {
+        int idx[3] = {0, 1, 2};
+        for (;;) {
+            for (int j = 0; j < k; j++) fs[j] = idx[j];
+            if ((size_t)k < n && solve2(pts, n, fs, k, w)) {
+                /* a function of N alone is written as cost_fit does */
+                int in_n = 1;
+                BasisFn bf[3];
+                for (int j = 0; j < k; j++) {
+                    in_n &= fs[j] / BF__COUNT == PF_ONE;
+                    bf[j] = (BasisFn)(fs[j] % BF__COUNT);
+                }
+                if (in_n) {
+                    format_fit(&b, bf, w, k);
+                    return 0;
+                }
+                /* positive terms first; in N, then in the param alone,
+                 * then the constant */
+                int order[3] = {0, 1, 2}, first = 1, rank[3];
+                for (int j = 0; j < k; j++) {
+                    int f = fs[j] % BF__COUNT, g = fs[j] / BF__COUNT;
+                    rank[j] = 3 * (w[j].num < 0) + (f != BF_ONE ? 0 : g != PF_ONE ? 1 : 2);
+                }
+                for (int x = 0; x < k; x++)
+                    for (int y = x + 1; y < k; y++)
+                        if (rank[order[y]] < rank[order[x]]) {
+                            int t = order[x];
+                            order[x] = order[y];
+                            order[y] = t;
+                        }
+                for (int j = 0; j < k; j++) {
+                    put_term2(&b, w[order[j]], fs[order[j]], pname, first);
+                    first = 0;
+                }
+                return 0;
+            }
+            int j = k - 1;
+            while (j >= 0 && idx[j] == BASIS2 - k + j) j--;
             if (j < 0) break;
             idx[j]++;
             for (int m = j + 1; m < k; m++) idx[m] = idx[m - 1] + 1;

@@ -92,6 +92,7 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
 typedef struct CostPoint {
     int64_t N;
     Rat v;
+    int64_t P;        /* cost_fit2: the value of the swept param */
 } CostPoint;
 
 /* Fits the values to an exact rational combination of at most 3 terms of
@@ -100,6 +101,12 @@ typedef struct CostPoint {
  * it as text ("N-1", "(N-1)/N", "2·log2(N)", ...) into buf. Returns 0, or
  * -1 when no combination fits (buf gets "?"). */
 int cost_fit(const CostPoint *pts, size_t n, char *buf, size_t size);
+
+/* The same over points (N, P) of one swept param named `pname` (-D K=1..8):
+ * the basis is every product f(N)·g(P) of f in the basis above and g in
+ * {1, P, 1/P, log2 P, ceil(log2 P), P^2}, at most three terms, written as
+ * "N + K - 2", "N/K + 1 - 2/K". Returns 0, or -1 with "?" in buf. */
+int cost_fit2(const CostPoint *pts, size_t n, const char *pname, char *buf, size_t size);
 
 /* ---- shared printing helpers (cost_format.c) ---- */
 

@@ -117,14 +117,16 @@ static void hold_undef(Sim *m, SimFaultKind kind, size_t step, size_t x, int buf
 
 /* Reports the held undefined reads of the step that are not a race's
  * consequence: the slot is written in this step by another transfer (a
- * reduce's destination written again later in the step; a source written
- * by any transfer of the step, which the race on it has reported). */
+ * reduce's destination written again later in the step, not by another
+ * reduce; a source written by any transfer of the step, which the race on
+ * it has reported). */
 static void report_held(Sim *m, const Step *st) {
     for (size_t i = 0; i < m->nheld && !m->stop; i++) {
         const SimFault *f = &m->held[i];
         uint32_t lw = m->sl[sim_slot(m, f->buffer, f->rank, f->chunk)].lastw;
-        int follow_on = f->kind == SIM_FAULT_UNDEF_DEST ? lw != f->xfer + 1
-                                                        : lw != 0 && lw - 1 >= st->first;
+        int follow_on = f->kind == SIM_FAULT_UNDEF_DEST
+                            ? lw != f->xfer + 1 && m->s->xfers[lw - 1].op != XFER_REDUCE
+                            : lw != 0 && lw - 1 >= st->first;
         if (!follow_on) m->hooks.fault(m->hooks.user, f);
     }
     m->nheld = 0;
@@ -172,7 +174,11 @@ void sim_step(Sim *m) {
             int64_t dc = t->dst.lo + i, sc = t->src.lo + i;
             SimSlot *d = &sl[sim_slot(m, t->dst.buffer, t->dst.rank, dc)];
             uint32_t lw = d->lastw;
-            int ww = lw && lw - 1 >= st->first;
+            /* written before in this step; several reduces into one slot
+             * are not a race: they all combine into it (any order gives
+             * the same value) */
+            int ww = lw && lw - 1 >= st->first &&
+                     !(t->op == XFER_REDUCE && s->xfers[lw - 1].op == XFER_REDUCE);
             if (ww || d->rstamp == stamp) {
                 if (!raced++ && m->hooks.fault)
                     fault(m, ww ? SIM_FAULT_RACE_WRITE : SIM_FAULT_RACE_READ, k, x,

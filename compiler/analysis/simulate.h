@@ -18,8 +18,12 @@
  * the step. A step is applied in place in two passes, first stamping every
  * source slot as read, then applying the transfers in order; without a race
  * no slot written in the step is read by another of its transfers, so that
- * is exactly "reads see the state before the step". A race (a slot written
- * twice in a step, or written and read) leaves SIM_POISON, as does a read of
+ * is exactly "reads see the state before the step". Several reduces into
+ * one slot in one step all combine into it (a parent taking its children's
+ * partial sums at once): applied in order, each sees the one before, and
+ * any order gives the same value. A race (a slot written twice in a step
+ * other than by reduces only, or written and read) leaves SIM_POISON, as
+ * does a read of
  * an undefined slot; a write to `in` is not applied. Each is reported to the
  * user's fault hook once per transfer. SIM_POISON propagates silently, so one
  * mistake gives one report, not a cascade.

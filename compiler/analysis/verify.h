@@ -66,9 +66,14 @@ typedef struct VerifyOptions {
      * flushed and the summary is written: the driver's progress line. */
     void (*progress)(void *ctx, size_t done, size_t total, int64_t N);
     void *progress_ctx;
+    const char *label;        /* the summary's name (a sweep point: "alg [K = 3]");
+                                 NULL = the algorithm's name */
+    int correctness_only;     /* compile, run, sim: no rank-consistency warning
+                                 (a property `collc verify` reports, not an
+                                 error to stop for) */
 } VerifyOptions;
 
-/* The default N set: 2..16 and the powers of two up to 256. */
+/* The default N set: 1..17, 24, 31..33, 64, 128, 256, 257. */
 size_t verify_default_ns(int64_t *out, size_t cap);
 
 /* The roots verified for N (root = -1: all for N <= 16, else a spread:
@@ -80,7 +85,10 @@ size_t verify_roots(int64_t N, int64_t root, int64_t *out, size_t cap);
  * are checked silently so that the summary can list them. Writes one summary
  * line to `summary` (may be NULL):
  *   name: verified for N = 2..16, 32; FAILED for N = 64; skipped N = 3 (why)
- * Returns 0 when no instance failed, 1 otherwise. */
+ * An algorithm that applies to none of the N (every one skipped) is an
+ * error too ("nothing-verified", with the reasons as notes): a check that
+ * checked nothing must not pass.
+ * Returns 0 when no instance failed and some N verified, 1 otherwise. */
 int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
                      Arena *arena, FILE *summary);
 

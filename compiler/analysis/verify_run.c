@@ -12,9 +12,13 @@
 #include "support/util.h"
 
 size_t verify_default_ns(int64_t *out, size_t cap) {
+    /* 1 (every loop runs zero times), 2..17, a composite and the odd
+     * neighbours of a power of two (where halving and wrap-around break),
+     * the powers of two up to 256, and one N above 256. */
+    static const int64_t extra[] = {24, 31, 32, 33, 64, 128, 256, 257};
     size_t n = 0;
-    for (int64_t N = 2; N <= 16 && n < cap; N++) out[n++] = N;
-    for (int64_t N = 32; N <= 256 && n < cap; N *= 2) out[n++] = N;
+    for (int64_t N = 1; N <= 17 && n < cap; N++) out[n++] = N;
+    for (size_t i = 0; i < sizeof extra / sizeof *extra && n < cap; i++) out[n++] = extra[i];
     return n;
 }
 
@@ -53,15 +57,18 @@ typedef struct NResult {
     int64_t N;
     NOutcome outcome;
     const char *why;   /* NO_SKIPPED: the reason */
+    const Stmt *req;   /* NO_SKIPPED: the require that excluded it (NULL: --root) */
     int consistent;    /* -1 n/a, 0 no, 1 yes (verified instances only) */
     const char *root_why; /* some (not all) roots skipped: the first reason */
 } NResult;
 
-/* "2..16, 32, 64" for the N of `rs` matching the predicate. */
-static void print_ns(FILE *f, const NResult *rs, size_t n, NOutcome oc, const char *why, int incons) {
+/* "2..16, 32, 64" for the N of `rs` matching the predicate: outcome `oc`
+ * (and reason `why` if given); with cons = 1 the verified N that are not
+ * rank-consistent, with cons = 2 those that are. */
+static void print_ns(FILE *f, const NResult *rs, size_t n, NOutcome oc, const char *why, int cons) {
     int first = 1;
     for (size_t i = 0; i < n;) {
-        #define MATCH(j) (incons ? (rs[j].outcome == NO_VERIFIED && rs[j].consistent == 0) \
+        #define MATCH(j) (cons ? (rs[j].outcome == NO_VERIFIED && rs[j].consistent == (cons == 2)) \
                          : (rs[j].outcome == oc && (!why || (rs[j].why && !strcmp(rs[j].why, why)))))
         if (!MATCH(i)) { i++; continue; }
         size_t j = i;
@@ -132,7 +139,10 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             InstStatus ist = instantiate(alg, &p, reported ? quiet : dx, &sch, &req);
             if (ist == INST_NOT_APPLICABLE) {
                 nskip++;
-                if (!r->why) r->why = require_text(req, dx, arena);
+                if (!r->why) {
+                    r->why = require_text(req, dx, arena);
+                    r->req = req;
+                }
                 continue;
             }
             if (ist == INST_ERROR) {
@@ -141,8 +151,9 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
                 continue;
             }
             VerifyStats st;
-            unsigned errs = verify_schedule_ex(&sch, reported ? NULL : dx, warned ? NULL : dx,
-                                               arena, o->max_errors, &st);
+            unsigned errs = verify_schedule_ex(&sch, reported ? NULL : dx,
+                                               warned || o->correctness_only ? NULL : dx, arena,
+                                               o->max_errors, &st);
             schedule_free(&sch);
             if (errs) {
                 nfail++;
@@ -160,18 +171,48 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     }
 
     if (o->progress) o->progress(o->progress_ctx, nns, nns, 0);
+
+    size_t nver = 0, nfail = 0, nincons = 0, ncons = 0;
+    for (size_t i = 0; i < nns; i++) {
+        nver += rs[i].outcome == NO_VERIFIED;
+        nfail += rs[i].outcome == NO_FAILED;
+        nincons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 0;
+        ncons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 1;
+    }
+    /* A CI gate must not pass on an algorithm it never checked: applying
+     * to no N of the set is an error, with the reasons as notes. */
+    int nothing = nns > 0 && !nver && !nfail;
+    if (nothing) {
+        any_failed = 1;
+        diag_error(dx, alg->name_span, "nothing-verified",
+                   "nothing verified: '%s' applies to none of the %zu rank count%s checked",
+                   alg->name, nns, nns == 1 ? "" : "s");
+        for (size_t i = 0; i < nns; i++) {
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(rs[j].why, rs[i].why);
+            if (seen) continue;
+            char *list = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&list, &len);
+            COLLC_ASSERT(m);
+            print_ns(m, rs, nns, NO_SKIPPED, rs[i].why, 0);
+            fclose(m);
+            diag_note(dx, rs[i].req ? rs[i].req->span : span_none(), "not applicable for N = %s: %s",
+                      list, rs[i].why);
+            free(list);
+        }
+        diag_note(dx, span_none(), "give rank counts where it applies with -N");
+    }
+
     /* Diagnostics of this algorithm first, then its summary line. */
     diag_flush(dx);
     if (summary) {
-        size_t nver = 0, nfail = 0, nincons = 0, ncons = 0;
-        for (size_t i = 0; i < nns; i++) {
-            nver += rs[i].outcome == NO_VERIFIED;
-            nfail += rs[i].outcome == NO_FAILED;
-            nincons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 0;
-            ncons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 1;
-        }
-        fprintf(summary, "%s: ", alg->name);
+        fprintf(summary, "%s: ", o->label ? o->label : alg->name);
         const char *sep = "";
+        if (nothing) {
+            fprintf(summary, "nothing verified");
+            sep = "; ";
+        }
         if (nver) {
             fprintf(summary, "verified for N = ");
             print_ns(summary, rs, nns, NO_VERIFIED, NULL, 0);
@@ -194,13 +235,18 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             fprintf(summary, " (%s)", rs[i].why);
             sep = "; ";
         }
-        if (!nver && !nfail && nns) sep = "; ";
         if (!nns) fprintf(summary, "no N given");
+        /* Consistency is claimed only for N that verified: without a
+         * qualifier when no N failed (else they are listed). */
         if (nincons) {
             fprintf(summary, "%sNOT rank-consistent for N = ", sep);
             print_ns(summary, rs, nns, NO_VERIFIED, NULL, 1);
-        } else if (ncons) {
+        }
+        if (ncons && !nincons && !nfail) {
             fprintf(summary, "%srank-consistent (bit-identical on every rank)", sep);
+        } else if (ncons && !nincons) {
+            fprintf(summary, "%srank-consistent for N = ", sep);
+            print_ns(summary, rs, nns, NO_VERIFIED, NULL, 2);
         }
         for (size_t i = 0; i < nns; i++) {
             if (!rs[i].root_why) continue;

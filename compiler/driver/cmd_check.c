@@ -5,12 +5,13 @@ int cmd_check(int argc, char **argv) {
     DriverOptions o;
     int status = options_parse(&o, CMD_check, argc, argv);
     if (status >= 0) return status;
+    o.common.defines_unused = 1; /* check instantiates nothing: -D is accepted, unused */
 
     Session s;
     int st = session_open(&s, &o.common, o.files, o.nfiles);
     if (st == 0) {
         /* An empty file is valid but almost certainly a mistake. */
-        for (size_t f = 0; f < s.sm.nfiles; f++) {
+        for (size_t f = 0; f < s.ninputs; f++) {
             int found = 0;
             for (int k = 0; k < s.prog.nalgorithms && !found; k++)
                 found = s.prog.algorithms[k]->span.file == (uint32_t)f;

@@ -8,6 +8,7 @@
  * smaller slope meets it. Every pairwise crossover is listed as well. */
 #include "driver/driver.h"
 #include "driver/cost_cli.h"
+#include "driver/synth_cli.h"
 #include "support/json.h"
 #include "support/util.h"
 
@@ -17,6 +18,7 @@
 
 typedef struct Line {
     const Algorithm *alg;
+    const char *name;       /* the algorithm's, or "alg [K = 2]" at a sweep point */
     CostTerms t;
     double A, B; /* seconds, seconds per byte */
 } Line;
@@ -90,7 +92,7 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
         for (int k = 0; k < nl; k++) {
             char r[48];
             json_object_begin(&w);
-            json_field_string(&w, "algorithm", lines[k].alg->name);
+            json_field_string(&w, "algorithm", lines[k].name);
             json_field_string(&w, "alpha", rat_format(lines[k].t.a, r, sizeof r));
             json_field_string(&w, "beta", rat_format(lines[k].t.b, r, sizeof r));
             json_field_string(&w, "gamma", rat_format(lines[k].t.c, r, sizeof r));
@@ -105,7 +107,7 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
             json_object_begin(&w);
             json_field_number(&w, "from_bytes", seg_lo[k]);
             json_field_number(&w, "to_bytes", k + 1 < nseg ? seg_lo[k + 1] : hi);
-            json_field_string(&w, "algorithm", lines[seg_alg[k]].alg->name);
+            json_field_string(&w, "algorithm", lines[seg_alg[k]].name);
             json_object_end(&w);
         }
         json_array_end(&w);
@@ -116,8 +118,8 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
                 double x = i == j ? -1 : crossover(&lines[i], &lines[j]);
                 if (x <= 0) continue;
                 json_object_begin(&w);
-                json_field_string(&w, "faster_above", lines[j].alg->name);
-                json_field_string(&w, "faster_below", lines[i].alg->name);
+                json_field_string(&w, "faster_above", lines[j].name);
+                json_field_string(&w, "faster_below", lines[i].name);
                 json_field_number(&w, "bytes", x);
                 json_object_end(&w);
             }
@@ -131,14 +133,14 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
         printf("α = %s, β = %s, γ = %s\n\n", al, be, ga);
         size_t w = 9;
         for (int k = 0; k < nl; k++)
-            if (strlen(lines[k].alg->name) > w) w = strlen(lines[k].alg->name);
+            if (strlen(lines[k].name) > w) w = strlen(lines[k].name);
         printf("%-*s  cost\n", (int)w, "algorithm");
         for (int k = 0; k < nl; k++) {
             char ta[64], tb[64], tc[64];
             cost_fmt_term(lines[k].t.a, "α", ta, sizeof ta);
             cost_fmt_term(lines[k].t.b, "M/β", tb, sizeof tb);
             cost_fmt_term(lines[k].t.c, "M/γ", tc, sizeof tc);
-            printf("%-*s  %s + %s", (int)w, lines[k].alg->name, ta, tb);
+            printf("%-*s  %s + %s", (int)w, lines[k].name, ta, tb);
             if (!rat_is_zero(lines[k].t.c)) printf(" + %s", tc);
             printf("\n");
         }
@@ -154,7 +156,7 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
             if (n > rw) rw = n;
         }
         printf("\n%-*s  fastest\n", rw, "message size");
-        for (int k = 0; k < nseg; k++) printf("%-*s  %s\n", rw, rng[k], lines[seg_alg[k]].alg->name);
+        for (int k = 0; k < nseg; k++) printf("%-*s  %s\n", rw, rng[k], lines[seg_alg[k]].name);
         printf("\ncrossovers:\n");
         int any = 0;
         for (int i = 0; i < nl; i++)
@@ -163,8 +165,8 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
                 if (x <= 0) continue;
                 char xs[32];
                 cost_fmt_bytes(x, xs, sizeof xs);
-                printf("  %s overtakes %s at M = %s (%.0f bytes)\n", lines[j].alg->name,
-                       lines[i].alg->name, xs, x);
+                printf("  %s overtakes %s at M = %s (%.0f bytes)\n", lines[j].name,
+                       lines[i].name, xs, x);
                 any = 1;
             }
         for (int i = 0; i < nl; i++)
@@ -173,8 +175,8 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
                 /* j is never faster than i: at least as slow at every size */
                 if (lines[j].A >= lines[i].A && lines[j].B >= lines[i].B &&
                     (lines[j].A > lines[i].A || lines[j].B > lines[i].B)) {
-                    printf("  %s is slower than %s at every size\n", lines[j].alg->name,
-                           lines[i].alg->name);
+                    printf("  %s is slower than %s at every size\n", lines[j].name,
+                           lines[i].name);
                     any = 1;
                 }
             }
@@ -202,7 +204,6 @@ int cmd_compare(int argc, char **argv) {
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
     int status = EXIT_OK;
-    Line *lines = xcalloc((size_t)(nalgs > 0 ? nalgs : 1), sizeof *lines);
     int nl = 0;
     TopoModel *t = NULL;
     char err[256];
@@ -213,15 +214,24 @@ int cmd_compare(int argc, char **argv) {
         status = EXIT_INPUT;
     } else if (tr < 0) status = EXIT_INPUT;
 
-    for (int k = 0; k < nalgs && status == EXIT_OK; k++) {
+    /* every algorithm, and every point of its -D sweep, is a contender;
+     * --synth adds at most SYNTH_COMPARE_MAX schedules per collective */
+    size_t nitems = 0;
+    for (int k = 0; k < nalgs; k++) nitems += session_sweep_points(&s, algs[k]);
+    Line *lines = xcalloc(nitems + SYNTH_COMPARE_MAX * COLLECTIVE__COUNT + 1, sizeof *lines);
+    for (size_t item = 0, k = 0, pt = 0; item < nitems && status == EXIT_OK; item++) {
+        while (pt >= session_sweep_points(&s, algs[k])) { k++; pt = 0; }
         const Algorithm *a = algs[k];
+        size_t point = pt++;
+        const char *label = session_sweep_label(&s, a, point);
+        const char *name = *label ? arena_printf(&s.arena, "%s [%s]", a->name, label) : a->name;
         Schedule sch;
         const char *why = NULL;
-        int ir = cost_cli_instantiate(&s, &c, a, N, &sch, &why);
+        int ir = cost_cli_instantiate(&s, &c, a, N, point, &sch, &why);
         if (ir == 1) {
             /* not applicable at this N: leave it out and say so */
             diag_warning(s.dx, a->name_span, "require-failed",
-                         "'%s' does not apply for N = %lld%s%s; left out", a->name, (long long)N,
+                         "'%s' does not apply for N = %lld%s%s; left out", name, (long long)N,
                          *why ? ": " : "", why);
             continue;
         }
@@ -235,12 +245,37 @@ int cmd_compare(int argc, char **argv) {
         } else {
             Line *l = &lines[nl++];
             l->alg = a;
+            l->name = name;
             l->t = r.total;
             l->A = rat_to_double(r.total.a) * c.machine.alpha;
             l->B = rat_to_double(r.total.b) / c.machine.beta + rat_to_double(r.total.c) / c.machine.gamma;
             cost_result_free(&r);
         }
         schedule_free(&sch);
+    }
+    /* the synthesized schedules of every collective the input has */
+    int nreal = nl;
+    for (int coll = 0; o.synth && status == EXIT_OK && coll < COLLECTIVE__COUNT; coll++) {
+        int any = 0;
+        for (int k = 0; k < nreal; k++) any |= lines[k].alg->coll == (Collective)coll;
+        Schedule sy[SYNTH_COMPARE_MAX];
+        int ns = any ? synth_for_compare(&s, &c, t, (Collective)coll, sy) : 0;
+        if (ns < 0) status = EXIT_INPUT;
+        for (int k = 0; k < ns; k++) {
+            CostResult r;
+            if (status == EXIT_OK && cost_schedule(&sy[k], t, s.dx, 0, &r) == 0) {
+                Line *l = &lines[nl++];
+                l->alg = sy[k].alg;
+                l->name = sy[k].alg->name;
+                l->t = r.total;
+                l->A = rat_to_double(r.total.a) * c.machine.alpha;
+                l->B = rat_to_double(r.total.b) / c.machine.beta + rat_to_double(r.total.c) / c.machine.gamma;
+                cost_result_free(&r);
+            } else {
+                status = EXIT_INPUT;
+            }
+            schedule_free(&sy[k]);
+        }
     }
     if (status == EXIT_OK && nl == 0) {
         diag_error(s.dx, span_none(), "no-algorithm", "no algorithm to compare at N = %lld",

@@ -77,7 +77,7 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
     TopoStatus st;
     if (c->machine_file_topology) {
         Sg2260Machine m;
-        /* read once more: cost_cli_parse checked it */
+        /* read once more: cost_cli_init checked it */
         if (cost_machine_load(c->cmd, c->machine_file, &m)) return 2;
         st = cost_machine_topology(&m, N, c->ports, out, err, errsz);
     } else {
@@ -96,8 +96,8 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
 }
 
 int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
-                         Schedule *out, const char **why) {
-    SchedParams p = pipeline_params(s, N, c->root);
+                         size_t point, Schedule *out, const char **why) {
+    SchedParams p = pipeline_params(s, a, point, N, c->root);
     const Stmt *failed = NULL;
     InstStatus st = instantiate(a, &p, s->dx, out, &failed);
     if (st == INST_OK) return 0;
@@ -180,7 +180,8 @@ static void json_ratio(JsonWriter *w, const char *key, Rat v, Rat lb) {
 /* ---- one N ---- */
 
 static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *t,
-                        const CostResult *r, const CostBounds *b, SourceManager *sm) {
+                        const CostResult *r, const CostBounds *b, SourceManager *sm,
+                        const char *label) {
     const CostMachine *m = &c->machine;
     const Algorithm *a = sch->alg;
     char sz[32], al[32], be[32], ga[32], topo[96];
@@ -191,6 +192,7 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
     topo_describe(t, topo, sizeof topo);
     printf("%s : %s, N = %lld", a->name, collective_info[a->coll].keyword, (long long)sch->N);
     if (sch->root >= 0) printf(", root = %lld", (long long)sch->root);
+    if (*label) printf(", %s", label);
     printf(", M = %s, topology %s%s\n", sz, topo, t->cut_through ? ", cut-through" : "");
     printf("α = %s, β = %s, γ = %s\n", al, be, ga);
     printf("%zu step%s (%zu communicating)", r->nsteps, r->nsteps == 1 ? "" : "s", r->comm_steps);
@@ -297,6 +299,11 @@ static void report_json(const CostCli *c, const Schedule *sch, const TopoModel *
     json_field_int(&w, "N", sch->N);
     if (sch->root >= 0) json_field_int(&w, "root", sch->root);
     else json_field_null(&w, "root");
+    /* the value of every param (a -D, a sweep point or the default) */
+    json_key(&w, "params");
+    json_object_begin(&w);
+    for (int p = 0; p < a->nparams; p++) json_field_int(&w, a->params[p]->name, sch->param_values[p]);
+    json_object_end(&w);
     json_field_string(&w, "topology", t->name);
     json_field_string(&w, "routing", t->cut_through ? "cut-through" : "store-forward");
     json_field_number(&w, "size_bytes", m->M);
@@ -360,12 +367,13 @@ static void report_json(const CostCli *c, const Schedule *sch, const TopoModel *
     fputc('\n', stdout);
 }
 
-static void not_applicable(Session *s, const Algorithm *a, int64_t N, const char *why) {
-    diag_error(s->dx, a->name_span, "require-failed", "'%s' does not apply for N = %lld%s%s",
-               a->name, (long long)N, *why ? ": " : "", why);
+static void not_applicable(Session *s, const Algorithm *a, int64_t N, const char *label,
+                           const char *why) {
+    diag_error(s->dx, a->name_span, "require-failed", "'%s' does not apply for N = %lld%s%s%s%s",
+               a->name, (long long)N, *label ? " with " : "", label, *why ? ": " : "", why);
 }
 
-static int cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N) {
+static int cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N, size_t point) {
     TopoModel *t = NULL;
     char err[256];
     int tr = cost_cli_topology(s, c, N, &t, err, sizeof err);
@@ -377,9 +385,10 @@ static int cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N)
     if (tr < 0) return EXIT_INPUT;
     Schedule sch;
     const char *why = NULL;
-    int ir = cost_cli_instantiate(s, c, a, N, &sch, &why);
+    int ir = cost_cli_instantiate(s, c, a, N, point, &sch, &why);
+    const char *label = session_sweep_label(s, a, point);
     if (ir != 0) {
-        if (ir == 1) not_applicable(s, a, N, why);
+        if (ir == 1) not_applicable(s, a, N, label, why);
         topo_free(t);
         return EXIT_INPUT;
     }
@@ -393,7 +402,7 @@ static int cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N)
         } else if (c->json) {
             report_json(c, &sch, t, &r, &b, &s->sm);
         } else {
-            report_text(c, &sch, t, &r, &b, &s->sm);
+            report_text(c, &sch, t, &r, &b, &s->sm, label);
         }
         cost_result_free(&r);
     } else {
@@ -482,170 +491,330 @@ static const char *over_n(const uint8_t *opt, size_t n, char *buf, size_t size,
     return buf;
 }
 
-static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
-    size_t n = c->nclosed;
-    CostPoint *pt[6];
-    for (int k = 0; k < 6; k++) pt[k] = xcalloc(n, sizeof **pt);
-    int64_t *Ns = xcalloc(n, sizeof *Ns);
-    uint8_t *opt[3];
-    for (int k = 0; k < 3; k++) opt[k] = xcalloc(n, 1);
-    size_t m = 0;
-    int status = EXIT_OK;
-    char topo_name[64] = "";
-    char skipped_why[256] = "";
-    int64_t *skipped = xcalloc(n, sizeof *skipped);
-    size_t nskipped = 0;
+/* The exact coefficients of one algorithm over the --n list, for one or
+ * more sweep points: one row per (point, N) where it applies. */
+typedef struct Closed {
+    CostPoint *pt[6];     /* alpha, beta, gamma, then the bounds' */
+    uint8_t *opt[3];      /* each term equals its bound */
+    int64_t *Ns;          /* the row's N */
+    size_t m, cap;
+    int64_t *skipped;     /* N skipped (at some point) */
+    size_t nskipped;
+    char skipped_why[256];
+    char topo_name[64];
+} Closed;
 
-    for (size_t i = 0; i < n && status == EXIT_OK; i++) {
+static void closed_free(Closed *d) {
+    for (int k = 0; k < 6; k++) free(d->pt[k]);
+    for (int k = 0; k < 3; k++) free(d->opt[k]);
+    free(d->Ns);
+    free(d->skipped);
+    memset(d, 0, sizeof *d);
+}
+
+/* Adds the rows of sweep point `point` (param value `pval` for cost_fit2). */
+static int closed_collect(Session *s, const CostCli *c, const Algorithm *a, size_t point,
+                          int64_t pval, Closed *d) {
+    size_t n = c->nclosed;
+    if (d->m + n > d->cap) {
+        d->cap = d->m + n;
+        for (int k = 0; k < 6; k++) d->pt[k] = xrealloc(d->pt[k], d->cap * sizeof **d->pt);
+        for (int k = 0; k < 3; k++) d->opt[k] = xrealloc(d->opt[k], d->cap);
+        d->Ns = xrealloc(d->Ns, d->cap * sizeof *d->Ns);
+        d->skipped = xrealloc(d->skipped, d->cap * sizeof *d->skipped);
+    }
+    for (size_t i = 0; i < n; i++) {
         int64_t N = c->closed[i];
         TopoModel *t = NULL;
         char err[256];
         int tr = cost_cli_topology(s, c, N, &t, err, sizeof err);
-        if (tr == 2) { status = EXIT_USAGE; break; }
-        if (tr < 0) { status = EXIT_INPUT; break; }
+        if (tr == 2) return EXIT_USAGE;
+        if (tr < 0) return EXIT_INPUT;
+        int seen = 0;
+        for (size_t j = 0; j < d->nskipped && !seen; j++) seen = d->skipped[j] == N;
         if (tr == 1) {
-            skipped[nskipped++] = N;
+            if (!seen) d->skipped[d->nskipped++] = N;
             /* the message names this N; the list already says which */
             char *tail = strstr(err, " (N = ");
             if (tail && tail[strlen(tail) - 1] == ')') *tail = 0;
-            snprintf(skipped_why, sizeof skipped_why, "%s", err);
+            snprintf(d->skipped_why, sizeof d->skipped_why, "%s", err);
             continue;
         }
-        snprintf(topo_name, sizeof topo_name, "%s", t->name);
+        snprintf(d->topo_name, sizeof d->topo_name, "%s", t->name);
         Schedule sch;
         const char *why = NULL;
-        int ir = cost_cli_instantiate(s, c, a, N, &sch, &why);
-        if (ir < 0) { topo_free(t); status = EXIT_INPUT; break; }
+        int ir = cost_cli_instantiate(s, c, a, N, point, &sch, &why);
+        if (ir < 0) { topo_free(t); return EXIT_INPUT; }
         if (ir == 1) {
-            skipped[nskipped++] = N;
-            snprintf(skipped_why, sizeof skipped_why, "%s", *why ? why : "a require failed");
+            if (!seen) d->skipped[d->nskipped++] = N;
+            snprintf(d->skipped_why, sizeof d->skipped_why, "%s", *why ? why : "a require failed");
             topo_free(t);
             continue;
         }
         CostResult r;
         CostBounds b;
+        int status = EXIT_OK;
         if (cost_schedule(&sch, t, s->dx, 0, &r) != 0) status = EXIT_INPUT;
         else if (cost_bounds(a->coll, N, sch.root, t, &b) != 0) {
             diag_error(s->dx, a->span, "cost-overflow", "lower bounds overflow 64-bit fractions");
             status = EXIT_INPUT;
+            cost_result_free(&r);
         } else {
-            Ns[m] = N;
-            pt[0][m] = (CostPoint){N, r.total.a};
-            pt[1][m] = (CostPoint){N, r.total.b};
-            pt[2][m] = (CostPoint){N, r.total.c};
-            pt[3][m] = (CostPoint){N, b.lb.a};
-            pt[4][m] = (CostPoint){N, b.lb.b};
-            pt[5][m] = (CostPoint){N, b.lb.c};
-            opt[0][m] = rat_eq(r.total.a, b.lb.a);
-            opt[1][m] = rat_eq(r.total.b, b.lb.b);
-            opt[2][m] = rat_eq(r.total.c, b.lb.c);
-            m++;
+            size_t m = d->m++;
+            d->Ns[m] = N;
+            Rat v[6] = {r.total.a, r.total.b, r.total.c, b.lb.a, b.lb.b, b.lb.c};
+            for (int k = 0; k < 6; k++) d->pt[k][m] = (CostPoint){N, v[k], pval};
+            for (int k = 0; k < 3; k++) d->opt[k][m] = rat_eq(v[k], v[3 + k]);
             cost_result_free(&r);
         }
         schedule_free(&sch);
         topo_free(t);
+        if (status) return status;
     }
-    if (status == EXIT_OK && m == 0) {
-        diag_error(s->dx, a->name_span, "require-failed", "'%s' applies to none of the given N%s%s",
-                   a->name, *skipped_why ? ": " : "", skipped_why);
-        status = EXIT_INPUT;
+    return EXIT_OK;
+}
+
+/* One closed form in N: the report of Closed rows of a single point.
+ * `label` names the point's swept params ("" without a sweep). */
+static void closed_report(const CostCli *c, const Algorithm *a, const char *label, Closed *d) {
+    size_t m = d->m;
+    char fit[6][256];
+    for (int k = 0; k < 6; k++) cost_fit(d->pt[k], m, fit[k], sizeof fit[k]);
+    char T[800], L[800], nl[512], sk[512];
+    formula(fit[0], fit[1], fit[2], T, sizeof T);
+    formula(fit[3], fit[4], fit[5], L, sizeof L);
+    fmt_nlist(d->Ns, m, nl, sizeof nl);
+    fmt_nlist(d->skipped, d->nskipped, sk, sizeof sk);
+    int ok_fit = 1, ok_lb = 1;
+    for (int k = 0; k < 6; k++)
+        if (strcmp(fit[k], "?") == 0) *(k < 3 ? &ok_fit : &ok_lb) = 0;
+    char vb[3][300];
+    const char *verd[3];
+    for (int k = 0; k < 3; k++) verd[k] = over_n(d->opt[k], m, vb[k], sizeof vb[k], d->Ns);
+    if (c->json) {
+        JsonWriter w;
+        json_init(&w, stdout);
+        json_object_begin(&w);
+        json_field_string(&w, "algorithm", a->name);
+        if (*label) json_field_string(&w, "params", label);
+        json_field_string(&w, "collective", collective_info[a->coll].keyword);
+        json_field_string(&w, "topology", d->topo_name);
+        json_key(&w, "N");
+        json_array_begin(&w);
+        for (size_t i = 0; i < m; i++) json_int(&w, d->Ns[i]);
+        json_array_end(&w);
+        json_key(&w, "skipped_N");
+        json_array_begin(&w);
+        for (size_t i = 0; i < d->nskipped; i++) json_int(&w, d->skipped[i]);
+        json_array_end(&w);
+        const char *nm[3] = {"alpha", "beta", "gamma"};
+        json_key(&w, "closed_form");
+        json_object_begin(&w);
+        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[k]);
+        json_field_string(&w, "formula", ok_fit ? T : "");
+        json_object_end(&w);
+        json_key(&w, "lower_bound_closed_form");
+        json_object_begin(&w);
+        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[3 + k]);
+        json_field_string(&w, "formula", ok_lb ? L : "");
+        json_object_end(&w);
+        const char *what[3] = {"latency", "bandwidth", "compute"};
+        json_key(&w, "optimal");
+        json_object_begin(&w);
+        for (int k = 0; k < 3; k++) json_field_string(&w, what[k], verd[k]);
+        json_object_end(&w);
+        const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
+        json_key(&w, "points");
+        json_array_begin(&w);
+        for (size_t i = 0; i < m; i++) {
+            json_object_begin(&w);
+            json_field_int(&w, "N", d->Ns[i]);
+            for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], d->pt[k][i].v);
+            json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_object_end(&w);
+        fputc('\n', stdout);
+        return;
     }
-    if (status == EXIT_OK) {
-        char fit[6][256];
-        for (int k = 0; k < 6; k++) cost_fit(pt[k], m, fit[k], sizeof fit[k]);
-        char T[800], L[800], nl[512], sk[512];
-        formula(fit[0], fit[1], fit[2], T, sizeof T);
-        formula(fit[3], fit[4], fit[5], L, sizeof L);
-        fmt_nlist(Ns, m, nl, sizeof nl);
-        fmt_nlist(skipped, nskipped, sk, sizeof sk);
-        int ok_fit = 1, ok_lb = 1;
-        for (int k = 0; k < 6; k++)
-            if (strcmp(fit[k], "?") == 0) *(k < 3 ? &ok_fit : &ok_lb) = 0;
-        char vb[3][300];
-        const char *verd[3];
-        for (int k = 0; k < 3; k++) verd[k] = over_n(opt[k], m, vb[k], sizeof vb[k], Ns);
-        if (c->json) {
-            JsonWriter w;
-            json_init(&w, stdout);
-            json_object_begin(&w);
-            json_field_string(&w, "algorithm", a->name);
-            json_field_string(&w, "collective", collective_info[a->coll].keyword);
-            json_field_string(&w, "topology", topo_name);
-            json_key(&w, "N");
-            json_array_begin(&w);
-            for (size_t i = 0; i < m; i++) json_int(&w, Ns[i]);
-            json_array_end(&w);
-            json_key(&w, "skipped_N");
-            json_array_begin(&w);
-            for (size_t i = 0; i < nskipped; i++) json_int(&w, skipped[i]);
-            json_array_end(&w);
-            const char *nm[3] = {"alpha", "beta", "gamma"};
-            json_key(&w, "closed_form");
-            json_object_begin(&w);
-            for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[k]);
-            json_field_string(&w, "formula", ok_fit ? T : "");
-            json_object_end(&w);
-            json_key(&w, "lower_bound_closed_form");
-            json_object_begin(&w);
-            for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[3 + k]);
-            json_field_string(&w, "formula", ok_lb ? L : "");
-            json_object_end(&w);
-            const char *what[3] = {"latency", "bandwidth", "compute"};
-            json_key(&w, "optimal");
-            json_object_begin(&w);
-            for (int k = 0; k < 3; k++) json_field_string(&w, what[k], verd[k]);
-            json_object_end(&w);
-            const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
-            json_key(&w, "points");
-            json_array_begin(&w);
-            for (size_t i = 0; i < m; i++) {
-                json_object_begin(&w);
-                json_field_int(&w, "N", Ns[i]);
-                for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], pt[k][i].v);
-                json_object_end(&w);
-            }
-            json_array_end(&w);
-            json_object_end(&w);
-            fputc('\n', stdout);
-        } else {
-            printf("%s : %s, topology %s%s, N = %s\n", a->name, collective_info[a->coll].keyword,
-                   topo_name, c->cut_through ? " (cut-through)" : "", nl);
-            if (nskipped) printf("not applicable for N = %s: %s\n", sk, skipped_why);
-            printf("\n");
-            static const int W[] = {7, 14, 14, 14, 14, 14};
-            const char *hd[] = {"N", "latency", "bandwidth", "compute", "LB latency",
-                                "LB bandwidth"};
-            for (int k = 0; k < 6; k++) cell(stdout, hd[k], W[k]);
-            printf("LB compute\n");
-            for (size_t i = 0; i < m; i++) {
-                char buf[48];
-                snprintf(buf, sizeof buf, "%lld", (long long)Ns[i]);
-                cell(stdout, buf, W[0]);
-                for (int k = 0; k < 6; k++) {
-                    rat_format(pt[k][i].v, buf, sizeof buf);
-                    if (k < 5) cell(stdout, buf, W[k + 1]);
-                    else printf("%s\n", buf);
-                }
-            }
-            printf("\n");
-            if (ok_fit) printf("T(N)  = %s\n", T);
-            else
-                printf("T(N)  : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[0],
-                       fit[1], fit[2]);
-            if (ok_lb) printf("LB(N) = %s\n", L);
-            else
-                printf("LB(N) : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[3],
-                       fit[4], fit[5]);
-            printf("latency:   %s\n", verd[0]);
-            printf("bandwidth: %s\n", verd[1]);
-            if (collective_info[a->coll].reducing) printf("compute:   %s\n", verd[2]);
-            printf("checked exactly at N = %s\n", nl);
+    printf("%s : %s, topology %s%s, N = %s%s%s\n", a->name, collective_info[a->coll].keyword,
+           d->topo_name, c->cut_through ? " (cut-through)" : "", nl, *label ? ", " : "", label);
+    if (d->nskipped) printf("not applicable for N = %s: %s\n", sk, d->skipped_why);
+    printf("\n");
+    static const int W[] = {7, 14, 14, 14, 14, 14};
+    const char *hd[] = {"N", "latency", "bandwidth", "compute", "LB latency", "LB bandwidth"};
+    for (int k = 0; k < 6; k++) cell(stdout, hd[k], W[k]);
+    printf("LB compute\n");
+    for (size_t i = 0; i < m; i++) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "%lld", (long long)d->Ns[i]);
+        cell(stdout, buf, W[0]);
+        for (int k = 0; k < 6; k++) {
+            rat_format(d->pt[k][i].v, buf, sizeof buf);
+            if (k < 5) cell(stdout, buf, W[k + 1]);
+            else printf("%s\n", buf);
         }
     }
-    for (int k = 0; k < 6; k++) free(pt[k]);
-    for (int k = 0; k < 3; k++) free(opt[k]);
-    free(Ns);
-    free(skipped);
+    printf("\n");
+    if (ok_fit) printf("T(N)  = %s\n", T);
+    else
+        printf("T(N)  : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[0], fit[1],
+               fit[2]);
+    if (ok_lb) printf("LB(N) = %s\n", L);
+    else
+        printf("LB(N) : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[3], fit[4],
+               fit[5]);
+    printf("latency:   %s\n", verd[0]);
+    printf("bandwidth: %s\n", verd[1]);
+    if (collective_info[a->coll].reducing) printf("compute:   %s\n", verd[2]);
+    printf("checked exactly at N = %s\n", nl);
+}
+
+/* "optimal for every N and K" / "... for none" / "for 3 of 24 (N, K)". */
+static const char *over_np(const uint8_t *opt, size_t n, const char *pname, char *buf,
+                           size_t size) {
+    size_t yes = 0;
+    for (size_t i = 0; i < n; i++) yes += opt[i];
+    if (yes == n) snprintf(buf, size, "optimal for every N and %s", pname);
+    else if (yes == 0) snprintf(buf, size, "not optimal for any N and %s", pname);
+    else snprintf(buf, size, "optimal for %zu of the %zu (N, %s)", yes, n, pname);
+    return buf;
+}
+
+/* The closed form in N and the one swept param `pname` (values vals). */
+static void closed_report2(const CostCli *c, const Algorithm *a, const char *pname,
+                           const int64_t *vals, size_t nvals, Closed *d) {
+    size_t m = d->m;
+    char fit[6][256];
+    for (int k = 0; k < 6; k++) cost_fit2(d->pt[k], m, pname, fit[k], sizeof fit[k]);
+    char T[800], L[800], nl[512], pl[512], sk[512];
+    formula(fit[0], fit[1], fit[2], T, sizeof T);
+    formula(fit[3], fit[4], fit[5], L, sizeof L);
+    fmt_nlist(c->closed, c->nclosed, nl, sizeof nl);
+    fmt_nlist(vals, nvals, pl, sizeof pl);
+    fmt_nlist(d->skipped, d->nskipped, sk, sizeof sk);
+    int ok_fit = 1, ok_lb = 1;
+    for (int k = 0; k < 6; k++)
+        if (strcmp(fit[k], "?") == 0) *(k < 3 ? &ok_fit : &ok_lb) = 0;
+    char vb[3][128];
+    const char *verd[3];
+    for (int k = 0; k < 3; k++) verd[k] = over_np(d->opt[k], m, pname, vb[k], sizeof vb[k]);
+    if (c->json) {
+        JsonWriter w;
+        json_init(&w, stdout);
+        json_object_begin(&w);
+        json_field_string(&w, "algorithm", a->name);
+        json_field_string(&w, "param", pname);
+        json_field_string(&w, "collective", collective_info[a->coll].keyword);
+        json_field_string(&w, "topology", d->topo_name);
+        const char *nm[3] = {"alpha", "beta", "gamma"};
+        json_key(&w, "closed_form");
+        json_object_begin(&w);
+        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[k]);
+        json_field_string(&w, "formula", ok_fit ? T : "");
+        json_object_end(&w);
+        json_key(&w, "lower_bound_closed_form");
+        json_object_begin(&w);
+        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[3 + k]);
+        json_field_string(&w, "formula", ok_lb ? L : "");
+        json_object_end(&w);
+        const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
+        json_key(&w, "points");
+        json_array_begin(&w);
+        for (size_t i = 0; i < m; i++) {
+            json_object_begin(&w);
+            json_field_int(&w, "N", d->Ns[i]);
+            json_field_int(&w, pname, d->pt[0][i].P);
+            for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], d->pt[k][i].v);
+            json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_object_end(&w);
+        fputc('\n', stdout);
+        return;
+    }
+    printf("%s : %s, topology %s%s, N = %s, %s = %s\n", a->name, collective_info[a->coll].keyword,
+           d->topo_name, c->cut_through ? " (cut-through)" : "", nl, pname, pl);
+    if (d->nskipped) printf("not applicable for some %s at N = %s: %s\n", pname, sk, d->skipped_why);
+    printf("\n");
+    static const int W[] = {7, 7, 14, 14, 14, 14, 14};
+    cell(stdout, pname, W[0]);
+    const char *hd[] = {"N", "latency", "bandwidth", "compute", "LB latency", "LB bandwidth"};
+    for (int k = 0; k < 6; k++) cell(stdout, hd[k], W[k + 1]);
+    printf("LB compute\n");
+    for (size_t i = 0; i < m; i++) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "%lld", (long long)d->pt[0][i].P);
+        cell(stdout, buf, W[0]);
+        snprintf(buf, sizeof buf, "%lld", (long long)d->Ns[i]);
+        cell(stdout, buf, W[1]);
+        for (int k = 0; k < 6; k++) {
+            rat_format(d->pt[k][i].v, buf, sizeof buf);
+            if (k < 5) cell(stdout, buf, W[k + 2]);
+            else printf("%s\n", buf);
+        }
+    }
+    printf("\n");
+    if (ok_fit) printf("T(N, %s)  = %s\n", pname, T);
+    else
+        printf("T(N, %s)  : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", pname,
+               fit[0], fit[1], fit[2]);
+    if (ok_lb) printf("LB(N, %s) = %s\n", pname, L);
+    else
+        printf("LB(N, %s) : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", pname,
+               fit[3], fit[4], fit[5]);
+    printf("latency:   %s\n", verd[0]);
+    printf("bandwidth: %s\n", verd[1]);
+    if (collective_info[a->coll].reducing) printf("compute:   %s\n", verd[2]);
+    printf("checked exactly at %zu (N, %s) with N = %s, %s = %s\n", m, pname, nl, pname, pl);
+}
+
+/* --n: a closed form in N per sweep point; with exactly one swept param of
+ * at least four values, a closed form in N and that param over every point. */
+static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
+    size_t points = session_sweep_points(s, a);
+    const char *pname = NULL;
+    const int64_t *vals = NULL;
+    size_t nvals = 0;
+    int nswept = session_swept_param(s, a, &pname, &vals, &nvals);
+    int status = EXIT_OK;
+    Closed d;
+    /* Four values at least: with fewer, functions of the param coincide on
+     * them (1 - 2/K and K - 2 agree at K = 1, 2) and the fit would guess. */
+    if (nswept == 1 && nvals >= 4) {
+        memset(&d, 0, sizeof d);
+        for (size_t pt = 0; pt < points && status == EXIT_OK; pt++) {
+            const Define *defs;
+            int nd = session_defines(s, a, pt, &defs);
+            int64_t pval = 0;
+            for (int k = 0; k < nd; k++)
+                if (!strcmp(defs[k].name, pname)) pval = defs[k].value;
+            status = closed_collect(s, c, a, pt, pval, &d);
+        }
+        if (status == EXIT_OK && d.m == 0) {
+            diag_error(s->dx, a->name_span, "require-failed",
+                       "'%s' applies to none of the given N%s%s", a->name,
+                       *d.skipped_why ? ": " : "", d.skipped_why);
+            status = EXIT_INPUT;
+        }
+        if (status == EXIT_OK) closed_report2(c, a, pname, vals, nvals, &d);
+        closed_free(&d);
+        return status;
+    }
+    for (size_t pt = 0; pt < points && status == EXIT_OK; pt++) {
+        if (pt && !c->json) printf("\n");
+        memset(&d, 0, sizeof d);
+        status = closed_collect(s, c, a, pt, 0, &d);
+        const char *label = session_sweep_label(s, a, pt);
+        if (status == EXIT_OK && d.m == 0) {
+            diag_error(s->dx, a->name_span, "require-failed",
+                       "'%s' applies to none of the given N%s%s%s%s", a->name,
+                       *label ? " with " : "", label, *d.skipped_why ? ": " : "", d.skipped_why);
+            status = EXIT_INPUT;
+        }
+        if (status == EXIT_OK) closed_report(c, a, label, &d);
+        closed_free(&d);
+    }
     return status;
 }
 
@@ -683,12 +852,14 @@ int cmd_cost(int argc, char **argv) {
             if (r > status) status = r;
             continue;
         }
-        for (size_t i = 0; i < c.nN && status != EXIT_USAGE; i++) {
-            if (!first && !c.json) printf("\n");
-            first = 0;
-            int r = cost_one(&s, &c, algs[k], c.Ns[i]);
-            if (r > status) status = r;
-        }
+        size_t points = session_sweep_points(&s, algs[k]);
+        for (size_t pt = 0; pt < points && status != EXIT_USAGE; pt++)
+            for (size_t i = 0; i < c.nN && status != EXIT_USAGE; i++) {
+                if (!first && !c.json) printf("\n");
+                first = 0;
+                int r = cost_one(&s, &c, algs[k], c.Ns[i], pt);
+                if (r > status) status = r;
+            }
     }
     fflush(stdout);
     options_free(&o);

@@ -42,7 +42,7 @@ int cmd_draw(int argc, char **argv) {
     int have_sched = 0;
     if (status == EXIT_OK) {
         const char *why = NULL;
-        int ir = cost_cli_instantiate(&s, &c, algs[0], N, &sch, &why);
+        int ir = cost_cli_instantiate(&s, &c, algs[0], N, 0, &sch, &why);
         if (ir == 1)
             diag_error(s.dx, algs[0]->name_span, "require-failed",
                        "'%s' does not apply for N = %lld%s%s", algs[0]->name, (long long)N,

@@ -1,10 +1,12 @@
 /* cmd_expand.c - `collc expand`: instantiate algorithms for one N and print
  * the schedule (docs/schedule-format.md), or the ownership table
  * of one buffer (--table BUF), or the communicating pairs of every step
- * (--pairs). */
+ * (--pairs), or the schedule written back as a .coll algorithm
+ * (--emit=coll). */
 #include "driver/options.h"
 #include "driver/pipeline.h"
 #include "analysis/simulate.h"
+#include "schedule/print_coll.h"
 #include "support/util.h"
 
 #include <inttypes.h>
@@ -378,6 +380,15 @@ int cmd_expand(int argc, char **argv) {
     const char *table = o.table;
     int pairs = o.pairs;
     status = options_single_n(&o, -1, "ranks", &N);
+    /* --emit=coll or dump: the one --emit row, with expand's own words */
+    int emit_coll = 0;
+    if (status < 0 && o.emit) {
+        if (strcmp(o.emit, "coll") == 0) emit_coll = 1;
+        else if (strcmp(o.emit, "dump") != 0)
+            status = usage_error("expand", "--emit expects coll or dump, got '%s'", o.emit);
+    }
+    if (status < 0 && emit_coll && (table || pairs))
+        status = usage_error("expand", "--emit=coll cannot be combined with --table or --pairs");
     /* the table has N columns of up to N*chunks labels per row: keep it readable */
     if (status < 0 && table && N > TABLE_MAX_N)
         status = usage_error("expand", "--table needs N <= %d (got %" PRId64 ")", TABLE_MAX_N, N);
@@ -409,22 +420,9 @@ int cmd_expand(int argc, char **argv) {
                 break;
             }
         }
-        /* With several algorithms, a -D applies to those that declare it. */
-        Define defs[64];
-        int ndefs = 0;
-        for (int d = 0; d < opts.ndefines; d++) {
-            int known = nalgs == 1;
-            for (int p = 0; p < alg->nparams && !known; p++)
-                known = strcmp(alg->params[p]->name, opts.defines[d].name) == 0;
-            if (known) defs[ndefs++] = opts.defines[d];
-        }
-        SchedParams sp;
-        memset(&sp, 0, sizeof sp);
-        sp.N = N;
-        sp.root = root;
-        sp.defines = defs;
-        sp.ndefines = ndefs;
-        sp.max_transfers = opts.max_transfers;
+        /* a -D applies to the algorithms that declare it (session_open
+         * rejected one that reaches none) */
+        SchedParams sp = pipeline_params(&s, alg, 0, N, root);
         Schedule sched;
         if (pipeline_instantiate(&s, alg, &sp, &sched)) {
             failed = 1;
@@ -444,22 +442,16 @@ int cmd_expand(int argc, char **argv) {
             if (table) printf("\n");
             print_pairs(&sched);
         }
-        if (!table && !pairs) schedule_dump(stdout, &sched, &s.sm);
-        schedule_free(&sched);
-    }
-    if (nalgs > 1 && opts.ndefines && !failed) {
-        for (int d = 0; d < opts.ndefines; d++) {
-            int known = 0;
-            for (int k = 0; k < nalgs && !known; k++)
-                for (int p = 0; p < algs[k]->nparams && !known; p++)
-                    known = strcmp(algs[k]->params[p]->name, opts.defines[d].name) == 0;
-            if (!known) {
-                diag_error(s.dx, span_none(), "unknown-define",
-                           "-D %s: no algorithm has a param named '%s'", opts.defines[d].name,
-                           opts.defines[d].name);
-                failed = 1;
-            }
+        if (emit_coll) {
+            char why[96];
+            snprintf(why, sizeof why, "'%s' expanded for N = %" PRId64, alg->name, N);
+            CollPrintInfo info = {0};
+            info.require_why = why;
+            schedule_print_coll(stdout, &sched, &info);
+        } else if (!table && !pairs) {
+            schedule_dump(stdout, &sched, &s.sm);
         }
+        schedule_free(&sched);
     }
     fflush(stdout);
     options_free(&o);

@@ -80,6 +80,9 @@ static int sg_options(SgOptions *o, const DriverOptions *d) {
     o->sink_local = !d->no_sink_copies;
     o->no_verify = d->no_verify;
     o->race_check = !d->no_race_check;
+    o->check = d->check;
+    o->progress = d->progress;
+    o->align = SG2260_ALIGN;
     o->trace = d->trace;
     o->svg = d->svg;
     o->flag_c = d->flag_c;
@@ -129,13 +132,6 @@ static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
                        o->N);
 }
 
-static int cmp_slot(const void *pa, const void *pb) {
-    const Sg2260ProgramSlot *a = pa, *b = pb;
-    if (a->chip != b->chip) return a->chip - b->chip;
-    if (a->port != b->port) return a->port - b->port;
-    return (int)a->chan - (int)b->chan;
-}
-
 int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L) {
     DiagEngine *dx = s->dx;
     memset(L, 0, sizeof *L);
@@ -145,6 +141,9 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     Prepared pp;
     if (pipeline_prepare(s, alg, &rq, &pp)) return 1;
     L->sched = pp.sched;
+    /* Several reduces into one chunk in one step would be reducing writes
+     * in flight on one destination: one after another instead. */
+    schedule_split_reduces(&L->sched);
     int reduces = 0;
     for (size_t k = 0; k < L->sched.nxfers && !reduces; k++) reduces = L->sched.xfers[k].op == XFER_REDUCE;
     if (reduces && (o->op_bitwise || !sg2260_dtype_op_ok(o->dtype, o->op))) {
@@ -168,14 +167,15 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     if (o->count > 0) {
         L->count = (uint64_t)o->count;
     } else {
-        uint64_t unit = (uint64_t)L->sched.split * (SG2260_ALIGN / es);
+        uint64_t unit = (uint64_t)L->sched.split * ((o->align ? o->align : SG2260_ALIGN) / es);
         double blocks = (double)cost_blocks(alg->coll, o->N);
         uint64_t c = (uint64_t)(o->size / (blocks * (double)es));
         c = c / unit * unit;
         L->count = c ? c : unit;
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
-                             .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local};
+                             .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local,
+                             .align = o->align, .sources = diag_sources(dx)};
     progress_step("lowering for %" PRId64 " chips", o->N);
     if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return 1;
     if (L->layout.end > m->mem_bytes) {
@@ -184,7 +184,7 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
                    L->layout.end, m->name, m->mem_bytes);
         return 1;
     }
-    if (L->bundle.nslots > 1) qsort(L->bundle.slots, (size_t)L->bundle.nslots, sizeof *L->bundle.slots, cmp_slot);
+    sg2260_bundle_sort(&L->bundle);
     return 0;
 }
 
@@ -212,9 +212,12 @@ static void write_asm_header(FILE *out, const SgOptions *o, const Sg2260Machine 
         fprintf(out, " %s 0x%" PRIx64 " (%" PRIu64 " B)", a->buffers[k].name, L->layout.base[k], L->layout.bytes[k]);
     if (L->layout.staging_bytes)
         fprintf(out, " staging 0x%" PRIx64 " (%" PRIu64 " B)", L->layout.staging, L->layout.staging_bytes);
-    fprintf(out, "\n; %d programs, %zu descriptors: %zu SEND/RECV pairs, %zu GENERAL, %zu barriers, %zu routed\n",
-            L->stats.channels, L->stats.descs, L->stats.link_msgs, L->stats.generals, L->stats.barriers,
-            L->stats.routed);
+    if (L->layout.l2_bytes) fprintf(out, " L2 slots l2:0x0 (%" PRIu64 " B)", L->layout.l2_bytes);
+    fprintf(out, "\n; %d programs (%d CDMA ports, %d GDMA, %d VSDMA), %zu descriptors: %zu SEND/RECV pairs, %zu COPY, "
+                 "%zu staged reductions, %zu barriers, %zu routed\n",
+            L->stats.programs, L->stats.cdma_programs, L->stats.gdma_programs, L->stats.vsdma_programs, L->stats.descs,
+            L->stats.link_msgs, L->stats.copies, L->stats.staged, L->stats.barriers, L->stats.routed);
+    fprintf(out, "; each descriptor's comment: schedule step, source line, the chip at the other end, the transfer\n");
 }
 
 static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
@@ -252,7 +255,7 @@ static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowe
         for (int i = 0; i < n; i++) {
             if (i) fputc('\n', out);
             write_asm_header(out, o, m, &Ls[i]);
-            sg2260_bundle_write(out, &Ls[i].bundle);
+            sg2260_bundle_write(out, &Ls[i].bundle, m);
         }
     } else if (o->emit == SG_EMIT_BIN) {
         Sg2260Error err;
@@ -285,8 +288,10 @@ int sg_open(SgCommand *c, int sim, int argc, char **argv) {
     status = sg_options(o, &c->opts);
     if (status < 0) status = load_machine(o, &c->m, cmd);
     if (status < 0) status = choose_chips(o, &c->m, cmd);
-    if (status < 0 && sim && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
-        status = usage_error(cmd, "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8",
+    if (status < 0 && sim && o->check != CHECK_NONE && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
+        status = usage_error(cmd,
+                             "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 "
+                             "(--timing-only runs any)",
                              sg2260_dtype_name(o->dtype));
     if (status < 0 && session_open(&c->s, &o->common, o->files, o->nfiles) != 0)
         status = session_close(&c->s, EXIT_INPUT);

@@ -23,17 +23,22 @@ int cmd_verify(int argc, char **argv) {
         .ns = o.ns.v,
         .nns = o.ns.n,
         .root = o.given[OPT_ROOT] ? o.root : -1, /* every root */
-        .defines = o.common.defines,
-        .ndefines = o.common.ndefines,
         .max_transfers = o.common.max_transfers,
         .max_errors = (unsigned)o.max_errors,
         .progress = progress_verify,
     };
     int failed = 0;
+    /* one summary line per algorithm and point of a -D sweep */
     for (int k = 0; k < nalgs; k++) {
-        progress_begin("verify", algs[k]->name);
-        failed |= verify_algorithm(algs[k], &vo, s.dx, &s.arena, stdout);
-        progress_end();
+        size_t points = session_sweep_points(&s, algs[k]);
+        for (size_t pt = 0; pt < points; pt++) {
+            vo.ndefines = session_defines(&s, algs[k], pt, &vo.defines);
+            const char *label = session_sweep_label(&s, algs[k], pt);
+            vo.label = *label ? arena_printf(&s.arena, "%s [%s]", algs[k]->name, label) : NULL;
+            progress_begin("verify", vo.label ? vo.label : algs[k]->name);
+            failed |= verify_algorithm(algs[k], &vo, s.dx, &s.arena, stdout);
+            progress_end();
+        }
     }
     options_free(&o);
     return session_close(&s, failed ? EXIT_INPUT : EXIT_OK);

@@ -42,10 +42,10 @@ int cost_cli_init(CostCli *c, const DriverOptions *o);
 int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, char *err,
                       size_t errsz);
 
-/* Instantiates `a` for N (root and -D from the options). Returns 0 ok, 1
- * when a `require` fails (*why gets its message, or "" without one), -1
- * after errors were reported. */
+/* Instantiates `a` for N (root from the options, the -D of sweep point
+ * `point`: session_defines). Returns 0 ok, 1 when a `require` fails (*why
+ * gets its message, or "" without one), -1 after errors were reported. */
 int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
-                         Schedule *out, const char **why);
+                         size_t point, Schedule *out, const char **why);
 
 #endif

@@ -19,8 +19,14 @@ int cost_machine_load(const char *cmd, const char *path, Sg2260Machine *m) {
 
 void cost_machine_params(const Sg2260Machine *m, CostMachine *out) {
     out->alpha = (m->startup_us + m->sync_us) * 1e-6;
-    out->beta = m->link_bw_GBps * 1e9;
-    out->gamma = m->sum_bw_GBps * 1e9;
+    /* a transfer streams at the slower of link and CDMA engine */
+    double link = m->link_bw_GBps < m->cdma_bw_GBps ? m->link_bw_GBps : m->cdma_bw_GBps;
+    out->beta = link * 1e9;
+    /* The engine reduces inside the stream (at min(link, SUM)); what a
+     * reduction costs besides its link time is the L2 staging, when the CDMA
+     * may not reduce into DDR: the reduced bytes cross the chip's DDR<->L2
+     * path twice (in before the RECV, out after it). */
+    out->gamma = m->reduce_to_ddr ? m->sum_bw_GBps * 1e9 : m->ddr_l2_GBps / 2 * 1e9;
 }
 
 /* The graph of m with rank r on chip chips[r]; with ranks_only the other
@@ -35,12 +41,24 @@ static TopoStatus graph(const Sg2260Machine *m, const char *name, const int *chi
         if (node[c] < 0) node[c] = nnodes++;
     TopoLink links[2 * SG2260_MAX_LINKS];
     size_t n = 0;
+    double beta = (m->link_bw_GBps < m->cdma_bw_GBps ? m->link_bw_GBps : m->cdma_bw_GBps);
     for (int l = 0; l < m->nlinks; l++) {
         int64_t a = node[m->links[l].a], b = node[m->links[l].b];
         if (a < 0 || b < 0) continue;
+        /* parallel links carry one message together (the backend spreads it
+         * over them by rate): one topology link of their summed rate */
+        int first = 1;
+        double rate = 0;
+        for (int k = 0; k < m->nlinks; k++) {
+            int same = (m->links[k].a == m->links[l].a && m->links[k].b == m->links[l].b) ||
+                       (m->links[k].a == m->links[l].b && m->links[k].b == m->links[l].a);
+            if (!same) continue;
+            if (k < l) first = 0;
+            rate += sg2260_machine_link_rate(m, k);
+        }
+        if (!first) continue;
         int ovf = 0;
-        Rat tpb = m->links[l].bw_GBps > 0 ? rat_from_double(m->link_bw_GBps / m->links[l].bw_GBps, 1000000, &ovf)
-                                          : rat_int(1);
+        Rat tpb = rat_from_double(beta / rate, 1000000, &ovf);
         if (ovf) {
             snprintf(err, errsz, "machine '%s': link %d-%d is too slow or too fast against link_bandwidth", m->name,
                      m->links[l].a, m->links[l].b);

@@ -22,13 +22,17 @@ extern const size_t cost_machine_nboards;
  * cannot be read or is not a machine file is a bad option value. */
 int cost_machine_load(const char *cmd, const char *path, Sg2260Machine *m);
 /* alpha = startup_latency + sync_latency (a message pays one command start-up
- * and one wait), beta = link_bandwidth, gamma = sum_bandwidth; M is left. */
+ * and one wait), beta = the slower of link_bandwidth and cdma_bandwidth,
+ * gamma = ddr_l2_bandwidth / 2 (a reduction is staged through L2: its bytes
+ * cross the DDR<->L2 path twice; sum_bandwidth on a machine with
+ * reduce_to_ddr); M is left. */
 void cost_machine_params(const Sg2260Machine *m, CostMachine *out);
 /* The topology of m for N ranks: rank r on chip sg2260_machine_place(m)[r],
- * every chip a node (the chips off the ranks only forward), every link in
- * both directions with alpha 1 and its time per byte relative to
- * link_bandwidth (a link of bandwidth=8 on a 64 GB/s machine costs 8/beta
- * per byte). */
+ * every chip a node (the chips off the ranks only forward), every pair of
+ * linked chips one link in each direction with alpha 1 and its time per byte
+ * relative to beta: parallel links add their rates, each the slower of the
+ * link and the CDMA engine (a link of bandwidth=8 on a 32 GB/s machine
+ * costs 4/beta per byte). */
 TopoStatus cost_machine_topology(const Sg2260Machine *m, int64_t N, int64_t ports, TopoModel **out, char *err,
                                  size_t errsz);
 

@@ -146,6 +146,227 @@ static void apply_options(DiagEngine *dx, const CommonOptions *o) {
     for (int k = 0; k < o->nwno; k++) diag_disable(dx, o->wno[k]);
 }
 
+/* ---- -D per algorithm ---- */
+
+static int declares(const Algorithm *a, const char *name) {
+    for (int p = 0; p < a->nparams; p++)
+        if (strcmp(a->params[p]->name, name) == 0) return 1;
+    return 0;
+}
+
+/* "did you mean" over the params of the selected algorithms. */
+static void note_param_guess(Session *s, Algorithm **algs, int nalgs, const char *name) {
+    const Symbol *best = NULL;
+    int bestd = 3, anyparam = 0;
+    for (int k = 0; k < nalgs; k++)
+        for (int p = 0; p < algs[k]->nparams; p++) {
+            anyparam = 1;
+            int d = front_edit_distance(name, algs[k]->params[p]->name);
+            if (d < bestd && d < (int)strlen(name)) {
+                bestd = d;
+                best = algs[k]->params[p];
+            }
+        }
+    /* The error is the command line's; the notes point into the file. */
+    if (best) diag_note(s->dx, best->span, "did you mean '%s'?", best->name);
+    else if (!anyparam && nalgs == 1)
+        diag_note(s->dx, algs[0]->name_span, "'%s' has no params", algs[0]->name);
+}
+
+/* The -D that apply to alg: indices into opts.defines, -D ALG.NAME
+ * replacing -D NAME. Returns how many (<= 64). */
+static int applying(const Session *s, const Algorithm *a, int *idx) {
+    int n = 0;
+    const CommonOptions *o = &s->opts;
+    for (int k = 0; k < o->ndefines; k++) {
+        const DefineSpec *d = &o->defines[k];
+        if (d->alg && strcmp(d->alg, a->name) != 0) continue;
+        if (!declares(a, d->name)) continue;
+        if (!d->alg) {
+            int shadowed = 0;
+            for (int j = 0; j < o->ndefines && !shadowed; j++)
+                shadowed = o->defines[j].alg && !strcmp(o->defines[j].alg, a->name) &&
+                           !strcmp(o->defines[j].name, d->name);
+            if (shadowed) continue;
+        }
+        idx[n++] = k;
+    }
+    return n;
+}
+
+enum { SWEEP_MAX_POINTS = 4096 };
+
+/* Every -D must reach a param: -D NAME one of a selected algorithm, -D
+ * ALG.NAME one of algorithm ALG. A sweep must stay small. */
+static int check_defines(Session *s) {
+    Algorithm **algs;
+    int nalgs = session_algorithms(s, &algs);
+    int errors = 0;
+    for (int k = 0; k < s->opts.ndefines; k++) {
+        const DefineSpec *d = &s->opts.defines[k];
+        if (d->alg) {
+            Algorithm *a = program_find_algorithm(&s->prog, d->alg);
+            if (!a) {
+                diag_error(s->dx, span_none(), "unknown-define", "-D %s.%s: no algorithm named '%s'",
+                           d->alg, d->name, d->alg);
+                const Algorithm *best = NULL;
+                int bestd = 3;
+                for (int j = 0; j < s->prog.nalgorithms; j++) {
+                    int dist = front_edit_distance(d->alg, s->prog.algorithms[j]->name);
+                    if (dist < bestd && dist < (int)strlen(d->alg)) {
+                        bestd = dist;
+                        best = s->prog.algorithms[j];
+                    }
+                }
+                if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
+                errors++;
+            } else if (!declares(a, d->name)) {
+                diag_error(s->dx, span_none(), "unknown-define",
+                           "-D %s.%s: '%s' has no param named '%s'", d->alg, d->name, d->alg, d->name);
+                note_param_guess(s, &a, 1, d->name);
+                errors++;
+            }
+            continue;
+        }
+        int known = 0;
+        for (int j = 0; j < nalgs && !known; j++) known = declares(algs[j], d->name);
+        if (known) continue;
+        if (nalgs == 1)
+            diag_error(s->dx, span_none(), "unknown-define", "-D %s: '%s' has no param named '%s'",
+                       d->name, algs[0]->name, d->name);
+        else
+            diag_error(s->dx, span_none(), "unknown-define",
+                       "-D %s: no algorithm has a param named '%s'", d->name, d->name);
+        note_param_guess(s, algs, nalgs, d->name);
+        errors++;
+    }
+    for (int j = 0; j < nalgs && !errors; j++) {
+        int idx[64], n = applying(s, algs[j], idx);
+        size_t points = 1;
+        for (int k = 0; k < n && points <= SWEEP_MAX_POINTS; k++)
+            points *= s->opts.defines[idx[k]].nvalues;
+        if (points > SWEEP_MAX_POINTS) {
+            diag_error(s->dx, algs[j]->name_span, "sweep-too-large",
+                       "the -D sweeps give '%s' more than %d parameter combinations", algs[j]->name,
+                       SWEEP_MAX_POINTS);
+            errors++;
+        }
+    }
+    return errors;
+}
+
+size_t session_sweep_points(Session *s, const Algorithm *alg) {
+    int idx[64], n = applying(s, alg, idx);
+    size_t points = 1;
+    for (int k = 0; k < n; k++) points *= s->opts.defines[idx[k]].nvalues;
+    return points;
+}
+
+/* The value of each applying -D at `point`: the last -D varies fastest. */
+static void point_values(const Session *s, const int *idx, int n, size_t point, size_t *which) {
+    for (int k = n - 1; k >= 0; k--) {
+        size_t nv = s->opts.defines[idx[k]].nvalues;
+        which[k] = point % nv;
+        point /= nv;
+    }
+}
+
+int session_defines(Session *s, const Algorithm *alg, size_t point, const Define **out) {
+    int idx[64], n = applying(s, alg, idx);
+    size_t which[64];
+    point_values(s, idx, n, point, which);
+    Define *d = ARENA_ARRAY(&s->arena, Define, n > 0 ? n : 1);
+    for (int k = 0; k < n; k++) {
+        d[k].name = s->opts.defines[idx[k]].name;
+        d[k].value = s->opts.defines[idx[k]].values[which[k]];
+    }
+    *out = d;
+    return n;
+}
+
+const char *session_sweep_label(Session *s, const Algorithm *alg, size_t point) {
+    int idx[64], n = applying(s, alg, idx);
+    size_t which[64];
+    point_values(s, idx, n, point, which);
+    const char *label = "";
+    for (int k = 0; k < n; k++) {
+        const DefineSpec *d = &s->opts.defines[idx[k]];
+        if (d->nvalues < 2) continue;
+        label = arena_printf(&s->arena, "%s%s%s = %lld", label, *label ? ", " : "", d->name,
+                             (long long)d->values[which[k]]);
+    }
+    return label;
+}
+
+int session_swept_param(Session *s, const Algorithm *alg, const char **name,
+                        const int64_t **values, size_t *nvalues) {
+    int idx[64], n = applying(s, alg, idx), swept = 0;
+    for (int k = 0; k < n; k++) {
+        const DefineSpec *d = &s->opts.defines[idx[k]];
+        if (d->nvalues < 2) continue;
+        if (!swept++) {
+            *name = d->name;
+            *values = d->values;
+            *nvalues = d->nvalues;
+        }
+    }
+    return swept;
+}
+
+/* ---- import "FILE.coll"; ---- */
+
+/* Parses every file the parsed ones import, once each (a file also given
+ * on the command line is not read again), FILE relative to the importing
+ * file; their algorithms go to prog.library: callable, not selected. */
+static void load_imports(Session *s) {
+    size_t nseen = 0;
+    char **seen = xcalloc(s->sm.nfiles + (size_t)s->prog.nimports + 1, sizeof *seen);
+    for (size_t f = 0; f < s->sm.nfiles; f++)
+        if (strcmp(s->sm.files[f].path, "-") != 0) {
+            char *rp = realpath(s->sm.files[f].path, NULL);
+            if (rp) seen[nseen++] = rp;
+        }
+    for (int k = 0; k < s->prog.nimports; k++) {
+        Import im = s->prog.imports[k];
+        const char *from = source_file(&s->sm, im.span.file)->path;
+        const char *slash = strrchr(from, '/');
+        const char *path = im.path[0] == '/' || !slash || strcmp(from, "-") == 0
+                               ? im.path
+                               : arena_printf(&s->arena, "%.*s/%s", (int)(slash - from), from, im.path);
+        char *rp = realpath(path, NULL);
+        int dup = 0;
+        for (size_t j = 0; j < nseen && rp && !dup; j++) dup = strcmp(seen[j], rp) == 0;
+        if (dup) {
+            free(rp);
+            continue;
+        }
+        errno = 0;
+        int id = rp ? source_load(&s->sm, path) : -1;
+        if (id < 0) {
+            int e = errno ? errno : ENOENT;
+            diag_error(s->dx, im.span, "cannot-open", "cannot open imported file '%s': %s", path,
+                       e == EFBIG ? "file too large (limit 1 GiB)" : strerror(e));
+            free(rp);
+            continue;
+        }
+        seen = xrealloc(seen, (nseen + 2) * sizeof *seen);
+        seen[nseen++] = rp;
+        int before = s->prog.nalgorithms;
+        parse_source(&s->arena, s->dx, (uint32_t)id, &s->prog);
+        int n = s->prog.nalgorithms - before;
+        if (n > 0) {
+            Algorithm **lib = ARENA_ARRAY(&s->arena, Algorithm *, (size_t)(s->prog.nlibrary + n));
+            if (s->prog.nlibrary) memcpy(lib, s->prog.library, sizeof *lib * (size_t)s->prog.nlibrary);
+            memcpy(lib + s->prog.nlibrary, s->prog.algorithms + before, sizeof *lib * (size_t)n);
+            s->prog.library = lib;
+            s->prog.nlibrary += n;
+            s->prog.nalgorithms = before;
+        }
+    }
+    for (size_t j = 0; j < nseen; j++) free(seen[j]);
+    free(seen);
+}
+
 int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles) {
     memset(s, 0, sizeof *s);
     s->opts = *opts;
@@ -174,6 +395,8 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
     for (int k = 0; k < nfiles; k++)
         if (ids[k] >= 0) parse_source(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
     free(ids);
+    s->ninputs = s->sm.nfiles;
+    load_imports(s);
     if (diag_error_count(s->dx) > before_parse) return unreadable ? 2 : 1;
     /* The files that could be read are still checked (like a compiler that
      * goes on with the other translation units), but nothing runs after. */
@@ -197,7 +420,7 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
         if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
         return 1;
     }
-    return 0;
+    return !opts->defines_unused && check_defines(s) ? 1 : 0;
 }
 
 int session_close(Session *s, int status) {

@@ -19,6 +19,17 @@ enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 #include "driver/commands.def"
 #undef X
 
+/* -D [ALG.]NAME=VALUES: an override of `param NAME` for every algorithm
+ * that declares NAME, or for algorithm ALG only; VALUES is one integer or a
+ * sweep ("1..16", "1,2,4", "1..4,8"), which verify, cost and compare run
+ * once per value. */
+typedef struct DefineSpec {
+    const char *alg;              /* NULL: every algorithm that declares name */
+    const char *name;
+    const int64_t *values;        /* distinct, in the order given */
+    size_t nvalues;
+} DefineSpec;
+
 /* What every command that reads .coll files passes to session_open (the
  * common options of options.def). */
 typedef struct CommonOptions {
@@ -29,8 +40,11 @@ typedef struct CommonOptions {
     int nwerror;
     const char *wno[32];          /* -Wno-code */
     int nwno;
-    Define defines[64];           /* -D name=value */
+    DefineSpec defines[64];       /* -D [ALG.]NAME=VALUES (a later one of the same
+                                     ALG.NAME replaces an earlier one) */
     int ndefines;
+    int defines_unused;           /* the command uses no params (check): a -D
+                                     that reaches none is not an error */
     const char *algorithm;        /* --algorithm NAME */
     size_t max_transfers;         /* --max-transfers=N; 0 = instantiate's default */
 } CommonOptions;
@@ -53,6 +67,8 @@ typedef struct Session {
     DiagEngine *dx;
     Program prog;
     CommonOptions opts;
+    size_t ninputs;               /* source ids 0 .. ninputs-1 are the files given
+                                     (imports and call expansions come after) */
 } Session;
 
 /* Loads, parses and checks `files`. Returns 0 when the program is usable, 1
@@ -64,6 +80,19 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
 int session_close(Session *s, int status);
 /* The algorithms selected by --algorithm (or all), in file order. */
 int session_algorithms(Session *s, Algorithm ***out);
+
+/* The -D overrides for `alg` at sweep point `point` (0 .. points - 1):
+ * those -D that name one of its params, -D ALG.NAME winning over -D NAME.
+ * Sets *out to an array in the session's arena; returns its length. */
+int session_defines(Session *s, const Algorithm *alg, size_t point, const Define **out);
+/* How many parameter combinations the -D sweeps give `alg` (1 without). */
+size_t session_sweep_points(Session *s, const Algorithm *alg);
+/* "K = 3, B = 2": the swept params' values at `point`; "" without a sweep. */
+const char *session_sweep_label(Session *s, const Algorithm *alg, size_t point);
+/* How many of alg's params are swept (given several values); the first
+ * one's name and values go to *name, *values, *nvalues. */
+int session_swept_param(Session *s, const Algorithm *alg, const char **name,
+                        const int64_t **values, size_t *nvalues);
 
 /* The output file of an input when no -o is given: "dir/ring.coll" ->
  * "ring" + suffix (in the current directory, as cc -c); "-" -> "stdin". */

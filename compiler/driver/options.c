@@ -5,6 +5,7 @@
 #include "sg2260.h"
 
 #include <coll.h>
+#include <ctype.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ typedef enum OptKind {
 #define N_COMMANDS (ALL_COMMANDS & ~C(check))
 #define COST_COMMANDS (C(cost) | C(compare) | C(draw))
 #define SG2260_COMMANDS (C(sim) | C(compile_sg2260))
+#define MODEL_COMMANDS (COST_COMMANDS | C(synth))
+#define SWEEP_COMMANDS (C(verify) | C(cost) | C(compare)) /* -D K=1..16: once per value */
 _Static_assert(CMD__COUNT <= 32, "the commands column is a 32-bit mask");
 
 /* The field of an OPT_INTO row is declared elsewhere: it must have the type
@@ -120,6 +123,14 @@ static const CommandInfo commands[CMD__COUNT] = {
 #undef X
 };
 
+/* The ARGUMENT rows: the arguments of commands that take more than files. */
+static const struct { CommandId cmd; const char *argument, *help; } arguments[] = {
+#define X(name, fn, args, summary, description, exit1)
+#define ARGUMENT(name, argument, help) {CMD_##name, argument, help},
+#include "driver/commands.def"
+#undef X
+};
+
 static int accepts(OptionId id, CommandId cmd) { return (options[id].cmds >> cmd) & 1; }
 
 static void *field_of(DriverOptions *o, OptionId id) { return (char *)o + options[id].offset; }
@@ -187,26 +198,124 @@ static const char *keep_name(const char *s, size_t n) {
     return name;
 }
 
+static int is_ident(const char *s, size_t n) {
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
+    for (size_t k = 1; k < n; k++)
+        if (!(isalnum((unsigned char)s[k]) || s[k] == '_')) return 0;
+    return 1;
+}
+
+enum { DEFINE_MAX_VALUES = 4096 };
+
+/* -D [ALG.]NAME=VALUES -> *d (names and values kept for the life of the
+ * process, like keep_name's). VALUES: items "v" or "lo..hi" separated by
+ * commas; several values (a sweep) only for SWEEP_COMMANDS. Returns 0, or
+ * EXIT_USAGE after the usage error. */
+static int parse_define(const DriverOptions *o, const char *def, DefineSpec *d) {
+    const char *cmd = o->name;
+    const char *eq = strchr(def, '=');
+    if (!eq || eq == def) return usage_error(cmd, "-D expects NAME=VALUE, got '%s'", def);
+    size_t nlen = (size_t)(eq - def);
+    const char *dot = memchr(def, '.', nlen);
+    memset(d, 0, sizeof *d);
+    if (dot) {
+        if (!is_ident(def, (size_t)(dot - def)) || !is_ident(dot + 1, (size_t)(eq - dot - 1)))
+            return usage_error(cmd, "-D expects NAME=VALUE or ALGORITHM.NAME=VALUE, got '%s'", def);
+        d->alg = keep_name(def, (size_t)(dot - def));
+        d->name = keep_name(dot + 1, (size_t)(eq - dot - 1));
+    } else {
+        d->name = keep_name(def, nlen);
+    }
+    const char *text = eq + 1;
+    int64_t *v = NULL;
+    size_t n = 0, cap = 0;
+    const char *p = text;
+    int bad = !*p;
+    while (!bad && *p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char item[64];
+        if (len == 0 || len >= sizeof item) {
+            bad = 1;
+            break;
+        }
+        memcpy(item, p, len);
+        item[len] = 0;
+        int64_t lo, hi;
+        char *dots = strstr(item, "..");
+        if (dots) {
+            *dots = 0;
+            if (parse_int64(item, &lo) || parse_int64(dots + 2, &hi) || lo > hi) {
+                bad = 1;
+                break;
+            }
+        } else {
+            if (parse_int64(item, &lo)) {
+                bad = 1;
+                break;
+            }
+            hi = lo;
+        }
+        if ((uint64_t)hi - (uint64_t)lo >= DEFINE_MAX_VALUES) {
+            free(v);
+            return usage_error(cmd, "-D %.*s: more than %d values", (int)nlen, def, DEFINE_MAX_VALUES);
+        }
+        for (int64_t x = lo;; x++) {
+            int dup = 0;
+            for (size_t k = 0; k < n && !dup; k++) dup = v[k] == x;
+            if (!dup) {
+                if (n == DEFINE_MAX_VALUES) {
+                    free(v);
+                    return usage_error(cmd, "-D %.*s: more than %d values", (int)nlen, def, DEFINE_MAX_VALUES);
+                }
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 4;
+                    v = xrealloc(v, cap * sizeof *v);
+                }
+                v[n++] = x;
+            }
+            if (x == hi) break;
+        }
+        p = end ? end + 1 : p + len;
+        if (end && !*p) bad = 1; /* a trailing comma */
+    }
+    if (bad) {
+        free(v);
+        if (!strchr(text, ',') && !strstr(text, ".."))
+            return usage_error(cmd, "-D %.*s: '%s' is not an integer", (int)nlen, def, text);
+        return usage_error(cmd, "-D %.*s: '%s' is not a list of integers (like 1..16 or 1,2,4)", (int)nlen,
+                           def, text);
+    }
+    if (n > 1 && !((SWEEP_COMMANDS >> o->cmd) & 1)) {
+        free(v);
+        return usage_error(cmd, "-D %.*s=%s: a sweep (several values) is accepted by verify, cost and compare only",
+                           (int)nlen, def, text);
+    }
+    /* kept reachable for the life of the process, as the names are */
+    static int64_t **kept;
+    static size_t nkept;
+    kept = xrealloc(kept, (nkept + 1) * sizeof *kept);
+    kept[nkept++] = v;
+    d->values = v;
+    d->nvalues = n;
+    return 0;
+}
+
 static int add_define(DriverOptions *o, const char *def) {
     CommonOptions *c = &o->common;
-    const char *eq = strchr(def, '=');
-    if (!eq || eq == def) return usage_error(o->name, "-D expects NAME=VALUE, got '%s'", def);
-    int64_t val;
-    if (parse_int64(eq + 1, &val))
-        return usage_error(o->name, "-D %.*s: '%s' is not an integer", (int)(eq - def), def, eq + 1);
-    size_t namelen = (size_t)(eq - def);
-    /* A later -D of the same name wins, as with cc. */
+    DefineSpec d;
+    if (parse_define(o, def, &d)) return EXIT_USAGE;
+    /* A later -D of the same [ALG.]NAME wins, as with cc. */
     for (int k = 0; k < c->ndefines; k++) {
-        if (strlen(c->defines[k].name) == namelen && strncmp(c->defines[k].name, def, namelen) == 0) {
+        const DefineSpec *e = &c->defines[k];
+        if (strcmp(e->name, d.name) == 0 && (e->alg == d.alg || (e->alg && d.alg && strcmp(e->alg, d.alg) == 0))) {
             c->defines[k] = c->defines[--c->ndefines];
             break;
         }
     }
     if (c->ndefines >= (int)ARRAY_LEN(c->defines))
         return usage_error(o->name, "too many -D options (at most %d)", (int)ARRAY_LEN(c->defines));
-    c->defines[c->ndefines].name = keep_name(def, namelen);
-    c->defines[c->ndefines].value = val;
-    c->ndefines++;
+    c->defines[c->ndefines++] = d;
     return 0;
 }
 
@@ -470,21 +579,50 @@ int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int
     return -1;
 }
 
-const char *options_value(int argc, char **argv, OptionId id) {
-    const char *found = NULL;
+/* The last argument that spells option id (*value: its value, NULL for a
+ * flag), matched as options_parse matches it; 0 when it is not given.
+ * *nfiles: the arguments that are not options. */
+static int find_given(int argc, char **argv, OptionId id, const char **value, int *nfiles) {
+    int given = 0;
+    *nfiles = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL, *shown = NULL;
-        if (strcmp(a, "--") == 0) break;
-        if (a[0] != '-' || a[1] == 0) continue;
+        if (strcmp(a, "--") == 0) {
+            *nfiles += argc - i - 1;
+            break;
+        }
+        if (a[0] != '-' || a[1] == 0) {
+            ++*nfiles;
+            continue;
+        }
         int k = find_option(a, &v, &shown);
         if (k < 0) continue;
         OptKind kind = options[k].kind;
         /* a value in the next argument belongs to this option */
         if (!v && kind != OPTK_FLAG && kind != OPTK_WERROR && kind != OPTK_OPTFILE && i + 1 < argc)
             v = argv[++i];
-        if (k == (int)id) found = v;
+        if (k == (int)id) given = 1, *value = v;
     }
-    return found;
+    return given;
+}
+
+const char *options_value(int argc, char **argv, OptionId id) {
+    const char *v = NULL;
+    int nfiles;
+    return find_given(argc, argv, id, &v, &nfiles) ? v : NULL;
+}
+
+int options_given(int argc, char **argv, OptionId id) {
+    const char *v = NULL;
+    int nfiles;
+    return find_given(argc, argv, id, &v, &nfiles);
+}
+
+int options_count_files(int argc, char **argv) {
+    const char *v = NULL;
+    int nfiles;
+    find_given(argc, argv, OPT_HELP, &v, &nfiles);
+    return nfiles;
 }
 
 const char *options_choice(OptionId id, int value, char *buf, size_t size) {
@@ -592,8 +730,18 @@ void options_help(FILE *out, CommandId cmd) {
     const CommandInfo *c = &commands[cmd];
     fprintf(out, "usage: collc %s [OPTIONS] %s\n\n", c->shown, c->args);
     wrap(out, 0, 0, c->description);
-    fputs("\narguments:\n  FILE...", out);
-    wrap(out, 9, HELP_COLUMN, ".coll files to read; '-' reads standard input");
+    fputs("\narguments:\n", out);
+    int listed = 0;
+    for (size_t k = 0; k < ARRAY_LEN(arguments); k++) {
+        if (arguments[k].cmd != cmd) continue;
+        fprintf(out, "  %s", arguments[k].argument);
+        wrap(out, 2 + (int)strlen(arguments[k].argument), HELP_COLUMN, arguments[k].help);
+        listed = 1;
+    }
+    if (!listed) {
+        fputs("  FILE...", out);
+        wrap(out, 9, HELP_COLUMN, ".coll files to read; '-' reads standard input");
+    }
     int own = 0;
     for (int id = 0; id < OPT__COUNT; id++) {
         if (!accepts((OptionId)id, cmd) || is_common((OptionId)id)) continue;

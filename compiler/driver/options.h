@@ -118,6 +118,11 @@ int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int
  * that hands some command lines to a variant looks at it first (compile
  * --target=sg2260). */
 const char *options_value(int argc, char **argv, OptionId id);
+/* Is option `id` on that command line (a flag such as --help included)? */
+int options_given(int argc, char **argv, OptionId id);
+/* How many arguments of that command line are not options (files, or
+ * synth's COLLECTIVE). */
+int options_count_files(int argc, char **argv);
 
 /* The word of an ENUM option's value: "json" for OPT_FORMAT, FORMAT_JSON. */
 const char *options_choice(OptionId id, int value, char *buf, size_t size);

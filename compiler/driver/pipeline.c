@@ -8,9 +8,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-SchedParams pipeline_params(const Session *s, int64_t N, int64_t root) {
-    return (SchedParams){.N = N, .root = root, .defines = s->opts.defines, .ndefines = s->opts.ndefines,
-                         .max_transfers = s->opts.max_transfers};
+SchedParams pipeline_params(Session *s, const Algorithm *alg, size_t point, int64_t N, int64_t root) {
+    SchedParams p = {.N = N, .root = root, .max_transfers = s->opts.max_transfers};
+    p.ndefines = session_defines(s, alg, point, &p.defines);
+    return p;
 }
 
 int pipeline_instantiate(Session *s, const Algorithm *alg, const SchedParams *p, Schedule *out) {
@@ -50,20 +51,26 @@ static void refusal_note(Session *s, const Algorithm *alg, const PipelineRequest
 
 int pipeline_prepare(Session *s, Algorithm *alg, const PipelineRequest *rq, Prepared *out) {
     memset(out, 0, sizeof *out);
+    /* the -D that reach this algorithm (one value each: no sweep here) */
+    const Define *defs;
+    int ndefs = session_defines(s, alg, 0, &defs);
     if (rq->N > 0) {
         /* Applicability first: a failing `require` is named at its line
          * rather than as a "skipped" verification. */
-        SchedParams p = pipeline_params(s, rq->N, rq->root);
+        SchedParams p = pipeline_params(s, alg, 0, rq->N, rq->root);
         if (pipeline_instantiate(s, alg, &p, &out->sched)) return 1;
         if (rq->keep_schedule) out->have_sched = 1;
         else schedule_free(&out->sched);
     }
     if (!rq->no_verify) {
         /* What does not verify is not emitted: it would compute something
-         * other than its collective. */
+         * other than its collective. Correctness only: the rank-consistency
+         * warning is collc verify's (a property of the algorithm, not a
+         * reason to stop). */
         VerifyOptions vo = {.ns = rq->N > 0 ? &rq->N : rq->ns, .nns = rq->N > 0 ? 1 : rq->nns,
-                            .root = rq->root, .defines = s->opts.defines, .ndefines = s->opts.ndefines,
-                            .max_transfers = s->opts.max_transfers, .progress = progress_verify};
+                            .root = rq->root, .defines = defs, .ndefines = ndefs,
+                            .max_transfers = s->opts.max_transfers, .progress = progress_verify,
+                            .correctness_only = 1};
         if (verify_algorithm(alg, &vo, s->dx, &s->arena, NULL)) {
             refusal_note(s, alg, rq);
             goto fail;
@@ -72,7 +79,7 @@ int pipeline_prepare(Session *s, Algorithm *alg, const PipelineRequest *rq, Prep
     if (rq->rank_program) {
         progress_step("lowering");
         out->rp = ARENA_NEW(&s->arena, RankProgram);
-        if (lower_algorithm(alg, s->opts.defines, s->opts.ndefines, &s->arena, s->dx, out->rp)) goto fail;
+        if (lower_algorithm(alg, defs, ndefs, &s->arena, s->dx, out->rp)) goto fail;
     }
     return 0;
 fail:

@@ -41,9 +41,10 @@ typedef struct Prepared {
     RankProgram *rp;       /* rank_program: in the session's arena */
 } Prepared;
 
-/* The parameters of instantiating at (N, root) with the session's -D and
+/* The parameters of instantiating alg at (N, root) with the -D that reach
+ * it at sweep point `point` (session_defines; 0 without a sweep) and
  * --max-transfers. */
-SchedParams pipeline_params(const Session *s, int64_t N, int64_t root);
+SchedParams pipeline_params(Session *s, const Algorithm *alg, size_t point, int64_t N, int64_t root);
 
 /* Instantiates alg; a failing `require` is an error at the require ("'alg'
  * does not apply for N = 6: why" [require-failed]). Returns 0 (*out to

@@ -20,6 +20,10 @@ typedef enum SgEmit {
     SG_EMIT_C,      /* --emit=c: C source with the bundle as an array */
 } SgEmit;
 
+/* Host memory the full check (sim --check=full, or auto while the data fit)
+ * may use for the data of all chips. */
+#define SG_CHECK_FULL_LIMIT (UINT64_C(2) << 30)
+
 typedef struct SgOptions {
     int sim;                      /* collc sim (else compile) */
     CommonOptions common;
@@ -43,6 +47,10 @@ typedef struct SgOptions {
     const char *output, *prefix, *triple;
     const char *trace, *svg;
     int race_check;
+    int check;                    /* sim --check: CHECK_AUTO, CHECK_FULL, CHECK_SAMPLED or
+                                     CHECK_NONE (--timing-only); options.def */
+    int progress;                 /* 1: report progress of long runs on stderr */
+    uint64_t align;               /* lowering alignment (sampled check: the stride) */
 } SgOptions;
 
 /* One algorithm lowered for the chips. */
@@ -74,8 +82,9 @@ int sg_open(SgCommand *c, int sim, int argc, char **argv);
 /* Frees the options and closes the session: the exit status. */
 int sg_close(SgCommand *c, int failed);
 
-/* Instantiates, verifies, checks dtype x op and lowers one algorithm.
- * Returns 0, or 1 after reporting. sg_lowered_free in both cases. */
+/* Instantiates, verifies, checks dtype x op and lowers one algorithm (with
+ * o->align; sim chooses it for its check first, see cmd_sim.c). Returns 0,
+ * or 1 after reporting. sg_lowered_free in both cases. */
 int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L);
 void sg_lowered_free(SgLowered *L);
 

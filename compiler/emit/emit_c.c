@@ -64,7 +64,50 @@ static const char c_helpers[] =
     "    if (x <= 0) { *e = 1; return 0; }\n"
     "    return x == 1 ? 0 : 64 - __builtin_clzll((unsigned long long)(x - 1));\n"
     "}\n"
-    "CC_HELPER int64_t cc_is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }\n";
+    "CC_HELPER int64_t cc_is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }\n"
+    "CC_HELPER int64_t cc_log(int64_t b, int64_t x, int *e) {\n"
+    "    if (b < 2 || x <= 0) { *e = 1; return 0; }\n"
+    "    int64_t n = 0;\n"
+    "    for (; x >= b; x /= b) n++;\n"
+    "    return n;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_ceil_log(int64_t b, int64_t x, int *e) {\n"
+    "    if (b < 2 || x <= 0) { *e = 1; return 0; }\n"
+    "    int64_t n = 0;\n"
+    "    for (int64_t p = 1; p < x; p *= b) {\n"
+    "        n++;\n"
+    "        if (p > INT64_MAX / b) break;\n"
+    "    }\n"
+    "    return n;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_pow(int64_t a, int64_t b, int *e) {\n"
+    "    if (b < 0) { *e = 1; return 0; }\n"
+    "    if (a == 0 || a == 1) return a == 1 || b == 0;\n"
+    "    if (a == -1) return b % 2 ? -1 : 1;\n"
+    "    int64_t p = 1;\n"
+    "    for (; b > 0; b--)\n"
+    "        if (__builtin_mul_overflow(p, a, &p)) { *e = 1; return 0; }\n"
+    "    return p;\n"
+    "}\n"
+    "CC_HELPER uint64_t cc_mag(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64_t)a; }\n"
+    "CC_HELPER uint64_t cc_ugcd(uint64_t a, uint64_t b) {\n"
+    "    while (b) { uint64_t t = a % b; a = b; b = t; }\n"
+    "    return a;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_gcd(int64_t a, int64_t b, int *e) {\n"
+    "    uint64_t g = cc_ugcd(cc_mag(a), cc_mag(b));\n"
+    "    if (g > (uint64_t)INT64_MAX) { *e = 1; return 0; }\n"
+    "    return (int64_t)g;\n"
+    "}\n"
+    "CC_HELPER int64_t cc_lcm(int64_t a, int64_t b, int *e) {\n"
+    "    uint64_t x = cc_mag(a), y = cc_mag(b), v;\n"
+    "    if (x == 0 || y == 0) return 0;\n"
+    "    if (__builtin_mul_overflow(x / cc_ugcd(x, y), y, &v) || v > (uint64_t)INT64_MAX) {\n"
+    "        *e = 1;\n"
+    "        return 0;\n"
+    "    }\n"
+    "    return (int64_t)v;\n"
+    "}\n";
 
 typedef struct EmitC {
     FILE *out;
@@ -93,10 +136,18 @@ static int expr_checked(const Expr *e) {
         default: return 1;
         }
     case EXPR_CALL:
-        if (e->u.call.builtin == BUILTIN_LOG2 || e->u.call.builtin == BUILTIN_CEIL_LOG2) return 1;
+        switch (e->u.call.builtin) {
+        case BUILTIN_LOG2: case BUILTIN_CEIL_LOG2: case BUILTIN_LOG: case BUILTIN_CEIL_LOG:
+        case BUILTIN_POW: case BUILTIN_GCD: case BUILTIN_LCM:
+            return 1;
+        default: break;
+        }
         for (int i = 0; i < e->u.call.nargs; i++)
             if (expr_checked(e->u.call.args[i])) return 1;
         return 0;
+    case EXPR_COND:
+        return expr_checked(e->u.cond.cond) || expr_checked(e->u.cond.then_) ||
+               expr_checked(e->u.cond.else_);
     }
     return 1;
 }
@@ -175,9 +226,27 @@ static void expr(EmitC *E, const Expr *e) {
             expr(E, e->u.call.args[0]);
             fputc(')', f);
             return;
+        case BUILTIN_LOG: case BUILTIN_CEIL_LOG: case BUILTIN_POW: case BUILTIN_GCD:
+        case BUILTIN_LCM:
+            fprintf(f, "cc_%s(", builtin_info[e->u.call.builtin].name);
+            expr(E, e->u.call.args[0]);
+            fputs(", ", f);
+            expr(E, e->u.call.args[1]);
+            fputs(", &err)", f);
+            return;
         case BUILTIN__COUNT: break;
         }
         COLLC_UNREACHABLE("unresolved builtin");
+    case EXPR_COND:
+        /* C's ?: evaluates only the chosen branch, as the language does */
+        fputs("(", f);
+        expr(E, e->u.cond.cond);
+        fputs(" ? ", f);
+        expr(E, e->u.cond.then_);
+        fputs(" : ", f);
+        expr(E, e->u.cond.else_);
+        fputc(')', f);
+        return;
     }
 }
 

@@ -4,7 +4,8 @@
  * same thing: one i64 stack slot per frame slot, the checked operators of the
  * expression language (overflow intrinsics, floor division/modulo, shift and
  * log2 checks) setting an error flag that sends the call to `fail`
- * (COLL_ERR_INTERNAL), short-circuit && and ||, and the transport ABI calls
+ * (COLL_ERR_INTERNAL), short-circuit && and ||, ?: evaluating one branch, and
+ * the transport ABI calls
  * of runtime/include/coll.h. mem2reg/SROA (in the default pipelines) turn
  * the slots into SSA values. */
 #include "emit/emit_llvm.h"
@@ -158,6 +159,164 @@ static LLVMValueRef short_circuit(LLVMGen *G, const Expr *e) {
     return bool64(G, phi);
 }
 
+/* c ? a : b, evaluating only the chosen branch (its checks included). */
+static LLVMValueRef select_branch(LLVMGen *G, const Expr *e) {
+    LLVMValueRef c = LLVMBuildICmp(G->b, LLVMIntNE, expr(G, e->u.cond.cond), c64(G, 0), "");
+    LLVMBasicBlockRef then_bb = new_block(G, "cond.then");
+    LLVMBasicBlockRef else_bb = new_block(G, "cond.else");
+    LLVMBasicBlockRef end_bb = new_block(G, "cond.end");
+    LLVMBuildCondBr(G->b, c, then_bb, else_bb);
+    LLVMPositionBuilderAtEnd(G->b, then_bb);
+    LLVMValueRef a = expr(G, e->u.cond.then_);
+    LLVMBasicBlockRef then_end = LLVMGetInsertBlock(G->b);
+    LLVMBuildBr(G->b, end_bb);
+    LLVMPositionBuilderAtEnd(G->b, else_bb);
+    LLVMValueRef b = expr(G, e->u.cond.else_);
+    LLVMBasicBlockRef else_end = LLVMGetInsertBlock(G->b);
+    LLVMBuildBr(G->b, end_bb);
+    LLVMPositionBuilderAtEnd(G->b, end_bb);
+    LLVMValueRef phi = LLVMBuildPhi(G->b, G->i64, "");
+    LLVMValueRef vals[] = {a, b};
+    LLVMBasicBlockRef bbs[] = {then_end, else_end};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
+}
+
+/* pow(a, b) as emit_c.c's cc_pow: b < 0 is an error; a in {0, 1, -1} in
+ * closed form; otherwise at most 64 checked multiplications (|a| >= 2
+ * overflows before that), so a huge b cannot make the loop long. */
+static LLVMValueRef power(LLVMGen *G, LLVMValueRef a, LLVMValueRef b) {
+    LLVMBuilderRef B = G->b;
+    LLVMValueRef zero = c64(G, 0), one = c64(G, 1);
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, b, zero, "");
+    set_err_if(G, neg);
+    LLVMValueRef a0 = LLVMBuildICmp(B, LLVMIntEQ, a, zero, "");
+    LLVMValueRef a1 = LLVMBuildICmp(B, LLVMIntEQ, a, one, "");
+    LLVMValueRef am1 = LLVMBuildICmp(B, LLVMIntEQ, a, c64(G, -1), "");
+    LLVMValueRef triv = LLVMBuildOr(B, LLVMBuildOr(B, a0, a1, ""), am1, "");
+    LLVMValueRef odd = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildAnd(B, b, one, ""), zero, "");
+    LLVMValueRef tv = LLVMBuildSelect(B, a1, one,
+        LLVMBuildSelect(B, a0, bool64(G, LLVMBuildICmp(B, LLVMIntEQ, b, zero, "")),
+                        LLVMBuildSelect(B, odd, c64(G, -1), one, ""), ""), "");
+    LLVMValueRef skip = LLVMBuildOr(B, triv, neg, "");
+    LLVMValueRef b64 = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, b, c64(G, 64), ""),
+                                       c64(G, 64), b, "");
+    LLVMValueRef n = LLVMBuildSelect(B, skip, zero, b64, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef head = new_block(G, "pow.head");
+    LLVMBasicBlockRef body = new_block(G, "pow.body");
+    LLVMBasicBlockRef done = new_block(G, "pow.end");
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, head);
+    LLVMValueRef i = LLVMBuildPhi(B, G->i64, "pow.i");
+    LLVMValueRef p = LLVMBuildPhi(B, G->i64, "pow.p");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, n, ""), body, done);
+    LLVMPositionBuilderAtEnd(B, body);
+    LLVMValueRef p2 = overflow_op(G, "llvm.smul.with.overflow", p, a);
+    LLVMValueRef i2 = LLVMBuildAdd(B, i, one, "");
+    LLVMBasicBlockRef body_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, head);
+    LLVMValueRef iv[] = {zero, i2}, pv[] = {one, p2};
+    LLVMBasicBlockRef from[] = {pre, body_end};
+    LLVMAddIncoming(i, iv, from, 2);
+    LLVMAddIncoming(p, pv, from, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    return LLVMBuildSelect(B, triv, tv, p, "");
+}
+
+/* log(b, x) and ceil_log(b, x) as emit_c.c's cc_log/cc_ceil_log. */
+static LLVMValueRef int_log(LLVMGen *G, LLVMValueRef b, LLVMValueRef x, int ceil) {
+    LLVMBuilderRef B = G->b;
+    LLVMValueRef zero = c64(G, 0), one = c64(G, 1);
+    LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, b, c64(G, 2), ""),
+                                   LLVMBuildICmp(B, LLVMIntSLE, x, zero, ""), "");
+    set_err_if(G, bad);
+    LLVMValueRef bs = LLVMBuildSelect(B, bad, c64(G, 2), b, "");
+    LLVMValueRef xs = LLVMBuildSelect(B, bad, one, x, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef head = new_block(G, "log.head");
+    LLVMBasicBlockRef body = new_block(G, "log.body");
+    LLVMBasicBlockRef done = new_block(G, "log.end");
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, head);
+    LLVMValueRef n = LLVMBuildPhi(B, G->i64, "log.n");
+    LLVMValueRef v = LLVMBuildPhi(B, G->i64, ceil ? "log.p" : "log.x");
+    /* floor: divide x by b while x >= b; ceil: multiply p = 1 by b while p < x */
+    LLVMValueRef more = ceil ? LLVMBuildICmp(B, LLVMIntSLT, v, xs, "")
+                             : LLVMBuildICmp(B, LLVMIntSGE, v, bs, "");
+    LLVMBuildCondBr(B, more, body, done);
+    LLVMPositionBuilderAtEnd(B, body);
+    LLVMValueRef n2 = LLVMBuildAdd(B, n, one, "");
+    LLVMValueRef v2, big = NULL;
+    if (ceil) {
+        /* p > INT64_MAX / b: b^n already exceeds x, stop before overflowing */
+        big = LLVMBuildICmp(B, LLVMIntSGT, v, LLVMBuildSDiv(B, c64(G, INT64_MAX), bs, ""), "");
+        v2 = LLVMBuildMul(B, v, LLVMBuildSelect(B, big, one, bs, ""), "");
+    } else {
+        v2 = LLVMBuildSDiv(B, v, bs, "");
+    }
+    if (ceil) LLVMBuildCondBr(B, big, done, head);
+    else LLVMBuildBr(B, head);
+    LLVMValueRef nv[] = {zero, n2}, vv[] = {ceil ? one : xs, v2};
+    LLVMBasicBlockRef from[] = {pre, body};
+    LLVMAddIncoming(n, nv, from, 2);
+    LLVMAddIncoming(v, vv, from, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    if (!ceil) return n;
+    LLVMValueRef r = LLVMBuildPhi(B, G->i64, "log.r");
+    LLVMValueRef rv[] = {n, n2};
+    LLVMBasicBlockRef rf[] = {head, body};
+    LLVMAddIncoming(r, rv, rf, 2);
+    return r;
+}
+
+/* gcd and lcm as emit_c.c's cc_gcd/cc_lcm: Euclid on the magnitudes in
+ * unsigned arithmetic; a result above INT64_MAX is an overflow. */
+static LLVMValueRef gcd_lcm(LLVMGen *G, LLVMValueRef a, LLVMValueRef b, int lcm) {
+    LLVMBuilderRef B = G->b;
+    LLVMValueRef zero = c64(G, 0);
+    LLVMValueRef ua = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, zero, ""),
+                                      LLVMBuildSub(B, zero, a, ""), a, "");
+    LLVMValueRef ub = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, b, zero, ""),
+                                      LLVMBuildSub(B, zero, b, ""), b, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef head = new_block(G, "gcd.head");
+    LLVMBasicBlockRef body = new_block(G, "gcd.body");
+    LLVMBasicBlockRef done = new_block(G, "gcd.end");
+    LLVMBuildBr(B, head);
+    LLVMPositionBuilderAtEnd(B, head);
+    LLVMValueRef x = LLVMBuildPhi(B, G->i64, "gcd.x");
+    LLVMValueRef y = LLVMBuildPhi(B, G->i64, "gcd.y");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, y, zero, ""), body, done);
+    LLVMPositionBuilderAtEnd(B, body);
+    LLVMValueRef r = LLVMBuildURem(B, x, y, "");
+    LLVMBuildBr(B, head);
+    LLVMValueRef xv[] = {ua, y}, yv[] = {ub, r};
+    LLVMBasicBlockRef from[] = {pre, body};
+    LLVMAddIncoming(x, xv, from, 2);
+    LLVMAddIncoming(y, yv, from, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef g = x;  /* gcd(|a|, |b|), unsigned */
+    if (!lcm) {
+        set_err_if(G, LLVMBuildICmp(B, LLVMIntSLT, g, zero, ""));
+        return g;
+    }
+    LLVMValueRef any0 = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, ua, zero, ""),
+                                    LLVMBuildICmp(B, LLVMIntEQ, ub, zero, ""), "");
+    LLVMValueRef gs = LLVMBuildSelect(B, any0, c64(G, 1), g, "");
+    unsigned id = LLVMLookupIntrinsicID("llvm.umul.with.overflow", 23);
+    LLVMTypeRef tys[] = {G->i64};
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(G->t.mod, id, tys, 1);
+    LLVMTypeRef fty = LLVMIntrinsicGetType(G->t.ctx, id, tys, 1);
+    LLVMValueRef args[] = {LLVMBuildUDiv(B, ua, gs, ""), ub};
+    LLVMValueRef pair = LLVMBuildCall2(B, fty, fn, args, 2, "");
+    LLVMValueRef v = LLVMBuildExtractValue(B, pair, 0, "");
+    LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildExtractValue(B, pair, 1, ""),
+                                   LLVMBuildICmp(B, LLVMIntSLT, v, zero, ""), "");
+    set_err_if(G, LLVMBuildAnd(B, bad, LLVMBuildNot(B, any0, ""), ""));
+    return LLVMBuildSelect(B, any0, zero, v, "");
+}
+
 static LLVMValueRef expr(LLVMGen *G, const Expr *e) {
     LLVMBuilderRef B = G->b;
     switch (e->kind) {
@@ -226,10 +385,18 @@ static LLVMValueRef expr(LLVMGen *G, const Expr *e) {
                 B, LLVMIntEQ, LLVMBuildAnd(B, x, LLVMBuildSub(B, x, c64(G, 1), ""), ""), c64(G, 0), "");
             return bool64(G, LLVMBuildAnd(B, pos, single, ""));
         }
+        case BUILTIN_LOG: case BUILTIN_CEIL_LOG:
+            return int_log(G, x, expr(G, e->u.call.args[1]), e->u.call.builtin == BUILTIN_CEIL_LOG);
+        case BUILTIN_POW:
+            return power(G, x, expr(G, e->u.call.args[1]));
+        case BUILTIN_GCD: case BUILTIN_LCM:
+            return gcd_lcm(G, x, expr(G, e->u.call.args[1]), e->u.call.builtin == BUILTIN_LCM);
         case BUILTIN__COUNT: break;
         }
         break;
     }
+    case EXPR_COND:
+        return select_branch(G, e);
     }
     COLLC_UNREACHABLE("unhandled expression in the LLVM emitter");
 }

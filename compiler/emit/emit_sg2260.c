@@ -13,7 +13,7 @@
 
 static int layout_words(const Sg2260Compiled *c, uint64_t *w) {
     int n = 0;
-    w[n++] = 1;
+    w[n++] = 2;
     w[n++] = (uint64_t)c->N;
     w[n++] = c->count;
     w[n++] = (uint64_t)c->dtype;
@@ -22,6 +22,7 @@ static int layout_words(const Sg2260Compiled *c, uint64_t *w) {
     w[n++] = (uint64_t)c->layout->nbuffers;
     w[n++] = c->layout->staging;
     w[n++] = c->layout->staging_bytes;
+    w[n++] = c->layout->l2_bytes;
     for (int k = 0; k < c->layout->nbuffers; k++) w[n++] = c->layout->base[k], w[n++] = c->layout->bytes[k];
     for (int64_t r = 0; r < c->N; r++) w[n++] = (uint64_t)c->chips[r];
     return n;
@@ -38,7 +39,7 @@ int sg2260_write_c(FILE *out, const Sg2260Compiled *c, int n, DiagEngine *dx) {
         }
         uint64_t *w = xmalloc((size_t)(16 + 2 * c[i].layout->nbuffers + c[i].N) * sizeof *w);
         int nw = layout_words(&c[i], w);
-        fprintf(out, "/* version, N, count, dtype, op, root, nbuffers, staging, staging_bytes,\n"
+        fprintf(out, "/* version, N, count, dtype, op, root, nbuffers, staging, staging_bytes, l2_bytes,\n"
                      "   (base, bytes) per buffer, chip per rank */\n");
         fprintf(out, "const unsigned long long %s_layout[%d] = {", c[i].name, nw);
         for (int k = 0; k < nw; k++) fprintf(out, "%s0x%" PRIx64 "ull,", k % 6 ? " " : "\n    ", w[k]);

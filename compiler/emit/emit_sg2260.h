@@ -12,9 +12,9 @@
  *   const unsigned char NAME[]          the bundle image (128-byte aligned)
  *   const unsigned long NAME_size       its size in bytes
  *   const unsigned long long NAME_layout[]
- *       {version 1, N, count, dtype, op, root, nbuffers, staging,
- *        staging_bytes, then base and bytes of every buffer, then the chip of
- *        every rank} */
+ *       {version 2, N, count, dtype, op, root, nbuffers, staging,
+ *        staging_bytes, L2 bytes used for reductions (from L2 offset 0),
+ *        then base and bytes of every buffer, then the chip of every rank} */
 typedef struct Sg2260Compiled {
     const char *name;            /* C identifier */
     const Sg2260Bundle *bundle;

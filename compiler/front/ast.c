@@ -26,6 +26,12 @@ const BuiltinInfo builtin_info[BUILTIN__COUNT] = {
 #undef X
 };
 
+const GroupInfo group_info[GROUP__COUNT] = {
+#define X(id, name, arity, desc) {name, arity, desc},
+#include "front/groups.def"
+#undef X
+};
+
 Collective collective_lookup(const char *name) {
     if (!name) return COLLECTIVE__COUNT;
     for (int i = 0; i < COLLECTIVE__COUNT; i++)
@@ -66,6 +72,16 @@ Expr *ast_binary(Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r) {
     e->u.binary.lhs = l;
     e->u.binary.rhs = r;
     return e;
+}
+
+Expr *ast_cond(Arena *a, Span sp, Expr *c, Expr *t, Expr *e) {
+    Expr *x = ARENA_NEW(a, Expr);
+    x->kind = EXPR_COND;
+    x->span = sp;
+    x->u.cond.cond = c;
+    x->u.cond.then_ = t;
+    x->u.cond.else_ = e;
+    return x;
 }
 
 Stmt *ast_stmt(Arena *a, StmtKind k, Span sp) {
@@ -124,9 +140,10 @@ static int binary_prec(BinaryOp op) {
     }
     return 0;
 }
-enum { PREC_UNARY = 11, PREC_PRIMARY = 12 };
+enum { PREC_COND = 0, PREC_UNARY = 11, PREC_PRIMARY = 12 };
 
 static int expr_prec(const Expr *e) {
+    if (e->kind == EXPR_COND) return PREC_COND;
     if (e->kind == EXPR_BINARY) return binary_prec(e->u.binary.op);
     if (e->kind == EXPR_UNARY) return PREC_UNARY;
     if (e->kind == EXPR_INT && e->u.ival < 0) return PREC_UNARY; /* folded "-3" */
@@ -172,6 +189,14 @@ static void print_prec(FILE *out, const Expr *e, int min) {
         }
         fputc(')', out);
         break;
+    case EXPR_COND:
+        /* right-associative: c ? a : (d ? b : e) needs no parentheses */
+        print_prec(out, e->u.cond.cond, PREC_COND + 1);
+        fputs(" ? ", out);
+        print_prec(out, e->u.cond.then_, PREC_COND);
+        fputs(" : ", out);
+        print_prec(out, e->u.cond.else_, PREC_COND);
+        break;
     }
     if (paren) fputc(')', out);
 }
@@ -199,6 +224,10 @@ int ast_expr_equal(const Expr *a, const Expr *b) {
         for (int i = 0; i < a->u.call.nargs; i++)
             if (!ast_expr_equal(a->u.call.args[i], b->u.call.args[i])) return 0;
         return 1;
+    case EXPR_COND:
+        return ast_expr_equal(a->u.cond.cond, b->u.cond.cond) &&
+               ast_expr_equal(a->u.cond.then_, b->u.cond.then_) &&
+               ast_expr_equal(a->u.cond.else_, b->u.cond.else_);
     }
     return 0;
 }

@@ -19,8 +19,16 @@
  *             | ( "copy" | "reduce" ) bufref "->" bufref ";"
  *             | "nodes" expr ";"
  *             | "link" expr ( "->" | "<->" ) expr [ "[" attr { "," attr } "]" ] ";"
+ *             | call
  *   bufref    = ( IDENT | "in" ) "[" expr "]" [ "[" expr [ ".." expr ] "]" ] ;
+ *   expr      = cond ;  cond = lor [ "?" expr ":" cond ] ;  (then C's binary
+ *               and unary operators, docs/language.md section 2)
  *   attr      = ( "alpha" | "beta" ) "=" QUANTITY ;    (2, 0.5, 2us, 32GB/s)
+ *   import    = "import" STRING ";" ;                   (top level of a file)
+ *   call      = "call" IDENT [ "(" [ bind { "," bind } ] ")" ]
+ *               [ "on" IDENT "(" [ expr { "," expr } ] ")" [ "as" "(" IDENT "," IDENT ")" ] ] ";"
+ *   bind      = ( IDENT | "in" ) "=" ( expr | view ) ;
+ *   view      = ( IDENT | "in" ) [ "[" expr [ ".." expr ] "]" ] { "." "part" "(" expr "," expr ")" } ;
  */
 #ifndef COLLC_AST_H
 #define COLLC_AST_H
@@ -80,6 +88,17 @@ typedef enum Builtin {
 typedef struct BuiltinInfo { const char *name; int arity; const char *desc; } BuiltinInfo;
 extern const BuiltinInfo builtin_info[BUILTIN__COUNT];
 
+/* The groups of ranks a `call` runs on (groups.def). */
+typedef enum GroupKind {
+#define X(id, name, arity, desc) GROUP_##id,
+#include "front/groups.def"
+#undef X
+    GROUP__COUNT
+} GroupKind;
+
+typedef struct GroupInfo { const char *name; int arity; const char *desc; } GroupInfo;
+extern const GroupInfo group_info[GROUP__COUNT];
+
 /* ---- symbols (sema) ---- */
 typedef enum SymKind {
     SYM_N,      /* the built-in rank count N */
@@ -87,6 +106,8 @@ typedef enum SymKind {
     SYM_PARAM,  /* param P = default;  overridable with -D P=v */
     SYM_LET,    /* let x = expr; */
     SYM_LOOP,   /* for v in ... */
+    SYM_SPLIT,  /* the split P of an algorithm that calls others (compose.c):
+                   set when its `split` is evaluated */
 } SymKind;
 
 typedef struct Expr Expr;
@@ -108,6 +129,7 @@ typedef enum ExprKind {
     EXPR_UNARY,  /* op in {UOP_*} */
     EXPR_BINARY, /* op in {BOP_*} */
     EXPR_CALL,   /* built-in function call; sema sets .builtin */
+    EXPR_COND,   /* c ? a : b (only the chosen branch is evaluated) */
 } ExprKind;
 
 typedef enum UnaryOp {
@@ -131,6 +153,7 @@ typedef enum BinaryOp {
 struct Expr {
     ExprKind kind;
     Span span;
+    int paren;   /* written in parentheses (the precedence warning skips it) */
     union {
         int64_t ival;                                   /* EXPR_INT */
         struct { const char *name; Symbol *sym; } name; /* EXPR_NAME */
@@ -143,10 +166,25 @@ struct Expr {
             int nargs;
             Builtin builtin;                            /* sema */
         } call;
+        struct { Expr *cond, *then_, *else_; } cond;    /* EXPR_COND */
     } u;
 };
 
 /* ---- buffer references ---- */
+
+/* A reference as the called algorithm wrote it, inside a `call` (compose.c):
+ * the ranks and chunks of the callee, checked against the callee's N and
+ * buffer before the reference is mapped to the caller's. One level per
+ * call, innermost first. */
+typedef struct RefCheck {
+    const struct RefCheck *outer;
+    const char *name;     /* the callee's buffer */
+    Expr *rank;           /* the callee's rank: 0 <= rank < nranks */
+    Expr *nranks;         /* the callee's N (the group size) */
+    Expr *lo, *hi;        /* its chunks (NULL: the whole buffer; hi NULL: lo) */
+    Expr *chunks;         /* the callee buffer's chunks on that rank */
+} RefCheck;
+
 typedef struct BufRef {
     Span span;            /* whole reference */
     const char *name;     /* "in", "out" or a scratch name */
@@ -155,7 +193,33 @@ typedef struct BufRef {
     Expr *lo;             /* NULL: the whole buffer of that rank */
     Expr *hi;             /* NULL: single chunk `lo`; else half-open lo .. hi */
     int buffer;           /* sema: index in Algorithm.buffers */
+    const RefCheck *check;/* compose: the reference as a called algorithm
+                             wrote it (NULL: the algorithm's own) */
+    int viewed;           /* compose: mapped through a `call`'s view (a copy
+                             onto itself is then no transfer) */
 } BufRef;
+
+/* A part of the caller's `in` or `out` that a called algorithm sees as its
+ * own buffer: `out`, `out[lo .. hi]` (blocks), `out[j]`, and any of them
+ * `.part(p, Q)`: part p of Q equal parts. */
+typedef struct View {
+    Span span;
+    const char *buf;      /* "in" or "out" */
+    Span buf_span;
+    int buffer;           /* sema: BUF_IN or BUF_OUT */
+    Expr *lo, *hi;        /* blocks [lo, hi); lo NULL: all; hi NULL: lo + 1 */
+    Expr *part, *parts;   /* part `part` of `parts` (NULL: the whole range) */
+} View;
+
+/* `NAME = value` in a call: a param or `root` of the callee (value), or
+ * its `in` / `out` (view). */
+typedef struct Binding {
+    Span span;
+    const char *name;
+    Span name_span;
+    Expr *value;          /* params and root */
+    View *view;           /* in and out */
+} Binding;
 
 /* ---- quantities in topology link attributes ---- */
 typedef enum QuantityUnit {
@@ -179,6 +243,8 @@ typedef enum StmtKind {
     STMT_XFER,     /* copy/reduce src -> dst; */
     STMT_NODES,    /* nodes count; (topology) */
     STMT_LINK,     /* link a -> b / a <-> b [attrs]; (topology) */
+    STMT_CALL,     /* call alg(bindings) on group(args) as (g, i); (top level
+                      of an algorithm; compose.c replaces it by the callee) */
 } StmtKind;
 
 typedef enum XferOp {
@@ -216,6 +282,17 @@ struct Stmt {
             int has_alpha, has_beta;
             Quantity alpha, beta;
         } link;
+        struct {
+            const char *callee; Span callee_span;
+            Binding *binds; int nbinds;
+            const char *group; Span group_span; /* NULL: all ranks, one group */
+            Expr **gargs; int ngargs;
+            GroupKind kind;             /* sema */
+            const char *gname, *iname;  /* `as (g, i)`: the group's index and
+                                           the rank's index in it (NULL: none) */
+            Span gname_span, iname_span;
+            Symbol *gsym, *isym;        /* sema: their symbols (always set) */
+        } call;
     } u;
 };
 
@@ -244,6 +321,9 @@ typedef struct Algorithm {
     Symbol **params;       /* in declaration order */
     int nparams;
     int nslots;            /* size of the evaluation frame */
+    Symbol *sym_split;     /* compose: the split P, when the algorithm calls
+                              others (chunk maps use it); else NULL */
+    int ncalls;            /* sema: its `call` statements (0: nothing to compose) */
 } Algorithm;
 
 /* A -D name=value override of an algorithm's `param name`. */
@@ -259,11 +339,19 @@ typedef struct Topology {
     int nslots;
 } Topology;
 
+/* `import "file.coll";`: the file's algorithms can be called. */
+typedef struct Import { const char *path; Span span; } Import;
+
 typedef struct Program {
     Algorithm **algorithms;
     int nalgorithms;
     Topology **topologies;
     int ntopologies;
+    Import *imports;       /* every import of every file parsed, in order */
+    int nimports;
+    Algorithm **library;   /* the algorithms of imported files: callable, not
+                              selected (the driver moves them here) */
+    int nlibrary;
 } Program;
 
 /* ast.c: constructors used by the parser, and a debugging printer. */
@@ -272,6 +360,7 @@ Expr *ast_int(struct Arena *a, Span sp, int64_t v);
 Expr *ast_name(struct Arena *a, Span sp, const char *name);
 Expr *ast_unary(struct Arena *a, Span sp, UnaryOp op, Expr *e);
 Expr *ast_binary(struct Arena *a, Span sp, BinaryOp op, Expr *l, Expr *r);
+Expr *ast_cond(struct Arena *a, Span sp, Expr *c, Expr *t, Expr *e);
 Stmt *ast_stmt(struct Arena *a, StmtKind k, Span sp);
 const char *ast_binary_op_text(BinaryOp op);
 const char *ast_unary_op_text(UnaryOp op);

@@ -19,12 +19,23 @@ void eval_report_error(DiagEngine *dx, const Expr *e, EvalErr err, int64_t a, in
         if (e->kind == EXPR_BINARY)
             diag_error(dx, e->span, code, "integer overflow in %lld %s %lld", (long long)a,
                        ast_binary_op_text(e->u.binary.op), (long long)b);
+        else if (e->kind == EXPR_CALL)
+            diag_error(dx, e->span, code, "integer overflow in %s(%lld, %lld)", e->u.call.name,
+                       (long long)a, (long long)b);
         else
             diag_error(dx, e->span, code, "integer overflow in -(%lld)", (long long)a);
         break;
     case EVAL_BAD_LOG2:
         diag_error(dx, e->span, code, "%s of %lld (the argument must be > 0)",
                    e->kind == EXPR_CALL ? e->u.call.name : "log2", (long long)a);
+        break;
+    case EVAL_BAD_LOG:
+        diag_error(dx, e->span, code, "%s(%lld, %lld): the base must be >= 2 and the argument > 0",
+                   e->u.call.name, (long long)a, (long long)b);
+        break;
+    case EVAL_BAD_POW:
+        diag_error(dx, e->span, code, "pow(%lld, %lld): the exponent must be >= 0", (long long)a,
+                   (long long)b);
         break;
     case EVAL_OK:
         COLLC_UNREACHABLE("eval_report_error without an error");
@@ -65,6 +76,11 @@ int eval_expr(const Expr *e, const int64_t *frame, DiagEngine *dx, int64_t *valu
         EvalErr err = eval_builtin_op(e->u.call.builtin, x, value);
         if (err != EVAL_OK) { eval_report_error(dx, e, err, x[0], x[1]); return -1; }
         return 0;
+    }
+    case EXPR_COND: {
+        int64_t c;
+        if (eval_expr(e->u.cond.cond, frame, dx, &c)) return -1;
+        return eval_expr(c ? e->u.cond.then_ : e->u.cond.else_, frame, dx, value);
     }
     }
     COLLC_UNREACHABLE("bad expression kind");

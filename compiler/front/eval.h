@@ -16,6 +16,8 @@ typedef enum EvalErr {
     EVAL_BAD_SHIFT, /* shift count < 0 or >= 63          -> "bad-shift"   */
     EVAL_OVERFLOW,  /* result does not fit in int64      -> "overflow"    */
     EVAL_BAD_LOG2,  /* log2/ceil_log2 of a value <= 0    -> "bad-log2"    */
+    EVAL_BAD_POW,   /* pow with a negative exponent      -> "bad-pow"     */
+    EVAL_BAD_LOG,   /* log/ceil_log: base < 2 or x <= 0  -> "bad-log"     */
 } EvalErr;
 
 static inline EvalErr eval_unary_op(UnaryOp op, int64_t a, int64_t *r) {
@@ -84,6 +86,49 @@ static inline EvalErr eval_builtin_op(Builtin f, const int64_t *x, int64_t *r) {
         *r = x[0] == 1 ? 0 : 64 - __builtin_clzll((unsigned long long)(x[0] - 1));
         return EVAL_OK;
     case BUILTIN_IS_POW2: *r = x[0] > 0 && (x[0] & (x[0] - 1)) == 0; return EVAL_OK;
+    case BUILTIN_LOG:
+    case BUILTIN_CEIL_LOG: {
+        int64_t b = x[0], v = x[1], n = 0;
+        if (b < 2 || v <= 0) return EVAL_BAD_LOG;
+        if (f == BUILTIN_LOG) {
+            for (; v >= b; v /= b) n++;
+        } else {
+            /* the least n with b^n >= v; b^n stops short of overflowing */
+            for (int64_t p = 1; p < v; p *= b) {
+                n++;
+                if (p > INT64_MAX / b) break;
+            }
+        }
+        *r = n;
+        return EVAL_OK;
+    }
+    case BUILTIN_POW: {
+        int64_t a = x[0], b = x[1], p = 1;
+        if (b < 0) return EVAL_BAD_POW;
+        if (a == 0 || a == 1) { *r = a == 1 || b == 0; return EVAL_OK; }
+        if (a == -1) { *r = b % 2 ? -1 : 1; return EVAL_OK; }
+        /* |a| >= 2: at most 63 factors before the product overflows */
+        for (; b > 0; b--)
+            if (__builtin_mul_overflow(p, a, &p)) return EVAL_OVERFLOW;
+        *r = p;
+        return EVAL_OK;
+    }
+    case BUILTIN_GCD:
+    case BUILTIN_LCM: {
+        /* on magnitudes, in unsigned arithmetic: |INT64_MIN| fits there */
+        uint64_t a = x[0] < 0 ? 0 - (uint64_t)x[0] : (uint64_t)x[0];
+        uint64_t b = x[1] < 0 ? 0 - (uint64_t)x[1] : (uint64_t)x[1];
+        uint64_t g = a, h = b;
+        while (h) { uint64_t t = g % h; g = h; h = t; }
+        uint64_t v = g;
+        if (f == BUILTIN_LCM) {
+            if (a == 0 || b == 0) v = 0;
+            else if (__builtin_mul_overflow(a / g, b, &v)) return EVAL_OVERFLOW;
+        }
+        if (v > (uint64_t)INT64_MAX) return EVAL_OVERFLOW;
+        *r = (int64_t)v;
+        return EVAL_OK;
+    }
     case BUILTIN__COUNT: break;
     }
     return EVAL_OK;
@@ -96,6 +141,8 @@ static inline const char *eval_err_code(EvalErr e) {
     case EVAL_BAD_SHIFT: return "bad-shift";
     case EVAL_OVERFLOW: return "overflow";
     case EVAL_BAD_LOG2: return "bad-log2";
+    case EVAL_BAD_POW: return "bad-pow";
+    case EVAL_BAD_LOG: return "bad-log";
     case EVAL_OK: break;
     }
     return "internal";
@@ -161,6 +208,11 @@ static inline int eval_expr_fast(const Expr *e, const int64_t *frame, int64_t *v
         for (int i = 0; i < e->u.call.nargs; i++)
             if (eval_operand_fast(e->u.call.args[i], frame, &x[i])) return -1;
         return eval_builtin_op(e->u.call.builtin, x, v) == EVAL_OK ? 0 : -1;
+    }
+    case EXPR_COND: {
+        int64_t c;
+        if (eval_operand_fast(e->u.cond.cond, frame, &c)) return -1;
+        return eval_operand_fast(c ? e->u.cond.then_ : e->u.cond.else_, frame, v);
     }
     }
     return -1;

@@ -26,6 +26,12 @@ int parse_source(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
  * that parsed without errors. */
 int sema_check(Arena *arena, DiagEngine *dx, Program *prog);
 
+/* Expands every `call` (compose.c): the callee's statements in place of the
+ * call, on the group's ranks and through the views, so that the algorithm
+ * is one of plain steps again; called by sema_check when it found no error.
+ * Returns the number of errors reported. */
+int compose_program(Arena *arena, DiagEngine *dx, Program *prog);
+
 /* Lookup helpers for the driver. NULL when absent. */
 Algorithm *program_find_algorithm(const Program *prog, const char *name);
 

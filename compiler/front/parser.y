@@ -47,6 +47,13 @@ typedef struct ExprV { Expr *e; int depth; } ExprV;
 typedef struct StmtList { Stmt *head, *tail; } StmtList;
 /* Call arguments under construction. */
 typedef struct ArgList { Expr **v; int n, cap, depth; } ArgList;
+/* The parts of a `call` under construction. */
+typedef struct CallParts {
+    Binding *binds; int nbinds, cap;
+    const char *group; Span group_span;
+    Expr **gargs; int ngargs;
+    const char *gname, *iname; Span gname_span, iname_span;
+} CallParts;
 /* Link attributes `[alpha = Q, beta = Q]`. */
 typedef struct LinkAttrs { int has_alpha, has_beta; Quantity alpha, beta; } LinkAttrs;
 /* An open bracket seen by the scanner and not closed yet. */
@@ -130,7 +137,8 @@ void parse_note_match(ParseState *ps, char close);
 static void coll_yyerror(Span *loc, ParseState *ps, const char *msg);
 
 static ExprV mk_unary(ParseState *ps, Span sp, UnaryOp op, ExprV a);
-static ExprV mk_binary(ParseState *ps, Span sp, BinaryOp op, ExprV a, ExprV b);
+static ExprV mk_binary(ParseState *ps, Span sp, Span op_sp, BinaryOp op, ExprV a, ExprV b);
+static ExprV mk_cond(ParseState *ps, Span sp, ExprV c, ExprV a, ExprV b);
 static ExprV mk_call(ParseState *ps, Span sp, const char *name, Span name_sp, ArgList args);
 static ArgList args_push(ParseState *ps, ArgList l, ExprV e);
 static StmtList list_append(StmtList l, Stmt *s);
@@ -140,6 +148,12 @@ static LinkAttrs attr_add(ParseState *ps, LinkAttrs l, const char *name, Span na
 static Stmt *mk_link(ParseState *ps, Span sp, ExprV from, ExprV to, int bidi, LinkAttrs la);
 static void add_algorithm(ParseState *ps, Algorithm *a);
 static void add_topology(ParseState *ps, Topology *t);
+static void add_import(ParseState *ps, const char *path, Span sp);
+static CallParts bind_add(ParseState *ps, CallParts c, Binding b);
+static Stmt *mk_call_stmt(ParseState *ps, Span sp, const char *callee, Span callee_sp,
+                          CallParts args, CallParts on);
+static View *mk_view(ParseState *ps, Span sp, const char *buf, Span buf_sp, Expr *lo, Expr *hi);
+static View *view_part(ParseState *ps, View *v, Span sp, const char *what, Span what_sp, ArgList args);
 }
 
 %union {
@@ -152,6 +166,9 @@ static void add_topology(ParseState *ps, Topology *t);
     StmtList list;
     BufRef bref;
     LinkAttrs attrs;
+    CallParts call;
+    Binding bind;
+    View *view;
 }
 
 /* Keywords. The alias is how a token is named in messages. */
@@ -159,6 +176,7 @@ static void add_topology(ParseState *ps, Topology *t);
 %token IN "'in'" RANKS "'ranks'" IF "'if'" ELSE "'else'" LET "'let'"
 %token PARAM "'param'" REQUIRE "'require'" SCRATCH "'scratch'" SPLIT "'split'"
 %token COPY "'copy'" REDUCE "'reduce'" NODES "'nodes'" LINK "'link'"
+%token CALL "'call'" ON "'on'" AS "'as'" IMPORT "'import'"
 %token <str> IDENT "identifier"
 %token <ival> INT "integer"
 %token <str> STRING "string"
@@ -175,8 +193,12 @@ static void add_topology(ParseState *ps, Topology *t);
 %type <bref> bufref
 %type <attrs> link_attrs attr_list
 %type <q> quantity
+%type <call> call_args bind_list call_on call_as
+%type <bind> bind
+%type <view> view view_base
 
 /* C's precedence, loosest first. */
+%right '?'
 %left OROR
 %left ANDAND
 %left '|'
@@ -197,10 +219,11 @@ file
     | file item
     ;
 
-/* item = algorithm | topology ;  (error: skip to the next item) */
+/* item = algorithm | topology | import ;  (error: skip to the next item) */
 item
     : algorithm
     | topology
+    | IMPORT STRING semi { add_import(ps, $2, @2); }
     | error
     ;
 
@@ -321,6 +344,7 @@ stmt
     }
     | LINK expr ARROW expr link_attrs semi { $$ = mk_link(ps, @$, $2, $4, 0, $5); }
     | LINK expr BIARROW expr link_attrs semi { $$ = mk_link(ps, @$, $2, $4, 1, $5); }
+    | CALL IDENT call_args call_on semi { $$ = mk_call_stmt(ps, @$, $2, @2, $3, $4); }
     | error ';' { $$ = NULL; yyerrok; }
     | error block { $$ = NULL; yyerrok; ps->error_block_end = @2.hi; }
     ;
@@ -352,6 +376,81 @@ if_stmt
         $$->u.if_.cond = $2.e;
         $$->u.if_.then_ = $3.head;
         $$->u.if_.else_ = $5;
+    }
+    ;
+
+/* call_args = [ "(" [ bind { "," bind } ] ")" ] ; */
+call_args
+    : %empty { memset(&$$, 0, sizeof $$); }
+    | '(' ')' { memset(&$$, 0, sizeof $$); }
+    | '(' bind_list ')' { $$ = $2; }
+    ;
+
+bind_list
+    : bind {
+        CallParts none;
+        memset(&none, 0, sizeof none);
+        $$ = bind_add(ps, none, $1);
+    }
+    | bind_list ',' bind { $$ = bind_add(ps, $1, $3); }
+    ;
+
+/* bind = ( IDENT | "in" ) "=" ( expr | view ) ;  (a bare name is an expr;
+ * sema reads `out` as the whole view when the binding is in or out) */
+bind
+    : IDENT '=' expr {
+        memset(&$$, 0, sizeof $$);
+        $$.span = @$; $$.name = $1; $$.name_span = @1; $$.value = $3.e;
+    }
+    | IDENT '=' view {
+        memset(&$$, 0, sizeof $$);
+        $$.span = @$; $$.name = $1; $$.name_span = @1; $$.view = $3;
+    }
+    | IN '=' expr {
+        memset(&$$, 0, sizeof $$);
+        $$.span = @$; $$.name = "in"; $$.name_span = @1; $$.value = $3.e;
+    }
+    | IN '=' view {
+        memset(&$$, 0, sizeof $$);
+        $$.span = @$; $$.name = "in"; $$.name_span = @1; $$.view = $3;
+    }
+    ;
+
+/* view = ( IDENT | "in" ) [ "[" expr [ ".." expr ] "]" ] { "." IDENT "(" args ")" } ;
+ * (a bare IDENT is an expr above) */
+view
+    : view_base { $$ = $1; }
+    | IN { $$ = mk_view(ps, @$, "in", @1, NULL, NULL); }
+    | view '.' IDENT '(' args ')' { $$ = view_part(ps, $1, @$, $3, @3, $5); }
+    | IDENT '.' IDENT '(' args ')' {
+        $$ = view_part(ps, mk_view(ps, @1, $1, @1, NULL, NULL), @$, $3, @3, $5);
+    }
+    ;
+
+view_base
+    : IDENT '[' expr ']' { $$ = mk_view(ps, @$, $1, @1, $3.e, NULL); }
+    | IDENT '[' expr DOTDOT expr ']' { $$ = mk_view(ps, @$, $1, @1, $3.e, $5.e); }
+    | IN '[' expr ']' { $$ = mk_view(ps, @$, "in", @1, $3.e, NULL); }
+    | IN '[' expr DOTDOT expr ']' { $$ = mk_view(ps, @$, "in", @1, $3.e, $5.e); }
+    ;
+
+/* call_on = [ "on" IDENT "(" [ args ] ")" [ call_as ] ] ; */
+call_on
+    : %empty { memset(&$$, 0, sizeof $$); }
+    | ON IDENT '(' ')' call_as {
+        $$ = $5; $$.group = $2; $$.group_span = @2;
+    }
+    | ON IDENT '(' args ')' call_as {
+        $$ = $6; $$.group = $2; $$.group_span = @2; $$.gargs = $4.v; $$.ngargs = $4.n;
+    }
+    ;
+
+/* call_as = [ "as" "(" IDENT "," IDENT ")" ] ; */
+call_as
+    : %empty { memset(&$$, 0, sizeof $$); }
+    | AS '(' IDENT ',' IDENT ')' {
+        memset(&$$, 0, sizeof $$);
+        $$.gname = $3; $$.gname_span = @3; $$.iname = $5; $$.iname_span = @5;
     }
     ;
 
@@ -392,7 +491,8 @@ quantity
     | INT { $$.value = (double)$1; $$.unit = QUANT_SCALE; $$.span = @1; }
     ;
 
-/* expr = expr binop expr | unop expr | primary ;   (C precedence)
+/* expr = expr "?" expr ":" expr | expr binop expr | unop expr | primary ;
+ *        (C precedence; ?: is the loosest and right-associative)
  * primary = INTEGER | IDENT | IDENT "(" [ expr { "," expr } ] ")" | "(" expr ")" ; */
 expr
     : INT { $$.e = ast_int(ps->arena, @1, $1); $$.depth = 1; }
@@ -402,28 +502,29 @@ expr
         $$ = mk_call(ps, @$, $1, @1, none);
     }
     | IDENT '(' args ')' { $$ = mk_call(ps, @$, $1, @1, $3); }
-    | '(' expr ')' { $$ = $2; }
+    | '(' expr ')' { $$ = $2; $$.e->paren = 1; }
     | '-' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_NEG, $2); }
     | '~' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_BNOT, $2); }
     | '!' expr %prec UNARY { $$ = mk_unary(ps, @$, UOP_LNOT, $2); }
-    | expr '*' expr { $$ = mk_binary(ps, @$, BOP_MUL, $1, $3); }
-    | expr '/' expr { $$ = mk_binary(ps, @$, BOP_DIV, $1, $3); }
-    | expr '%' expr { $$ = mk_binary(ps, @$, BOP_MOD, $1, $3); }
-    | expr '+' expr { $$ = mk_binary(ps, @$, BOP_ADD, $1, $3); }
-    | expr '-' expr { $$ = mk_binary(ps, @$, BOP_SUB, $1, $3); }
-    | expr SHL expr { $$ = mk_binary(ps, @$, BOP_SHL, $1, $3); }
-    | expr SHR expr { $$ = mk_binary(ps, @$, BOP_SHR, $1, $3); }
-    | expr '<' expr { $$ = mk_binary(ps, @$, BOP_LT, $1, $3); }
-    | expr LE expr { $$ = mk_binary(ps, @$, BOP_LE, $1, $3); }
-    | expr '>' expr { $$ = mk_binary(ps, @$, BOP_GT, $1, $3); }
-    | expr GE expr { $$ = mk_binary(ps, @$, BOP_GE, $1, $3); }
-    | expr EQ expr { $$ = mk_binary(ps, @$, BOP_EQ, $1, $3); }
-    | expr NE expr { $$ = mk_binary(ps, @$, BOP_NE, $1, $3); }
-    | expr '&' expr { $$ = mk_binary(ps, @$, BOP_BAND, $1, $3); }
-    | expr '^' expr { $$ = mk_binary(ps, @$, BOP_BXOR, $1, $3); }
-    | expr '|' expr { $$ = mk_binary(ps, @$, BOP_BOR, $1, $3); }
-    | expr ANDAND expr { $$ = mk_binary(ps, @$, BOP_LAND, $1, $3); }
-    | expr OROR expr { $$ = mk_binary(ps, @$, BOP_LOR, $1, $3); }
+    | expr '*' expr { $$ = mk_binary(ps, @$, @2, BOP_MUL, $1, $3); }
+    | expr '/' expr { $$ = mk_binary(ps, @$, @2, BOP_DIV, $1, $3); }
+    | expr '%' expr { $$ = mk_binary(ps, @$, @2, BOP_MOD, $1, $3); }
+    | expr '+' expr { $$ = mk_binary(ps, @$, @2, BOP_ADD, $1, $3); }
+    | expr '-' expr { $$ = mk_binary(ps, @$, @2, BOP_SUB, $1, $3); }
+    | expr SHL expr { $$ = mk_binary(ps, @$, @2, BOP_SHL, $1, $3); }
+    | expr SHR expr { $$ = mk_binary(ps, @$, @2, BOP_SHR, $1, $3); }
+    | expr '<' expr { $$ = mk_binary(ps, @$, @2, BOP_LT, $1, $3); }
+    | expr LE expr { $$ = mk_binary(ps, @$, @2, BOP_LE, $1, $3); }
+    | expr '>' expr { $$ = mk_binary(ps, @$, @2, BOP_GT, $1, $3); }
+    | expr GE expr { $$ = mk_binary(ps, @$, @2, BOP_GE, $1, $3); }
+    | expr EQ expr { $$ = mk_binary(ps, @$, @2, BOP_EQ, $1, $3); }
+    | expr NE expr { $$ = mk_binary(ps, @$, @2, BOP_NE, $1, $3); }
+    | expr '&' expr { $$ = mk_binary(ps, @$, @2, BOP_BAND, $1, $3); }
+    | expr '^' expr { $$ = mk_binary(ps, @$, @2, BOP_BXOR, $1, $3); }
+    | expr '|' expr { $$ = mk_binary(ps, @$, @2, BOP_BOR, $1, $3); }
+    | expr ANDAND expr { $$ = mk_binary(ps, @$, @2, BOP_LAND, $1, $3); }
+    | expr OROR expr { $$ = mk_binary(ps, @$, @2, BOP_LOR, $1, $3); }
+    | expr '?' expr ':' expr %prec '?' { $$ = mk_cond(ps, @$, $1, $3, $5); }
     ;
 
 /* args = expr { "," expr } ; */
@@ -450,9 +551,42 @@ static ExprV mk_unary(ParseState *ps, Span sp, UnaryOp op, ExprV a) {
     return r;
 }
 
-static ExprV mk_binary(ParseState *ps, Span sp, BinaryOp op, ExprV a, ExprV b) {
+static int is_comparison(BinaryOp op) { return op >= BOP_EQ && op <= BOP_GE; }
+
+/* C's precedence traps, warned about as C compilers do: a comparison as an
+ * operand of & | ^ (`a & b == c` is `a & (b == c)`), and + or - as an
+ * operand of << >> (`1 << s + 1` is `1 << (s + 1)`). An operand written in
+ * parentheses says what the author meant. */
+static void warn_precedence(ParseState *ps, Span op_sp, BinaryOp op, const Expr *x) {
+    if (x->paren || x->kind != EXPR_BINARY) return;
+    BinaryOp inner = x->u.binary.op;
+    int bitwise = op == BOP_BAND || op == BOP_BOR || op == BOP_BXOR;
+    int shift = op == BOP_SHL || op == BOP_SHR;
+    const char *o = ast_binary_op_text(op), *i = ast_binary_op_text(inner);
+    if (bitwise && is_comparison(inner))
+        diag_warning(ps->dx, op_sp, "precedence",
+                     "'%s' has lower precedence than '%s'; '%s' will be evaluated first", o, i, i);
+    else if (shift && (inner == BOP_ADD || inner == BOP_SUB))
+        diag_warning(ps->dx, op_sp, "precedence",
+                     "'%s' has lower precedence than '%s'; '%s' will be evaluated first", o, i, i);
+    else
+        return;
+    diag_note(ps->dx, x->span, "place parentheses around the '%s' expression to silence this "
+              "warning", i);
+}
+
+static ExprV mk_binary(ParseState *ps, Span sp, Span op_sp, BinaryOp op, ExprV a, ExprV b) {
     ExprV r = {ast_binary(ps->arena, sp, op, a.e, b.e),
                (a.depth > b.depth ? a.depth : b.depth) + 1};
+    check_depth(ps, sp, r.depth);
+    warn_precedence(ps, op_sp, op, a.e);
+    warn_precedence(ps, op_sp, op, b.e);
+    return r;
+}
+
+static ExprV mk_cond(ParseState *ps, Span sp, ExprV c, ExprV a, ExprV b) {
+    int d = c.depth > a.depth ? c.depth : a.depth;
+    ExprV r = {ast_cond(ps->arena, sp, c.e, a.e, b.e), (d > b.depth ? d : b.depth) + 1};
     check_depth(ps, sp, r.depth);
     return r;
 }
@@ -578,6 +712,84 @@ static void add_topology(ParseState *ps, Topology *t) {
     p->topologies[p->ntopologies++] = t;
 }
 
+static void add_import(ParseState *ps, const char *path, Span sp) {
+    Program *p = ps->prog;
+    if (!path) return;  /* an unterminated string, reported */
+    Import *v = ARENA_ARRAY(ps->arena, Import, (size_t)p->nimports + 1);
+    if (p->nimports) memcpy(v, p->imports, sizeof *v * (size_t)p->nimports);
+    v[p->nimports].path = path;
+    v[p->nimports].span = sp;
+    p->imports = v;
+    p->nimports++;
+}
+
+static CallParts bind_add(ParseState *ps, CallParts c, Binding b) {
+    if (c.nbinds == c.cap) {
+        int cap = c.cap ? c.cap * 2 : 4;
+        Binding *v = ARENA_ARRAY(ps->arena, Binding, (size_t)cap);
+        if (c.nbinds) memcpy(v, c.binds, sizeof *v * (size_t)c.nbinds);
+        c.binds = v;
+        c.cap = cap;
+    }
+    c.binds[c.nbinds++] = b;
+    return c;
+}
+
+static Stmt *mk_call_stmt(ParseState *ps, Span sp, const char *callee, Span callee_sp,
+                          CallParts args, CallParts on) {
+    Stmt *s = ast_stmt(ps->arena, STMT_CALL, sp);
+    s->u.call.callee = callee;
+    s->u.call.callee_span = callee_sp;
+    s->u.call.binds = args.binds;
+    s->u.call.nbinds = args.nbinds;
+    s->u.call.group = on.group;
+    s->u.call.group_span = on.group ? on.group_span : callee_sp;
+    s->u.call.gargs = on.gargs;
+    s->u.call.ngargs = on.ngargs;
+    s->u.call.kind = GROUP__COUNT;
+    s->u.call.gname = on.gname;
+    s->u.call.iname = on.iname;
+    s->u.call.gname_span = on.gname_span;
+    s->u.call.iname_span = on.iname_span;
+    return s;
+}
+
+static View *mk_view(ParseState *ps, Span sp, const char *buf, Span buf_sp, Expr *lo, Expr *hi) {
+    View *v = ARENA_NEW(ps->arena, View);
+    v->span = sp;
+    v->buf = buf;
+    v->buf_span = buf_sp;
+    v->buffer = -1;
+    v->lo = lo;
+    v->hi = hi;
+    return v;
+}
+
+/* view.part(p, Q); a part of a part is one part: .part(a, Q).part(b, R) is
+ * .part(a * R + b, Q * R). */
+static View *view_part(ParseState *ps, View *v, Span sp, const char *what, Span what_sp,
+                       ArgList args) {
+    v->span = sp;
+    if (strcmp(what, "part") != 0) {
+        parse_error_at(ps, what_sp, "syntax", "unknown view '.%s' (a view takes '.part(p, Q)')",
+                       what);
+        return v;
+    }
+    if (args.n != 2) {
+        parse_error_at(ps, what_sp, "arity", "'part' takes 2 arguments (p, Q), got %d", args.n);
+        return v;
+    }
+    Expr *p = args.v[0], *q = args.v[1];
+    if (!v->part) {
+        v->part = p;
+        v->parts = q;
+    } else {
+        v->part = ast_binary(ps->arena, sp, BOP_ADD, ast_binary(ps->arena, sp, BOP_MUL, v->part, q), p);
+        v->parts = ast_binary(ps->arena, sp, BOP_MUL, v->parts, q);
+    }
+    return v;
+}
+
 /* ---- diagnostics ---- */
 
 void parse_lex_error_at(ParseState *ps, Span sp, const char *code, const char *fmt, ...) {
@@ -629,7 +841,7 @@ static int tok_is(yysymbol_kind_t k, const char *text) {
 static int tok_continues_expr(yysymbol_kind_t k) {
     static const char *const ops[] = {
         "'||'", "'&&'", "'|'", "'^'", "'&'", "'=='", "'!='", "'<'", "'<='",
-        "'>'", "'>='", "'<<'", "'>>'", "'+'", "'-'", "'*'", "'/'", "'%'", "'('",
+        "'>'", "'>='", "'<<'", "'>>'", "'+'", "'-'", "'*'", "'/'", "'%'", "'('", "'?'",
     };
     const char *t = tok_text(k);
     for (size_t i = 0; i < ARRAY_LEN(ops); i++)
@@ -638,7 +850,7 @@ static int tok_continues_expr(yysymbol_kind_t k) {
 }
 
 static int tok_is_keyword(yysymbol_kind_t k) {
-    return k >= YYSYMBOL_ALGORITHM && k <= YYSYMBOL_LINK;
+    return k >= YYSYMBOL_ALGORITHM && k <= YYSYMBOL_IMPORT;
 }
 
 /* The source text of the lookahead, shortened, for "unexpected 'x'". */

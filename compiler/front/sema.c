@@ -91,6 +91,8 @@ typedef struct Sema {
     Scope *scope;
     int nslots;
     int header;              /* checking a param/split/scratch expression */
+    const char *header_what; /* what may only use N, root and params (message) */
+    const Symbol *view_g, *view_i; /* a call's `as` names, allowed in its views */
     int quiet_fold;          /* > 0: do not report constant-evaluation errors */
     Symbol *sym_N, *sym_root;
     Symbol **params;
@@ -172,6 +174,7 @@ static const char *kind_word(SymKind k) {
     case SYM_PARAM: return "param";
     case SYM_LET: return "variable";
     case SYM_LOOP: return "loop variable";
+    case SYM_SPLIT: return "predefined name";
     }
     return "name";
 }
@@ -248,10 +251,11 @@ static void check_name(Sema *S, Expr *e) {
     if (sym) {
         sym->used = 1;
         e->u.name.sym = sym;
-        if (S->header && (sym->kind == SYM_LET || sym->kind == SYM_LOOP)) {
+        if (S->header && (sym->kind == SYM_LET || sym->kind == SYM_LOOP) && sym != S->view_g &&
+            sym != S->view_i) {
             diag_error(S->dx, e->span, "header-name",
-                       "'%s' cannot be used here: param defaults, split and scratch sizes may "
-                       "only use N, root and params", name);
+                       "'%s' cannot be used here: %s may only use N, root and params", name,
+                       S->header_what ? S->header_what : "param defaults, split and scratch sizes");
             diag_note(S->dx, sym->span, "'%s' is declared here", name);
         }
         return;
@@ -304,10 +308,17 @@ static void check_call(Sema *S, Expr *e) {
         Suggest sg;
         suggest_init(&sg, e->u.call.name);
         for (int i = 0; i < BUILTIN__COUNT; i++) suggest_offer(&sg, builtin_info[i].name);
-        if (sg.best) suggest_note(S->dx, &sg);
-        else
-            diag_note(S->dx, span_none(), "the built-in functions are min, max, log2, "
-                      "ceil_log2 and is_pow2");
+        if (sg.best) {
+            suggest_note(S->dx, &sg);
+        } else {
+            /* "min, max, ... and is_pow2", from the table */
+            char list[256] = "";
+            for (int i = 0; i < BUILTIN__COUNT; i++) {
+                if (i) strcat(list, i == BUILTIN__COUNT - 1 ? " and " : ", ");
+                strcat(list, builtin_info[i].name);
+            }
+            diag_note(S->dx, span_none(), "the built-in functions are %s", list);
+        }
         return;
     }
     e->u.call.builtin = (Builtin)b;
@@ -382,6 +393,26 @@ static void check_expr(Sema *S, Expr *e) {
     case EXPR_CALL:
         check_call(S, e);
         return;
+    case EXPR_COND: {
+        Expr *c = e->u.cond.cond;
+        check_expr(S, c);
+        /* A constant condition makes one branch dead: resolve its names but
+         * do not report its constant errors, and fold to the live one. */
+        int known = c->kind == EXPR_INT;
+        for (int b = 0; b < 2; b++) {
+            Expr *x = b ? e->u.cond.else_ : e->u.cond.then_;
+            int dead = known && (c->u.ival != 0) == b;
+            if (dead) S->quiet_fold++;
+            check_expr(S, x);
+            if (dead) S->quiet_fold--;
+        }
+        if (known) {
+            Span sp = e->span;
+            *e = *(c->u.ival ? e->u.cond.then_ : e->u.cond.else_);
+            e->span = sp;
+        }
+        return;
+    }
     }
     COLLC_UNREACHABLE("bad expression kind");
 }
@@ -489,11 +520,79 @@ static const char *stmt_word(const Stmt *st) {
     case STMT_XFER: return st->u.xfer.op == XFER_COPY ? "copy" : "reduce";
     case STMT_NODES: return "nodes";
     case STMT_LINK: return "link";
+    case STMT_CALL: return "call";
     }
     return "statement";
 }
 
 static int ctx_is_topo(Ctx c) { return c == CTX_TOPO_TOP || c == CTX_TOPO_NESTED; }
+
+/* ---------- calls ---------- */
+
+static int group_lookup(const char *name) {
+    for (int i = 0; i < GROUP__COUNT; i++)
+        if (strcmp(group_info[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int uses_sym(const Expr *e, const Symbol *sym) {
+    switch (e->kind) {
+    case EXPR_INT: return 0;
+    case EXPR_NAME: return e->u.name.sym == sym;
+    case EXPR_UNARY: return uses_sym(e->u.unary.operand, sym);
+    case EXPR_BINARY: return uses_sym(e->u.binary.lhs, sym) || uses_sym(e->u.binary.rhs, sym);
+    case EXPR_CALL:
+        for (int i = 0; i < e->u.call.nargs; i++)
+            if (uses_sym(e->u.call.args[i], sym)) return 1;
+        return 0;
+    case EXPR_COND:
+        return uses_sym(e->u.cond.cond, sym) || uses_sym(e->u.cond.then_, sym) ||
+               uses_sym(e->u.cond.else_, sym);
+    }
+    return 0;
+}
+
+/* A view's expressions may use N, root, params and the call's `as` names;
+ * its size (the blocks of a range, the parts) must not depend on the
+ * group or the rank: the buffer a called algorithm sees has one size. */
+static void check_view(Sema *S, Stmt *call, Binding *b) {
+    View *v = b->view;
+    const Symbol *g = call->u.call.gsym, *i = call->u.call.isym;
+    if (strcmp(v->buf, "in") == 0) v->buffer = BUF_IN;
+    else if (strcmp(v->buf, "out") == 0) v->buffer = BUF_OUT;
+    else {
+        v->buffer = BUF_OUT;
+        diag_error(S->dx, v->buf_span, "bad-view",
+                   "a called algorithm sees a part of 'in' or 'out', not of '%s'", v->buf);
+    }
+    S->header++;
+    S->header_what = "a call's group, root, params and views";
+    S->view_g = g;
+    S->view_i = i;
+    Expr *xs[4] = {v->lo, v->hi, v->part, v->parts};
+    for (int k = 0; k < 4; k++)
+        if (xs[k]) check_expr(S, xs[k]);
+    S->view_g = S->view_i = NULL;
+    S->header_what = NULL;
+    S->header--;
+    if (v->lo && v->hi) {
+        /* the width hi - lo: both free of g and i, or hi written lo + W */
+        int dep = uses_sym(v->lo, g) || uses_sym(v->lo, i) || uses_sym(v->hi, g) || uses_sym(v->hi, i);
+        const Expr *h = v->hi;
+        int plus = h->kind == EXPR_BINARY && h->u.binary.op == BOP_ADD &&
+                   ast_expr_equal(h->u.binary.lhs, v->lo) && !uses_sym(h->u.binary.rhs, g) &&
+                   !uses_sym(h->u.binary.rhs, i);
+        if (dep && !plus)
+            diag_error(S->dx, span_join(v->lo->span, v->hi->span), "view-size",
+                       "the blocks of a view must not depend on the group or the rank: write "
+                       "[x .. x + W] with W free of them");
+    }
+    if (v->parts && (uses_sym(v->parts, g) || uses_sym(v->parts, i)))
+        diag_error(S->dx, v->parts->span, "view-size",
+                   "the number of parts of a view must not depend on the group or the rank");
+}
+
+static void check_call_stmt(Sema *S, Stmt *st);
 
 static void check_block(Sema *S, Stmt *body, Ctx ctx);
 
@@ -635,8 +734,117 @@ static void check_stmt(Sema *S, Stmt *st, Ctx ctx) {
         check_expr(S, st->u.link.from);
         check_expr(S, st->u.link.to);
         return;
+    case STMT_CALL:
+        if (ctx != CTX_ALG_TOP) {
+            diag_error(S->dx, st->span, "misplaced-stmt",
+                       "'call' is only allowed at the top level of an algorithm");
+            return;
+        }
+        check_call_stmt(S, st);
+        S->alg->ncalls++;
+        return;
     }
     COLLC_UNREACHABLE("bad statement kind");
+}
+
+static void check_call_stmt(Sema *S, Stmt *st) {
+    Stmt *c = st;
+    /* the group */
+    c->u.call.kind = GROUP__COUNT;
+    if (c->u.call.group) {
+        int k = group_lookup(c->u.call.group);
+        if (k < 0) {
+            diag_error(S->dx, c->u.call.group_span, "unknown-group", "unknown group '%s'",
+                       c->u.call.group);
+            Suggest sg;
+            suggest_init(&sg, c->u.call.group);
+            for (int i = 0; i < GROUP__COUNT; i++) suggest_offer(&sg, group_info[i].name);
+            if (sg.best) {
+                diag_note(S->dx, c->u.call.group_span, "did you mean '%s'?", sg.best);
+            } else {
+                char list[256] = "";
+                for (int i = 0; i < GROUP__COUNT; i++) {
+                    if (i) strcat(list, i == GROUP__COUNT - 1 ? " and " : ", ");
+                    strcat(list, group_info[i].name);
+                }
+                diag_note(S->dx, c->u.call.group_span, "the groups are %s", list);
+            }
+        } else {
+            int ar = group_info[k].arity, n = c->u.call.ngargs;
+            if ((ar >= 0 && n != ar) || (ar < 0 && n < 1)) {
+                if (ar >= 0)
+                    diag_error(S->dx, c->u.call.group_span, "arity", "'%s' takes %d argument%s, got %d",
+                               group_info[k].name, ar, ar == 1 ? "" : "s", n);
+                else
+                    diag_error(S->dx, c->u.call.group_span, "arity",
+                               "'%s' takes at least one rank", group_info[k].name);
+            } else {
+                c->u.call.kind = (GroupKind)k;
+            }
+        }
+    }
+    S->header_what = "a call's group, root, params and views";
+    for (int k = 0; k < c->u.call.ngargs; k++) check_header_expr(S, c->u.call.gargs[k]);
+    S->header_what = NULL;
+    /* `as (g, i)`: visible in the views only; unused is fine */
+    Symbol *g = new_symbol(S, SYM_LOOP, c->u.call.gname ? c->u.call.gname : "_g",
+                           c->u.call.gname ? c->u.call.gname_span : c->span, st);
+    Symbol *i = new_symbol(S, SYM_LET, c->u.call.iname ? c->u.call.iname : "_i",
+                           c->u.call.iname ? c->u.call.iname_span : c->span, st);
+    g->used = i->used = 1;
+    c->u.call.gsym = g;
+    c->u.call.isym = i;
+    Scope sc;
+    scope_push(S, &sc, NULL);
+    if (c->u.call.gname) scope_add(S, g);
+    if (c->u.call.iname) {
+        if (c->u.call.gname && strcmp(c->u.call.gname, c->u.call.iname) == 0) {
+            diag_error(S->dx, c->u.call.iname_span, "redeclaration", "redeclaration of '%s'",
+                       c->u.call.iname);
+            diag_note(S->dx, c->u.call.gname_span, "previous declaration of '%s' is here",
+                      c->u.call.gname);
+        } else {
+            scope_add(S, i);
+        }
+    }
+    /* the bindings */
+    for (int k = 0; k < c->u.call.nbinds; k++) {
+        Binding *b = &c->u.call.binds[k];
+        for (int j = 0; j < k; j++)
+            if (strcmp(c->u.call.binds[j].name, b->name) == 0) {
+                diag_error(S->dx, b->name_span, "redeclaration", "'%s' is given twice", b->name);
+                diag_note(S->dx, c->u.call.binds[j].name_span, "first given here");
+                break;
+            }
+        int buf = strcmp(b->name, "in") == 0 || strcmp(b->name, "out") == 0;
+        if (buf) {
+            if (!b->view && b->value && b->value->kind == EXPR_NAME &&
+                (strcmp(b->value->u.name.name, "out") == 0 || strcmp(b->value->u.name.name, "in") == 0)) {
+                View *v = ARENA_NEW(S->arena, View);
+                v->span = v->buf_span = b->value->span;
+                v->buf = b->value->u.name.name;
+                v->buffer = -1;
+                b->view = v;
+                b->value = NULL;
+            }
+            if (!b->view) {
+                diag_error(S->dx, b->value->span, "bad-view",
+                           "'%s' of a called algorithm is a part of this algorithm's 'in' or 'out' "
+                           "(out, out[j], out[lo .. hi], out.part(p, Q))", b->name);
+                continue;
+            }
+            check_view(S, st, b);
+        } else if (b->view) {
+            diag_error(S->dx, b->view->span, "bad-view",
+                       "'%s' takes a value; only 'in' and 'out' take a view", b->name);
+        } else {
+            S->header_what = "a call's group, root, params and views";
+            check_header_expr(S, b->value);
+            S->header_what = NULL;
+        }
+    }
+    /* scope_pop without unused warnings (both are marked used) */
+    scope_pop(S);
 }
 
 static void check_block(Sema *S, Stmt *body, Ctx ctx) {
@@ -776,16 +984,21 @@ int sema_check(Arena *arena, DiagEngine *dx, Program *prog) {
     S.arena = arena;
     S.dx = dx;
     S.sm = diag_sources(dx);
-    for (int i = 0; i < prog->nalgorithms; i++) {
-        Algorithm *a = prog->algorithms[i];
-        for (int j = 0; j < i; j++)
-            if (strcmp(prog->algorithms[j]->name, a->name) == 0) {
+    /* the algorithms of the run, then those of imported files */
+    int nall = prog->nalgorithms + prog->nlibrary;
+    for (int i = 0; i < nall; i++) {
+        Algorithm *a = i < prog->nalgorithms ? prog->algorithms[i]
+                                             : prog->library[i - prog->nalgorithms];
+        for (int j = 0; j < i; j++) {
+            const Algorithm *b = j < prog->nalgorithms ? prog->algorithms[j]
+                                                       : prog->library[j - prog->nalgorithms];
+            if (strcmp(b->name, a->name) == 0) {
                 diag_error(dx, a->name_span, "duplicate-algorithm", "duplicate algorithm '%s'",
                            a->name);
-                diag_note(dx, prog->algorithms[j]->name_span, "'%s' is first defined here",
-                          a->name);
+                diag_note(dx, b->name_span, "'%s' is first defined here", a->name);
                 break;
             }
+        }
         check_algorithm(&S, a);
     }
     for (int i = 0; i < prog->ntopologies; i++) {
@@ -800,5 +1013,8 @@ int sema_check(Arena *arena, DiagEngine *dx, Program *prog) {
             }
         check_topology(&S, t);
     }
+    /* calls are expanded once every algorithm is checked (a callee may come
+     * later, or from another file) */
+    if (diag_error_count(dx) == before) compose_program(arena, dx, prog);
     return (int)(diag_error_count(dx) - before);
 }

@@ -87,6 +87,9 @@ static int expr_uses(const Expr *e, const Symbol *sym) {
         for (int i = 0; i < e->u.call.nargs; i++)
             if (expr_uses(e->u.call.args[i], sym)) return 1;
         return 0;
+    case EXPR_COND:
+        return expr_uses(e->u.cond.cond, sym) || expr_uses(e->u.cond.then_, sym) ||
+               expr_uses(e->u.cond.else_, sym);
     }
     return 0;
 }
@@ -141,6 +144,13 @@ static Expr *inline_lets(Lower *L, const Path *path, int upto, Expr *e) {
         for (int i = 0; i < e->u.call.nargs; i++)
             c->u.call.args[i] = inline_lets(L, path, upto, e->u.call.args[i]);
         return c;
+    }
+    case EXPR_COND: {
+        Expr *c = inline_lets(L, path, upto, e->u.cond.cond);
+        Expr *a = inline_lets(L, path, upto, e->u.cond.then_);
+        Expr *b = inline_lets(L, path, upto, e->u.cond.else_);
+        if (c == e->u.cond.cond && a == e->u.cond.then_ && b == e->u.cond.else_) return e;
+        return ast_cond(L->arena, e->span, c, a, b);
     }
     }
     return e;
@@ -603,6 +613,8 @@ static RStmt *lower_stmt(Lower *L, const Stmt *s, int top) {
     case STMT_NODES:
     case STMT_LINK:
         COLLC_UNREACHABLE("statement not allowed outside a step in an algorithm");
+    case STMT_CALL:
+        COLLC_UNREACHABLE("a call left after compose");
     }
     return NULL;
 }
@@ -630,13 +642,18 @@ int lower_algorithm(const Algorithm *alg, const Define *defines, int ndefines, A
     out->alg = alg;
     out->nslots = alg->nslots;
     out->sym_me = synth_symbol(&L, "me");
-    out->sym_split = synth_symbol(&L, "split_P");
+    /* an algorithm that calls others names its split in chunk maps */
+    out->sym_split = alg->sym_split ? alg->sym_split : synth_symbol(&L, "split_P");
     out->nscratch = alg->nbuffers - BUF_FIRST_SCRATCH;
     out->sym_scratch = ARENA_ARRAY(arena, Symbol *, out->nscratch > 0 ? out->nscratch : 1);
     L.scratch_chunks = ARENA_ARRAY(arena, Expr *, out->nscratch > 0 ? out->nscratch : 1);
     for (int k = 0; k < out->nscratch; k++) {
-        out->sym_scratch[k] =
-            synth_symbol(&L, arena_printf(arena, "%s_chunks", alg->buffers[BUF_FIRST_SCRATCH + k].name));
+        /* a called algorithm's scratch is "callee.name": keep identifiers */
+        char *name = arena_printf(arena, "%s_chunks", alg->buffers[BUF_FIRST_SCRATCH + k].name);
+        for (char *p = name; *p; p++)
+            if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+                *p = '_';
+        out->sym_scratch[k] = synth_symbol(&L, name);
         L.scratch_chunks[k] = alg->buffers[BUF_FIRST_SCRATCH + k].chunks;
     }
     L.split = alg->split;

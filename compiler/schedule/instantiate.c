@@ -36,6 +36,9 @@ typedef struct Inst {
     size_t nsteps, capsteps;
     size_t max_xfers;
     Step *cur_step;             /* NULL outside a step */
+    size_t step_nocopies;       /* copies of a view onto itself dropped in
+                                   the current step (a step left with only
+                                   those is no step) */
     const Stmt *failed_require;
     /* describe mode */
     int describe;               /* 1: do not store transfers, stop at target */
@@ -105,7 +108,7 @@ static int header_only(const Expr *e) {
     case EXPR_INT: return 1;
     case EXPR_NAME: {
         SymKind k = e->u.name.sym->kind;
-        return k == SYM_N || k == SYM_ROOT || k == SYM_PARAM;
+        return k == SYM_N || k == SYM_ROOT || k == SYM_PARAM || k == SYM_SPLIT;
     }
     case EXPR_UNARY: return header_only(e->u.unary.operand);
     case EXPR_BINARY: return header_only(e->u.binary.lhs) && header_only(e->u.binary.rhs);
@@ -113,6 +116,9 @@ static int header_only(const Expr *e) {
         for (int i = 0; i < e->u.call.nargs; i++)
             if (!header_only(e->u.call.args[i])) return 0;
         return 1;
+    case EXPR_COND:
+        return header_only(e->u.cond.cond) && header_only(e->u.cond.then_) &&
+               header_only(e->u.cond.else_);
     }
     return 0;
 }
@@ -132,9 +138,82 @@ static void note_chunks(Inst *I, int buf, int64_t rank, int64_t have) {
                   chunk_word(have), rank);
 }
 
+/* Evaluates and checks a reference's chunks [lo, hi) on a rank that holds
+ * `have` chunks of buffer `name` (note_chunks: buffer `buf`, or -1 for a
+ * called algorithm's buffer). */
+static int eval_chunks(Inst *I, const Expr *elo, const Expr *ehi, int64_t have, const char *name,
+                       int buf, int64_t rank, int64_t *lo_out, int64_t *hi_out) {
+    int64_t lo = 0, hi = 0;
+    if (!elo) {
+        *lo_out = 0;
+        *hi_out = have;
+        return 0;
+    }
+    if (eval(I, elo, &lo)) return -1;
+    if (!ehi) {
+        if (lo < 0 || lo >= have) {
+            if (I->in.dx)
+                diag_error(I->in.dx, elo->span, "chunk-out-of-range",
+                           "chunk %" PRId64 " of '%s' is out of range on rank %" PRId64, lo, name,
+                           rank);
+            if (buf >= 0) note_chunks(I, buf, rank, have);
+            else if (I->in.dx)
+                diag_note(I->in.dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name,
+                          have, chunk_word(have), rank);
+            note_values(I);
+            return -1;
+        }
+        hi = lo + 1;
+    } else {
+        if (eval(I, ehi, &hi)) return -1;
+        if (lo > hi) {
+            if (I->in.dx)
+                diag_error(I->in.dx, span_join(elo->span, ehi->span), "empty-range",
+                           "chunk range %" PRId64 " .. %" PRId64 " is reversed (lo > hi)", lo, hi);
+            note_values(I);
+            return -1;
+        }
+        if (lo < 0 || hi > have) {
+            if (I->in.dx)
+                diag_error(I->in.dx, span_join(elo->span, ehi->span), "chunk-out-of-range",
+                           "chunk range %" PRId64 " .. %" PRId64 " of '%s' is out of range on rank %" PRId64,
+                           lo, hi, name, rank);
+            if (buf >= 0) note_chunks(I, buf, rank, have);
+            else if (I->in.dx)
+                diag_note(I->in.dx, span_none(), "'%s' has %" PRId64 " %s on rank %" PRId64, name,
+                          have, chunk_word(have), rank);
+            note_values(I);
+            return -1;
+        }
+    }
+    *lo_out = lo;
+    *hi_out = hi;
+    return 0;
+}
+
+/* A reference of a called algorithm, checked in its own terms (its N, its
+ * buffer) before it is mapped to the caller's: innermost call first. */
+static int check_called(Inst *I, const RefCheck *k) {
+    for (; k; k = k->outer) {
+        int64_t rank = 0, n = 0, have = 0, lo, hi;
+        if (eval(I, k->rank, &rank) || eval(I, k->nranks, &n)) return -1;
+        if (rank < 0 || rank >= n) {
+            if (I->in.dx)
+                diag_error(I->in.dx, k->rank->span, "rank-out-of-range",
+                           "rank %" PRId64 " is out of range (N = %" PRId64 ")", rank, n);
+            note_values(I);
+            return -1;
+        }
+        if (eval(I, k->chunks, &have)) return -1;
+        if (eval_chunks(I, k->lo, k->hi, have, k->name, -1, rank, &lo, &hi)) return -1;
+    }
+    return 0;
+}
+
 /* Evaluates and checks one side of a transfer. */
 static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
     int64_t rank = 0, lo = 0, hi = 0; /* zeros: gcc -O3 cannot see eval set them */
+    if (b->check && check_called(I, b->check)) return -1;
     if (eval(I, b->rank, &rank)) return -1;
     if (rank < 0 || rank >= I->N) {
         if (I->in.dx)
@@ -145,44 +224,8 @@ static int eval_ref(Inst *I, const BufRef *b, SlotRange *out) {
     }
     int buf = b->buffer;
     int64_t have = rank == I->root ? I->chunks_root[buf] : I->chunks_other[buf];
-    if (!b->lo) {
-        lo = 0;
-        hi = have;
-    } else {
-        if (eval(I, b->lo, &lo)) return -1;
-        if (!b->hi) {
-            if (lo < 0 || lo >= have) {
-                if (I->in.dx)
-                    diag_error(I->in.dx, b->lo->span, "chunk-out-of-range",
-                               "chunk %" PRId64 " of '%s' is out of range on rank %" PRId64, lo,
-                               I->alg->buffers[buf].name, rank);
-                note_chunks(I, buf, rank, have);
-                note_values(I);
-                return -1;
-            }
-            hi = lo + 1;
-        } else {
-            if (eval(I, b->hi, &hi)) return -1;
-            if (lo > hi) {
-                if (I->in.dx)
-                    diag_error(I->in.dx, span_join(b->lo->span, b->hi->span), "empty-range",
-                               "chunk range %" PRId64 " .. %" PRId64 " is reversed (lo > hi)",
-                               lo, hi);
-                note_values(I);
-                return -1;
-            }
-            if (lo < 0 || hi > have) {
-                if (I->in.dx)
-                    diag_error(I->in.dx, span_join(b->lo->span, b->hi->span), "chunk-out-of-range",
-                               "chunk range %" PRId64 " .. %" PRId64
-                               " of '%s' is out of range on rank %" PRId64,
-                               lo, hi, I->alg->buffers[buf].name, rank);
-                note_chunks(I, buf, rank, have);
-                note_values(I);
-                return -1;
-            }
-        }
-    }
+    if (eval_chunks(I, b->lo, b->hi, have, I->alg->buffers[buf].name, buf, rank, &lo, &hi))
+        return -1;
     out->rank = (int32_t)rank;
     out->buffer = (uint16_t)buf;
     out->lo = (int32_t)lo;
@@ -205,6 +248,13 @@ static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
         return INTERP_ERROR;
     }
     if (ls == 0) return INTERP_OK;   /* empty range: no transfer */
+    /* a called algorithm's copy between two views of the same chunks (its
+     * `in` and `out` are one part of the caller's buffer): nothing moves */
+    if ((st->u.xfer.src.viewed || st->u.xfer.dst.viewed) && st->u.xfer.op == XFER_COPY &&
+        t.src.rank == t.dst.rank && t.src.buffer == t.dst.buffer && t.src.lo == t.dst.lo) {
+        I->step_nocopies++;
+        return INTERP_OK;
+    }
     if (I->split > 1 && t.src.lo % I->split != t.dst.lo % I->split) {
         if (I->in.dx) {
             diag_error(I->in.dx, st->span, "chunk-position",
@@ -282,8 +332,20 @@ static InterpFlow exec_step(Inst *I, const Stmt *st) {
     s->span = st->span;
     I->nsteps++;
     I->cur_step = s;
+    I->step_nocopies = 0;
+    size_t first = I->nxfers;
     InterpFlow f = interp_block(&I->in, st->u.step.body);
     I->cur_step = NULL;
+    if (f == INTERP_OK && I->nxfers == first && I->step_nocopies) {
+        /* a called algorithm's step whose copies all went onto themselves
+         * (its in and out are one view): no step */
+        I->nsteps--;
+        if (I->step_descs && I->nsteps < I->nstep_descs) {
+            free(I->step_descs[I->nsteps]);
+            I->step_descs[I->nsteps] = NULL;
+        }
+        return f;
+    }
     if (!I->describe) I->steps[I->nsteps - 1].count = I->nxfers - I->steps[I->nsteps - 1].first;
     return f;
 }
@@ -360,6 +422,7 @@ static InterpFlow run_header(Inst *I, const SchedParams *p, const int64_t *fixed
                 return INTERP_ERROR;
             }
             I->split = v;
+            if (alg->sym_split) I->in.frame[alg->sym_split->slot] = v;
             split_stmt = (Stmt *)st;
             break;
         }

@@ -89,6 +89,13 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params,
 
 void schedule_free(Schedule *s);
 
+/* For engines that cannot combine several reduces into one chunk at once
+ * (split_reduces.c): a step whose reduces write some chunk more than once
+ * becomes sub-steps, the k-th reduce into a chunk in the k-th. The same
+ * computation in more steps (spans kept; schedule_describe_* then no
+ * longer name the moved transfers' values). Returns the steps added. */
+size_t schedule_split_reduces(Schedule *s);
+
 static inline int64_t schedule_chunks(const Schedule *s, int buffer, int64_t rank) {
     return rank == s->root ? s->chunks_at_root[buffer] : s->chunks_other[buffer];
 }

@@ -1,8 +1,9 @@
 /* layout.c - SG2260 lowering, stage 1: where the buffers live. Every chip
- * gets the same layout, so an address names the same buffer on every chip:
- * `in`, `out`, the scratch buffers in declaration order, each as large as
- * on the rank that needs the most, then the staging area (sized by
- * messages.c), from SG2260_LAYOUT_BASE up, every region 128-byte aligned. */
+ * gets the same DDR layout, so an address names the same buffer on every
+ * chip: `in`, `out`, the scratch buffers in declaration order, each as large
+ * as on the rank that needs the most, then the staging area of routed
+ * transfers (sized by messages.c), from SG2260_LAYOUT_BASE up, every region
+ * aligned (128 bytes, or a sampled simulation's stride). */
 #include "sg2260/lower_internal.h"
 #include "support/util.h"
 
@@ -12,15 +13,15 @@ uint64_t sg2260_chunk_elem_offset(const Schedule *s, uint64_t count, int64_t c) 
     return block * count + pos * (count / P) + (pos < rem ? pos : rem);
 }
 
-uint64_t sg2260_align_up(uint64_t x) {
-    return (x + SG2260_ALIGN - 1) / SG2260_ALIGN * SG2260_ALIGN;
+uint64_t sg2260_align_up(const Lowering *L, uint64_t x) {
+    return (x + L->align - 1) / L->align * L->align;
 }
 
 void sg2260_layout_buffers(Lowering *L) {
     const Schedule *s = L->s;
     Sg2260Layout *lay = L->lay;
     COLLC_ASSERT(s->nbuffers <= (int)ARRAY_LEN(lay->base));
-    uint64_t at = SG2260_LAYOUT_BASE;
+    uint64_t at = sg2260_align_up(L, SG2260_LAYOUT_BASE);
     lay->nbuffers = s->nbuffers;
     for (int k = 0; k < s->nbuffers; k++) {
         uint64_t mx = 0;
@@ -30,7 +31,7 @@ void sg2260_layout_buffers(Lowering *L) {
         }
         lay->base[k] = at;
         lay->bytes[k] = mx;
-        at = sg2260_align_up(at + mx);
+        at = sg2260_align_up(L, at + mx);
     }
     lay->staging = at;
 }

@@ -14,20 +14,28 @@ void lmsg_add(StepWork *w, const LMsg *m) {
     w->msgs[w->nmsgs++] = *m;
 }
 
-void lgen_add(StepWork *w, const LGen *g) {
-    if (w->ngens == w->capgens) {
-        w->capgens = w->capgens ? 2 * w->capgens : 16;
-        w->gens = xrealloc(w->gens, w->capgens * sizeof *w->gens);
+void lgen_add(LGen **v, size_t *n, size_t *cap, const LGen *g) {
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        *v = xrealloc(*v, *cap * sizeof **v);
     }
-    w->gens[w->ngens++] = *g;
-}
-
-int lmsg_link(const Lowering *L, const LMsg *m) {
-    return L->m->port_link[m->from][sg2260_machine_port_to(L->m, m->from, m->to)];
+    (*v)[(*n)++] = *g;
 }
 
 double link_time(const Lowering *L, uint64_t elems, int l) {
-    return (double)(elems * L->es) / (sg2260_machine_link_bw(L->m, l) * 1e3);
+    return (double)(elems * L->es) / (sg2260_machine_link_rate(L->m, l) * 1e3);
+}
+
+double step_link_time(const Lowering *L, const StepWork *w) {
+    double t = 0;
+    for (size_t k = 0; k < w->nmsgs; k++) {
+        double cur = 0;
+        for (size_t j = 0; j < w->nmsgs; j++)
+            if (w->msgs[j].link == w->msgs[k].link && w->msgs[j].from == w->msgs[k].from)
+                cur += link_time(L, w->msgs[j].elems, w->msgs[j].link);
+        if (cur > t) t = cur;
+    }
+    return t;
 }
 
 void lowering_xfer_note(const Lowering *L, size_t xi) {
@@ -35,36 +43,32 @@ void lowering_xfer_note(const Lowering *L, size_t xi) {
     if (d && *d) diag_note(L->dx, L->s->xfers[xi].span, "with %s", d);
 }
 
-/* 1 when the local copies of a step (GENERAL, on the DDR-L2 path) would
- * take longer than its longest link transfer, alone or queued behind the
- * SENDs of their TX channel: the step then lasts longer than its link
- * traffic, which is all the cost model prices. An estimate without start-up
- * latencies, for the statistics. */
+/* "buf[rank][lo]" or "buf[rank][lo .. hi]" */
+static const char *slot_text(Lowering *L, const SlotRange *r) {
+    const char *name = L->s->alg->buffers[r->buffer].name;
+    if (r->hi - r->lo == 1) return arena_printf(L->arena, "%s[%d][%d]", name, (int)r->rank, (int)r->lo);
+    return arena_printf(L->arena, "%s[%d][%d .. %d]", name, (int)r->rank, (int)r->lo, (int)r->hi);
+}
+
+const char *lowering_xfer_text(Lowering *L, size_t xi) {
+    if (!L->xtext[xi]) {
+        const Transfer *t = &L->s->xfers[xi];
+        L->xtext[xi] = arena_printf(L->arena, "%s %s -> %s", t->op == XFER_REDUCE ? "reduce" : "copy",
+                                    slot_text(L, &t->src), slot_text(L, &t->dst));
+    }
+    return L->xtext[xi];
+}
+
+/* 1 when the local copies of a step (VSDMA, on the chip's DDR-L2 path)
+ * would take longer than its busiest link: the step then lasts longer than
+ * its link traffic, which is all the cost model prices. An estimate without
+ * start-up latencies, for the statistics. */
 static int local_exposed(const Lowering *L, const StepWork *w) {
-    const Sg2260Machine *m = L->m;
-    size_t es = L->es;
-    double link = 0, ddr = m->ddr_l2_GBps * 1e3; /* bytes per us */
-    for (size_t k = 0; k < w->nmsgs; k++) {
-        int l = lmsg_link(L, &w->msgs[k]);
-        double t = 0;
-        for (size_t j = 0; j < w->nmsgs; j++)
-            if (w->msgs[j].from == w->msgs[k].from && w->msgs[j].to == w->msgs[k].to)
-                t += link_time(L, w->msgs[j].elems, l);
-        if (t > link) link = t;
-    }
-    for (size_t g = 0; g < w->ngens; g++) {
-        int c = w->gens[g].chip, p = w->gens[g].port, l = m->port_link[c][p];
-        double chip = 0, chan = 0;
-        for (size_t j = 0; j < w->ngens; j++)
-            if (w->gens[j].chip == c) {
-                chip += (double)(w->gens[j].elems * es) / ddr;
-                if (w->gens[j].port == p) chan += (double)(w->gens[j].elems * es) / ddr;
-            }
-        for (size_t j = 0; j < w->nmsgs; j++)
-            if (w->msgs[j].from == c && w->msgs[j].to == m->port_peer[c][p])
-                chan += link_time(L, w->msgs[j].elems, l);
-        if (chip > link * 1.0001 || chan > link * 1.0001) return 1;
-    }
+    double link = step_link_time(L, w), ddr = L->m->ddr_l2_GBps * 1e3; /* bytes per us */
+    double chip[SG2260_MAX_CHIPS] = {0};
+    for (size_t g = 0; g < w->ngens; g++) chip[w->gens[g].chip] += (double)(w->gens[g].elems * L->es) / ddr;
+    for (int c = 0; c < SG2260_MAX_CHIPS; c++)
+        if (chip[c] > link * 1.0001) return 1;
     return 0;
 }
 
@@ -74,11 +78,14 @@ static void count_steps(Lowering *L) {
     for (size_t si = 0; si < L->s->nsteps; si++) {
         const StepWork *w = &L->work[si];
         if (w->ngens && w->nmsgs && local_exposed(L, w)) st->local_exposed++;
-        if (w->nmsgs == 0 && w->ngens > 0) st->local_steps++;
-        /* messages per link: the pieces of one transfer count once */
+        if (w->nmsgs == 0 && (w->ngens > 0 || w->nreds > 0)) st->local_steps++;
+        /* messages per link direction (runs of the sorted messages): the
+         * pieces of one transfer count once */
         for (size_t k = 0, run = 0; k < w->nmsgs; k++) {
-            int same = k && w->msgs[k].from == w->msgs[k - 1].from && w->msgs[k].to == w->msgs[k - 1].to;
-            run = same ? run + (w->msgs[k].segment == 0) : 1;
+            const LMsg *a = &w->msgs[k], *p = k ? &w->msgs[k - 1] : NULL;
+            int same_dir = p && p->from == a->from && p->link == a->link;
+            int same_xfer = same_dir && p->xi == a->xi && p->hop == a->hop;
+            run = !same_dir ? 1 : run + !same_xfer;
             if (run > st->max_link_msgs) st->max_link_msgs = run;
         }
     }
@@ -89,18 +96,24 @@ int sg2260_lower(const Schedule *s, const Sg2260LowerOptions *o, DiagEngine *dx,
     memset(lay, 0, sizeof *lay);
     memset(st, 0, sizeof *st);
     size_t nw = s->nsteps ? s->nsteps : 1;
-    Lowering L = {.s = s, .o = o, .m = o->machine, .es = sg2260_dtype_size(o->dtype), .dx = dx, .arena = arena,
-                  .lay = lay, .st = st, .work = xcalloc(nw, sizeof *L.work)};
+    uint64_t align = o->align ? o->align : SG2260_ALIGN;
+    COLLC_ASSERT(align >= SG2260_ALIGN && (align & (align - 1)) == 0);
+    Lowering L = {.s = s, .o = o, .m = o->machine, .es = sg2260_dtype_size(o->dtype), .align = align,
+                  .stage = !o->machine->reduce_to_ddr, .dx = dx, .arena = arena, .lay = lay, .st = st,
+                  .work = xcalloc(nw, sizeof *L.work), .xtext = xcalloc(s->nxfers + 1, sizeof *L.xtext)};
     sg2260_layout_buffers(&L);
     int failed = sg2260_plan_messages(&L);
     if (!failed) failed = sg2260_place_copies(&L);
+    if (!failed) failed = sg2260_plan_staging(&L);
     count_steps(&L);
     if (!failed) failed = sg2260_write_programs(&L, b);
     for (size_t si = 0; si < s->nsteps; si++) {
         free(L.work[si].msgs);
         free(L.work[si].gens);
+        free(L.work[si].reds);
     }
     free(L.work);
     free(L.local.gens);
+    free(L.xtext);
     return failed ? -1 : 0;
 }

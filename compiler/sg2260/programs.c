@@ -1,23 +1,43 @@
-/* programs.c - SG2260 lowering, stage 5: the descriptor programs. Step by
- * step: the barriers (barriers.c), then every link message as a SEND on
- * the sender's TX and a RECV on the receiver's RX (a routed hop waits for
- * the arrival on the chip before it and signals the next one), then the
- * local copies as GENERALs; SYS END closes every channel that worked. */
+/* programs.c - SG2260 lowering, stage 6: the descriptor programs. Step by
+ * step: the barriers (barriers.c); the GDMA's staging of the step's
+ * reductions (copy each destination chunk into its L2 slot and tell the
+ * receiving port, later wait for the landed reduction and copy the slot
+ * back; a rank-local reduction is a copy in, a REDUCE and a copy out); every
+ * link message as a SEND on the sender's port and a RECV on the receiver's
+ * port (a routed hop waits for the arrival on the chip before it and
+ * signals the next one); the local copies as COPY on the VSDMA engines. SYS
+ * END closes every program. Each descriptor carries a note: its step, the
+ * source line of its transfer, the chip at the other end and the transfer
+ * in the language's terms. */
 #include "sg2260/lower_internal.h"
 #include "support/util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-void sg2260_push(Lowering *L, Sg2260Bundle *b, int chip, int port, Sg2260Chan ch, const Sg2260Desc *d) {
-    /* bundle_program may move other programs: never keep the pointer */
-    sg2260_program_push(sg2260_bundle_program(b, chip, port, ch), d);
+void sg2260_push(Lowering *L, Sg2260Bundle *b, int chip, Sg2260Engine e, int index, const Sg2260Desc *d,
+                 const Sg2260Note *note) {
+    /* bundle_slot may move other programs: never keep the pointer */
+    Sg2260ProgramSlot *sl = sg2260_bundle_slot(b, chip, e, index);
+    sg2260_program_push(&sl->prog, d);
+    sl->notes = xrealloc(sl->notes, (size_t)sl->prog.cap * sizeof *sl->notes);
+    sl->notes[sl->prog.ndescs - 1] = note ? *note : (Sg2260Note){.peer = -1};
     L->st->descs++;
 }
 
-void sg2260_push_sys(Lowering *L, Sg2260Bundle *b, int chip, int port, Sg2260Chan ch, Sg2260Sys sys,
-                     uint32_t id, uint32_t count) {
-    Sg2260Desc d = {.cmd = SG2260_CMD_SYS, .sys = sys, .msg_id = id, .count = count};
-    sg2260_push(L, b, chip, port, ch, &d);
+void sg2260_push_msg(Lowering *L, Sg2260Bundle *b, int chip, int ch, int wait, uint32_t id, uint32_t count,
+                     const Sg2260Note *note) {
+    Sg2260Desc d = {.cmd = SG2260_CMD_SYS, .msg_id = id, .count = count};
+    if (ch < SG2260_CH_GDMA) {
+        int rx = ch % 2 == SG2260_RX;
+        d.sys = wait ? (rx ? SG2260_SYS_RX_WAIT_MSG : SG2260_SYS_TX_WAIT_MSG)
+                     : (rx ? SG2260_SYS_RX_SEND_MSG : SG2260_SYS_TX_SEND_MSG);
+        sg2260_push(L, b, chip, SG2260_CDMA, ch / 2, &d, note);
+    } else {
+        d.sys = wait ? SG2260_SYS_WAIT_MSG : SG2260_SYS_SEND_MSG;
+        if (ch == SG2260_CH_GDMA) sg2260_push(L, b, chip, SG2260_GDMA, 0, &d, note);
+        else sg2260_push(L, b, chip, SG2260_VSDMA, ch - SG2260_CH_VSDMA0, &d, note);
+    }
 }
 
 /* d breaks no static rule of the engine; else reported at step si. */
@@ -28,49 +48,137 @@ static int check(Lowering *L, size_t si, const Sg2260Desc *d) {
     return 1;
 }
 
-/* One hop: SEND on the sender's port, RECV on the receiver's. */
+/* The note of a descriptor of transfer xi in step si. */
+static Sg2260Note note_of(Lowering *L, size_t si, size_t xi, int peer, const char *prefix) {
+    Sg2260Note n = {.step = (int)si + 1, .peer = peer};
+    const Span sp = L->s->xfers[xi].span;
+    if (L->o->sources && span_valid(sp)) {
+        unsigned line, col;
+        source_line_col(L->o->sources, sp.file, sp.lo, &line, &col);
+        n.line = (int)line;
+    }
+    const char *x = lowering_xfer_text(L, xi);
+    n.what = prefix ? arena_printf(L->arena, "%s: %s", prefix, x) : x;
+    return n;
+}
+
+static void view(Sg2260Shape *sh, uint64_t elems) {
+    if (sg2260_shape_packed(elems, sh)) COLLC_UNREACHABLE("piece does not pack");
+}
+
+/* A GDMA copy between DDR and L2 (or DDR and DDR). */
+static int gdma_copy(Lowering *L, Sg2260Bundle *b, size_t si, int chip, uint64_t src, uint64_t dst, uint64_t elems,
+                     Sg2260Op op, const Sg2260Note *note) {
+    Sg2260Desc d = {.cmd = op == SG2260_OP_NONE ? SG2260_CMD_COPY : SG2260_CMD_REDUCE, .dtype = L->o->dtype,
+                    .op = op, .src = src, .dst = dst};
+    view(&d.shape, elems);
+    d.dshape = d.shape;
+    if (check(L, si, &d)) return 1;
+    sg2260_push(L, b, chip, SG2260_GDMA, 0, &d, note);
+    return 0;
+}
+
+/* Staged item j of a chip's step: a link reduction (lm) or a local one (r). */
+typedef struct Staged {
+    const LMsg *lm;
+    const LGen *r;
+    uint64_t slot, bytes;
+    int out_pending;
+} Staged;
+
+static int stage_out(Lowering *L, Sg2260Bundle *b, size_t si, int c, Staged *it) {
+    Sg2260Note n = note_of(L, si, it->lm->xi, -1, "stage out");
+    sg2260_push_msg(L, b, c, SG2260_CH_GDMA, 1, SG2260_MSG_REDUCED + (uint32_t)it->lm->rx_port, 1, &n);
+    it->out_pending = 0;
+    return gdma_copy(L, b, si, c, it->slot, it->lm->ddr_dst, it->lm->elems, SG2260_OP_NONE, &n);
+}
+
+/* The GDMA program of chip c in step si: staging in the order staging.c
+ * gave out the slots; a slot is copied in only after its previous user was
+ * copied out. */
+static int gdma_step(Lowering *L, Sg2260Bundle *b, size_t si, int c) {
+    const StepWork *w = &L->work[si];
+    size_t n = 0;
+    Staged *it = xmalloc((w->nmsgs + w->nreds + 1) * sizeof *it);
+    for (size_t k = 0; k < w->nmsgs; k++)
+        if (w->msgs[k].to == c && w->msgs[k].staged)
+            it[n++] = (Staged){&w->msgs[k], NULL, w->msgs[k].dst, w->msgs[k].elems * L->es, 0};
+    for (size_t k = 0; k < w->nreds; k++)
+        if (w->reds[k].chip == c) it[n++] = (Staged){NULL, &w->reds[k], w->reds[k].slot, w->reds[k].elems * L->es, 0};
+    int failed = 0;
+    for (size_t j = 0; j < n && !failed; j++) {
+        for (size_t i = 0; i < j && !failed; i++)
+            if (it[i].out_pending && it[i].slot < it[j].slot + it[j].bytes && it[j].slot < it[i].slot + it[i].bytes)
+                failed = stage_out(L, b, si, c, &it[i]);
+        if (failed) break;
+        if (it[j].lm) {
+            Sg2260Note nt = note_of(L, si, it[j].lm->xi, -1, "stage in");
+            failed = gdma_copy(L, b, si, c, it[j].lm->ddr_dst, it[j].slot, it[j].lm->elems, SG2260_OP_NONE, &nt);
+            sg2260_push_msg(L, b, c, SG2260_CH_GDMA, 0, SG2260_MSG_STAGED + (uint32_t)it[j].lm->rx_port, 1, &nt);
+            it[j].out_pending = 1;
+        } else {
+            const LGen *r = it[j].r;
+            Sg2260Note nt = note_of(L, si, r->xi, -1, NULL);
+            failed = gdma_copy(L, b, si, c, r->dst, r->slot, r->elems, SG2260_OP_NONE, &nt) ||
+                     gdma_copy(L, b, si, c, r->src, r->slot, r->elems, r->op, &nt) ||
+                     gdma_copy(L, b, si, c, r->slot, r->dst, r->elems, SG2260_OP_NONE, &nt);
+        }
+    }
+    for (size_t j = 0; j < n && !failed; j++)
+        if (it[j].out_pending) failed = stage_out(L, b, si, c, &it[j]);
+    free(it);
+    return failed;
+}
+
+/* One hop: SEND on the sender's port, RECV on the receiver's port (into an
+ * L2 slot when staged). */
 static int message(Lowering *L, size_t si, const LMsg *lm, Sg2260Bundle *b) {
-    const Sg2260Machine *m = L->m;
-    int ptx = sg2260_machine_port_to(m, lm->from, lm->to), prx = sg2260_machine_port_to(m, lm->to, lm->from);
-    if (lm->hop > 0)
-        sg2260_push_sys(L, b, lm->from, ptx, SG2260_TX, SG2260_SYS_TX_WAIT_MSG,
-                        SG2260_FWD_MSG_BASE + 8 * (uint32_t)lm->in_port + (uint32_t)ptx, 1);
+    Sg2260Note ntx = note_of(L, si, lm->xi, lm->to, NULL), nrx = note_of(L, si, lm->xi, lm->from, NULL);
+    if (lm->hop > 0) {
+        Sg2260Note nf = note_of(L, si, lm->xi, lm->to, "forward");
+        sg2260_push_msg(L, b, lm->from, 2 * lm->tx_port + SG2260_TX, 1,
+                        SG2260_MSG_FWD + 11 * (uint32_t)lm->in_port + (uint32_t)lm->tx_port, 1, &nf);
+    }
     Sg2260Desc d;
     memset(&d, 0, sizeof d);
     d.cmd = SG2260_CMD_SEND;
     d.dtype = L->o->dtype;
     d.psum = lm->op != SG2260_OP_NONE ? SG2260_PSUM_WR : SG2260_PSUM_WO;
     d.src = lm->src;
-    if (sg2260_shape_packed(lm->elems, &d.shape)) COLLC_UNREACHABLE("piece does not pack");
+    view(&d.shape, lm->elems);
     if (check(L, si, &d)) return 1;
-    sg2260_push(L, b, lm->from, ptx, SG2260_TX, &d);
+    sg2260_push(L, b, lm->from, SG2260_CDMA, lm->tx_port, &d, &ntx);
+    int rxch = 2 * lm->rx_port + SG2260_RX;
+    if (lm->staged) sg2260_push_msg(L, b, lm->to, rxch, 1, SG2260_MSG_STAGED + (uint32_t)lm->rx_port, 1, &nrx);
     d.cmd = SG2260_CMD_RECV;
     d.psum = SG2260_PSUM_WO;
     d.src = 0;
     d.dst = lm->dst;
     d.op = lm->op;
     if (check(L, si, &d)) return 1;
-    sg2260_push(L, b, lm->to, prx, SG2260_RX, &d);
-    if (lm->out_port >= 0)
-        sg2260_push_sys(L, b, lm->to, prx, SG2260_RX, SG2260_SYS_RX_SEND_MSG,
-                        SG2260_FWD_MSG_BASE + 8 * (uint32_t)prx + (uint32_t)lm->out_port, 0);
+    sg2260_push(L, b, lm->to, SG2260_CDMA, lm->rx_port, &d, &nrx);
+    if (lm->staged) sg2260_push_msg(L, b, lm->to, rxch, 0, SG2260_MSG_REDUCED + (uint32_t)lm->rx_port, 1, &nrx);
+    if (lm->out_port >= 0) {
+        Sg2260Note nf = note_of(L, si, lm->xi, lm->from, "forward");
+        sg2260_push_msg(L, b, lm->to, rxch, 0, SG2260_MSG_FWD + 11 * (uint32_t)lm->rx_port + (uint32_t)lm->out_port, 1,
+                        &nf);
+    }
     return 0;
 }
 
-/* One local copy: GENERAL on the chip's TX channel of g->port. */
-static int general(Lowering *L, size_t si, const LGen *g, Sg2260Bundle *b) {
+/* One local copy: COPY on the chip's VSDMA g->core. */
+static int copy(Lowering *L, size_t si, const LGen *g, Sg2260Bundle *b) {
     Sg2260Desc d;
     memset(&d, 0, sizeof d);
-    d.cmd = SG2260_CMD_GENERAL;
+    d.cmd = SG2260_CMD_COPY;
     d.dtype = L->o->dtype;
-    d.op = g->op;
     d.src = g->src;
     d.dst = g->dst;
-    d.src_chip = d.dst_chip = g->chip;
-    if (sg2260_shape_packed(g->elems, &d.shape)) COLLC_UNREACHABLE("piece does not pack");
+    view(&d.shape, g->elems);
     d.dshape = d.shape;
     if (check(L, si, &d)) return 1;
-    sg2260_push(L, b, g->chip, g->port, SG2260_TX, &d);
+    Sg2260Note n = note_of(L, si, g->xi, -1, NULL);
+    sg2260_push(L, b, g->chip, SG2260_VSDMA, g->core, &d, &n);
     return 0;
 }
 
@@ -80,14 +188,29 @@ int sg2260_write_programs(Lowering *L, Sg2260Bundle *b) {
     for (size_t si = 0; si < L->s->nsteps; si++) {
         const StepWork *w = &L->work[si];
         sg2260_step_barriers(L, &bs, si, b);
+        for (int c = 0; c < L->m->nchips; c++)
+            if (gdma_step(L, b, si, c)) return 1;
         for (size_t k = 0; k < w->nmsgs; k++)
             if (message(L, si, &w->msgs[k], b)) return 1;
         for (size_t k = 0; k < w->ngens; k++)
-            if (general(L, si, &w->gens[k], b)) return 1;
+            if (copy(L, si, &w->gens[k], b)) return 1;
     }
+    Sg2260Desc end = {.cmd = SG2260_CMD_SYS, .sys = SG2260_SYS_END};
     for (int c = 0; c < L->m->nchips; c++)
-        for (int k = 0; k < SG2260_CHANNELS; k++)
-            if (bs.used[c][k]) sg2260_push_sys(L, b, c, k / 2, (Sg2260Chan)(k % 2), SG2260_SYS_END, 0, 0);
-    L->st->channels = b->nslots;
+        for (int k = 0; k < SG2260_CHANNELS; k++) {
+            if (!bs.used[c][k]) continue;
+            if (k < SG2260_CH_GDMA) { /* one END per port program, for both sides */
+                if (k % 2 == SG2260_RX && bs.used[c][k - 1]) continue;
+                sg2260_push(L, b, c, SG2260_CDMA, k / 2, &end, NULL);
+                L->st->cdma_programs++;
+            } else if (k == SG2260_CH_GDMA) {
+                sg2260_push(L, b, c, SG2260_GDMA, 0, &end, NULL);
+                L->st->gdma_programs++;
+            } else {
+                sg2260_push(L, b, c, SG2260_VSDMA, k - SG2260_CH_VSDMA0, &end, NULL);
+                L->st->vsdma_programs++;
+            }
+        }
+    L->st->programs = b->nslots;
     return 0;
 }

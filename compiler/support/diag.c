@@ -525,6 +525,14 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
     } else {
         start_record(d, sev, promoted, span, code, msg);
     }
+    /* Inside a called algorithm: the chain of calls, innermost first (like
+     * an include stack). */
+    const SourceFile *f = span_valid(span) ? source_file(d->sm, span.file) : NULL;
+    for (int depth = 0; f && f->note && depth < 64; depth++) {
+        Span site = f->site;
+        diag_note(d, site, "%s", f->note);
+        f = span_valid(site) ? source_file(d->sm, site.file) : NULL;
+    }
     return (int)sev;
 }
 

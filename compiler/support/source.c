@@ -27,8 +27,9 @@ void source_init(SourceManager *sm) {
 void source_free(SourceManager *sm) {
     for (size_t i = 0; i < sm->nfiles; i++) {
         free((void *)sm->files[i].path);
-        free(sm->files[i].text);
+        if (sm->files[i].real == i) free(sm->files[i].text); /* an expansion borrows it */
         free(sm->files[i].line_starts);
+        free(sm->files[i].note);
     }
     free(sm->files);
     source_init(sm);
@@ -49,6 +50,9 @@ static int add_owned(SourceManager *sm, const char *name, char *text, size_t len
     f->len = len;
     f->line_starts = NULL;
     f->nlines = 0;
+    f->real = (uint32_t)sm->nfiles;
+    f->site = span_none();
+    f->note = NULL;
     return (int)sm->nfiles++;
 }
 
@@ -140,6 +144,22 @@ int source_add(SourceManager *sm, const char *name, const char *text, size_t len
 const SourceFile *source_file(const SourceManager *sm, uint32_t id) {
     if (id >= sm->nfiles) return NULL;
     return &sm->files[id];
+}
+
+uint32_t source_add_expansion(SourceManager *sm, uint32_t of, Span site, const char *note) {
+    COLLC_ASSERT(of < sm->nfiles);
+    uint32_t real = sm->files[of].real;
+    const char *path = sm->files[real].path;
+    char *text = sm->files[real].text;
+    size_t len = sm->files[real].len;
+    int id = add_owned(sm, path, text, len);
+    SourceFile *f = &sm->files[id];
+    f->real = real;
+    f->site = site;
+    size_t n = strlen(note);
+    f->note = xmalloc(n + 1);
+    memcpy(f->note, note, n + 1);
+    return (uint32_t)id;
 }
 
 static void build_lines(SourceFile *f) {

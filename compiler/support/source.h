@@ -33,6 +33,12 @@ typedef struct SourceFile {
     size_t len;            /* bytes, excluding the terminator */
     uint32_t *line_starts; /* byte offset of each line start, computed lazily */
     size_t nlines;
+    /* An expansion (source_add_expansion): the text of file `real`, reached
+     * through the call at `site`; diagnostics in it add the note `note`
+     * there, and so on up the chain of calls (like an include stack). */
+    uint32_t real;         /* the file whose text this is (itself if real) */
+    Span site;             /* span_none() for a real file */
+    char *note;            /* NULL for a real file */
 } SourceFile;
 
 typedef struct SourceManager {
@@ -48,6 +54,11 @@ int  source_load(SourceManager *sm, const char *path);
 /* Adds an in-memory buffer (tests, -e). Returns the file id. */
 int  source_add(SourceManager *sm, const char *name, const char *text, size_t len);
 const SourceFile *source_file(const SourceManager *sm, uint32_t id);
+/* A new file id for the text of file `of` as reached through a call at
+ * `site` (of may itself be an expansion: the text is then its real file's).
+ * Spans into it show that text; `note` ("in 'x', called by 'y' here") is
+ * what diagnostics say at `site`. Returns the id. */
+uint32_t source_add_expansion(SourceManager *sm, uint32_t of, Span site, const char *note);
 /* 1-based line and column (column counts bytes, as GCC does by default). */
 void source_line_col(SourceManager *sm, uint32_t file, uint32_t off,
                      unsigned *line, unsigned *col);

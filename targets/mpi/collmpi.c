@@ -294,6 +294,8 @@ static int is_named(MPI_Datatype dt) {
 /* The one named type `dt` is made of (its type signature is n copies of
  * it), or MPI_DATATYPE_NULL when it mixes types or cannot be decoded. */
 static MPI_Datatype base_type(MPI_Datatype dt, int depth) {
+    coll_dtype named;
+    if (named_dtype(dt, &named)) return dt; /* the common case, without an MPI call */
     int ni, na, nd, comb;
     if (dt == MPI_DATATYPE_NULL || depth > 16 ||
         PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
@@ -338,12 +340,20 @@ static MPI_Datatype base_type(MPI_Datatype dt, int depth) {
     return ok ? base : MPI_DATATYPE_NULL;
 }
 
+/* MPI_Type_size of `dt`; -1 if it cannot be known. Every call's decision
+ * asks: the named types the kernels reduce answer without an MPI call. */
+static int type_size(MPI_Datatype dt) {
+    coll_dtype named;
+    if (named_dtype(dt, &named)) return (int)coll_dtype_size(named);
+    int size;
+    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) return -1;
+    return size;
+}
+
 /* Byte size of `count` elements of `dt`; -1 if it cannot be known. */
 static long long type_bytes(int count, MPI_Datatype dt) {
-    int size;
-    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
-        size < 0)
-        return -1;
+    int size = type_size(dt);
+    if (count < 0 || size < 0) return -1;
     return (long long)count * size;
 }
 
@@ -365,8 +375,8 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
         *why = "bad op";
         return COLL_ERR_BAD_OP;
     }
-    int size = 0;
-    if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size <= 0) {
+    int size = type_size(dt);
+    if (size <= 0) {
         *why = "bad datatype";
         return COLL_ERR_BAD_DTYPE;
     }
@@ -375,9 +385,8 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
      * of for predefined ops; the datatype itself for user ops (their
      * function is called with it). */
     MPI_Datatype elem = predefined ? base_type(dt, 0) : dt;
-    int esize = 0;
-    if (elem == MPI_DATATYPE_NULL || PMPI_Type_size(elem, &esize) != MPI_SUCCESS || esize <= 0 ||
-        size % esize) {
+    int esize = type_size(elem);
+    if (esize <= 0 || size % esize) {
         *why = "datatype mixes element types";
         return COLL_ERR_BAD_DTYPE;
     }
@@ -777,6 +786,41 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
 
 /* ---- the entry points ---- */
 
+const char *collmpi_refusal(coll_collective coll, const collmpi_call *m, int rc, char *buf,
+                            size_t len) {
+    if (rc != COLL_ERR_NOT_APPLICABLE) return coll_strerror(rc);
+    if (is_root_coll(coll))
+        snprintf(buf, len, "does not apply for N = %d, root %d (a `require` fails)", m->nranks,
+                 m->root);
+    else
+        snprintf(buf, len, "does not apply for N = %d (a `require` fails)", m->nranks);
+    return buf;
+}
+
+int collmpi_execute(const collmpi_args *a, collmpi_call *m, void (*fn)(void), int *mpi_err,
+                    const char **why, int *staged) {
+    *mpi_err = MPI_SUCCESS;
+    int rc = collmpi_prepare(a, m, why);
+    if (staged) *staged = m->staged;
+    if (rc != COLL_OK) return rc;
+    rc = collmpi_invoke(a->coll, m, a->comm, fn, mpi_err);
+    rc = collmpi_unstage(m, rc, mpi_err);
+    *why = coll_strerror(rc);
+    return rc;
+}
+
+int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_err,
+                const char *alg, const char *why, int local) {
+    if (rc == COLL_OK) return collmpi_error(COLL_OK, MPI_SUCCESS, NULL);
+    char reason[REASON_LEN];
+    snprintf(reason, sizeof reason, "%s: %s", alg, why);
+    int code = collmpi_error(rc, mpi_err, reason);
+    collmpi_log(a->coll, m, local, "error:", reason);
+    /* As an MPI collective: errors go through the communicator's handler. */
+    if (a->comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(a->comm, code);
+    return code;
+}
+
 /* A direct call never falls back to the MPI library: the algorithm runs or
  * the call fails, with the same refusal on every rank for everything
  * collmpi_decide and collmpi_applies look at. */
@@ -784,7 +828,7 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
     collmpi_call m;
     const char *why = "";
     const coll_alg_info *info = NULL;
-    char detail[160] = "";
+    char detail[160];
     int mpi_err = MPI_SUCCESS, local = 0;
     int rc = collmpi_decide(a, &m, &why);
     if (rc != COLL_OK && m.nranks > 0) {
@@ -796,37 +840,14 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
     }
     if (rc == COLL_OK) {
         rc = collmpi_applies(a->coll, &m, fn, &info);
-        if (rc == COLL_ERR_NOT_APPLICABLE) {
-            if (is_root_coll(a->coll))
-                snprintf(detail, sizeof detail, "does not apply for N = %d, root %d (a `require` fails)",
-                         m.nranks, m.root);
-            else
-                snprintf(detail, sizeof detail, "does not apply for N = %d (a `require` fails)",
-                         m.nranks);
-            why = detail;
-        } else if (rc != COLL_OK) {
-            why = coll_strerror(rc);
-        }
+        if (rc != COLL_OK) why = collmpi_refusal(a->coll, &m, rc, detail, sizeof detail);
     }
     if (rc == COLL_OK) {
         local = 1;
-        rc = collmpi_prepare(a, &m, &why);
+        rc = collmpi_execute(a, &m, fn, &mpi_err, &why, NULL);
     }
-    if (rc == COLL_OK) {
-        rc = collmpi_invoke(a->coll, &m, a->comm, fn, &mpi_err);
-        rc = collmpi_unstage(&m, rc, &mpi_err);
-        why = coll_strerror(rc);
-    }
-    char reason[REASON_LEN];
-    snprintf(reason, sizeof reason, "%s: %s", info && info->name ? info->name : collmpi_mpi_name(a->coll),
-             why);
-    int code = collmpi_error(rc, mpi_err, reason);
-    if (code != MPI_SUCCESS) {
-        collmpi_log(a->coll, &m, local, "error:", reason);
-        /* As an MPI collective: errors go through the communicator's handler. */
-        if (a->comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(a->comm, code);
-    }
-    return code;
+    return collmpi_end(a, &m, rc, mpi_err,
+                       info && info->name ? info->name : collmpi_mpi_name(a->coll), why, local);
 }
 
 #define FN(f) ((void (*)(void))(f))

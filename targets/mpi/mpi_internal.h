@@ -111,6 +111,24 @@ int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void
  * coll_status; *mpi_err gets the MPI code of a transport failure. */
 int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
                    int *mpi_err);
+/* Steps 3 and 4 of a call that collmpi_decide and collmpi_applies
+ * accepted: collmpi_prepare, collmpi_invoke of `fn`, collmpi_unstage.
+ * Returns the coll_status with *why its reason and *mpi_err the MPI code of
+ * a transport failure; *staged (if not NULL) tells whether a buffer was
+ * packed. */
+int collmpi_execute(const collmpi_args *a, collmpi_call *m, void (*fn)(void), int *mpi_err,
+                    const char **why, int *staged);
+/* Why collmpi_applies refused m (status rc), the same on every rank:
+ * "does not apply for N = n[, root r] (a `require` fails)" (in buf) or the
+ * status's text. */
+const char *collmpi_refusal(coll_collective coll, const collmpi_call *m, int rc, char *buf,
+                            size_t len);
+/* The end of a call of status rc: MPI_SUCCESS, or the MPI code of
+ * collmpi_error with the reason "alg: why", logged (COLLMPI_DEBUG; `local`:
+ * a fact of this rank only) and passed to the communicator's error handler
+ * as an MPI collective does. No formatting on success. */
+int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_err,
+                const char *alg, const char *why, int local);
 /* coll_status -> MPI error code: for COLL_ERR_TRANSPORT the MPI code
  * itself, else a code of the status's error class (MPI_ERR_OP ...) whose
  * MPI_Error_string is "collc: " + reason (the class itself where the MPI

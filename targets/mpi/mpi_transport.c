@@ -364,40 +364,28 @@ static int add_req(coll_comm *c, int op_index) {
     return (int)c->nreqs++;
 }
 
-/* A send on a communicator without MPI: only a solo communicator's message
- * to itself has somewhere to go. Cut into segments as an MPI send is. */
-static void send_local(struct coll_call *cl, int64_t peer, const char *p, size_t bytes) {
-    coll_comm *c = cl->comm;
-    if (c->probe || peer != c->rank) {
-        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
-        return;
-    }
-    for (size_t off = 0; off < bytes; off += c->seg) {
-        size_t n = bytes - off < c->seg ? bytes - off : c->seg;
-        if (!collrt_grow((void **)&c->sends, &c->cap_sends, c->nself + 1, sizeof *c->sends)) {
-            collrt_fail(&cl->b, COLL_ERR_NOMEM);
-            return;
-        }
-        c->sends[c->nself++] = (sent){MPI_REQUEST_NULL, p + off, n, c->step};
-    }
-}
-
 void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
     if (!check_peer(cl, peer) || bytes == 0) return;
     coll_comm *c = cl->comm;
     const char *p = src;
-    if (c->mpi == MPI_COMM_NULL) {
-        send_local(cl, peer, p, bytes);
+    /* Without MPI only a solo communicator's message to itself has
+     * somewhere to go: it waits in sends[0, nself) for its receive, cut into
+     * segments as an MPI send is (the receive's lengths match). */
+    int local = c->mpi == MPI_COMM_NULL;
+    if (local && (c->probe || peer != c->rank)) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
         return;
     }
+    size_t *nsent = local ? &c->nself : &c->nsends;
     for (size_t off = 0; off < bytes; off += c->seg) {
         size_t n = bytes - off < c->seg ? bytes - off : c->seg;
-        if (!collrt_grow((void **)&c->sends, &c->cap_sends, c->nsends + 1, sizeof *c->sends)) {
+        if (!collrt_grow((void **)&c->sends, &c->cap_sends, *nsent + 1, sizeof *c->sends)) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
             return;
         }
-        sent *x = &c->sends[c->nsends++];
+        sent *x = &c->sends[(*nsent)++];
         *x = (sent){MPI_REQUEST_NULL, p + off, n, c->step};
+        if (local) continue;
         int rc = PMPI_Isend(p + off, (int)n, MPI_BYTE, (int)peer, tag_of(c), c->mpi, &x->req);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);

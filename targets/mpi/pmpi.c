@@ -359,13 +359,13 @@ static int try_collc(const collmpi_args *a, int *code) {
         return 0;
     }
     rule *chosen = NULL;
-    int matched = 0;
+    int matched = 0;        /* rules of this collective, size and N */
     char refused[160] = "";
     for (int i = 0; i < nrules && !chosen; i++) {
         rule *r = &rules[i];
         if (!r->fn || r->coll != a->coll) continue;
         if (m.total_bytes < r->lo || m.total_bytes >= r->hi || !n_ok(r, m.nranks)) continue;
-        matched = 1;
+        matched++;
         const coll_alg_info *info;
         int ar = collmpi_applies(a->coll, &m, r->fn, &info);
         if (ar == COLL_OK) {
@@ -375,13 +375,10 @@ static int try_collc(const collmpi_args *a, int *code) {
         /* The same on every rank: the probe sees N, the root and the
          * decided dtype and op only. */
         if (!*refused) {
-            if (ar != COLL_ERR_NOT_APPLICABLE)
-                snprintf(refused, sizeof refused, "%s: %s", r->alg, coll_strerror(ar));
-            else if (collrt_collectives[a->coll].rooted)
-                snprintf(refused, sizeof refused, "%s does not apply for N = %d, root %d", r->alg,
-                         m.nranks, m.root);
-            else
-                snprintf(refused, sizeof refused, "%s does not apply for N = %d", r->alg, m.nranks);
+            char text[120];
+            snprintf(refused, sizeof refused, "%s%s%s", r->alg,
+                     ar == COLL_ERR_NOT_APPLICABLE ? " " : ": ",
+                     collmpi_refusal(a->coll, &m, ar, text, sizeof text));
         }
         collmpi_log(a->coll, &m, 0, "not applicable:", r->alg);
     }
@@ -397,27 +394,15 @@ static int try_collc(const collmpi_args *a, int *code) {
         collmpi_log(a->coll, &m, 0, "MPI library:", detail);
         return 0;
     }
-    int mpi_err = MPI_SUCCESS;
-    rc = collmpi_prepare(a, &m, &why);
-    int packed = m.staged;
-    if (rc == COLL_OK) {
-        rc = collmpi_invoke(a->coll, &m, a->comm, chosen->fn, &mpi_err);
-        rc = collmpi_unstage(&m, rc, &mpi_err);
-        why = coll_strerror(rc);
-    }
+    int mpi_err, staged;
+    rc = collmpi_execute(a, &m, chosen->fn, &mpi_err, &why, &staged);
     if (debug) {
         char detail[600];
         snprintf(detail, sizeof detail, "(collc, %s%s)", chosen->object,
-                 packed ? "; non-contiguous datatype packed" : "");
+                 staged ? "; non-contiguous datatype packed" : "");
         collmpi_log(a->coll, &m, 0, chosen->alg, detail);
     }
-    char reason[300];
-    snprintf(reason, sizeof reason, "%s: %s", chosen->alg, why);
-    *code = collmpi_error(rc, mpi_err, reason);
-    if (*code != MPI_SUCCESS) {
-        collmpi_log(a->coll, &m, 1, "error:", reason);
-        PMPI_Comm_call_errhandler(a->comm, *code);
-    }
+    *code = collmpi_end(a, &m, rc, mpi_err, chosen->alg, why, 1);
     return 1;
 }
 

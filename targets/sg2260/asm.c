@@ -2,7 +2,9 @@
  *
  * One descriptor per line, `KEYWORD key=value ...`; the disassembler prints
  * the canonical form with every field, the assembler also accepts defaults
- * (op=none, psum=wo, contiguous strides, dshape=shape, elems=K). */
+ * (op=none, psum=wo, contiguous strides, dshape=shape, elems=K). Addresses
+ * are DDR offsets (0x10000) or L2 SRAM offsets (l2:0x100); chip-qualified
+ * ones (WRITE, READ, GENERAL) are CHIP:ADDR. */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,9 +13,14 @@
 
 #include "internal.h"
 
+static int addr_str(char *buf, size_t cap, uint64_t a) {
+    if (SG2260_ADDR_TAG(a) == SG2260_TAG_L2)
+        return snprintf(buf, cap, "l2:0x%llx", (unsigned long long)(a & SG2260_OFFSET_MASK));
+    return snprintf(buf, cap, "0x%llx", (unsigned long long)a);
+}
+
 static int shape_str(char *buf, size_t cap, const Sg2260Shape *s, const char *sk, const char *tk) {
-    return snprintf(buf, cap, " %s=%u,%u,%u,%u %s=%u,%u,%u,%u", sk, s->n, s->c, s->h, s->w, tk,
-                    s->sn, s->sc, s->sh, s->sw);
+    return snprintf(buf, cap, " %s=%u,%u,%u,%u %s=%u,%u,%u", sk, s->n, s->c, s->h, s->w, tk, s->sn, s->sc, s->sh);
 }
 
 int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap) {
@@ -25,39 +32,48 @@ int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap) {
     } while (0)
     if (cap) buf[0] = 0;
     OUT("%s", sg2260_cmd_name(d->cmd));
-    char tmp[160];
+    char tmp[160], a1[48], a2[48];
+    addr_str(a1, sizeof a1, d->src);
+    addr_str(a2, sizeof a2, d->dst);
     switch (d->cmd) {
     case SG2260_CMD_SYS:
         OUT(" %s", sg2260_sys_name(d->sys));
-        if (d->sys >= SG2260_SYS_TX_SEND_MSG || d->msg_id || d->count)
-            OUT(" id=%u count=%u", d->msg_id, d->count);
-        if (d->sys == SG2260_SYS_TRWR || d->dst || d->imm)
-            OUT(" dst=0x%llx imm=0x%x", (unsigned long long)d->dst, d->imm);
+        if (d->sys >= SG2260_SYS_TX_SEND_MSG) OUT(" id=%u count=%u", d->msg_id, d->count);
+        if (d->sys == SG2260_SYS_TRWR) OUT(" imm=0x%x", d->imm);
         break;
     case SG2260_CMD_SEND:
-        OUT(" dtype=%s psum=%s src=0x%llx", sg2260_dtype_name(d->dtype),
-            d->psum == SG2260_PSUM_WR ? "wr" : d->psum == SG2260_PSUM_WO ? "wo" : "?",
-            (unsigned long long)d->src);
+        OUT(" dtype=%s psum=%s src=%s", sg2260_dtype_name(d->dtype),
+            d->psum == SG2260_PSUM_WR ? "wr" : d->psum == SG2260_PSUM_WO ? "wo" : "?", a1);
         shape_str(tmp, sizeof tmp, &d->shape, "shape", "stride");
         OUT("%s", tmp);
         break;
     case SG2260_CMD_RECV:
-        OUT(" dtype=%s op=%s dst=0x%llx", sg2260_dtype_name(d->dtype), sg2260_op_name(d->op),
-            (unsigned long long)d->dst);
+        OUT(" dtype=%s op=%s dst=%s", sg2260_dtype_name(d->dtype), sg2260_op_name(d->op), a2);
         shape_str(tmp, sizeof tmp, &d->shape, "shape", "stride");
         OUT("%s", tmp);
         break;
+    case SG2260_CMD_GENERAL:
+        OUT(" dtype=%s src=%d:%s dst=%d:%s len=%u", sg2260_dtype_name(d->dtype), d->src_chip, a1, d->dst_chip, a2,
+            d->length);
+        break;
     case SG2260_CMD_WRITE:
     case SG2260_CMD_READ:
-    case SG2260_CMD_GENERAL:
-        OUT(" dtype=%s op=%s src=%d:0x%llx dst=%d:0x%llx", sg2260_dtype_name(d->dtype),
-            sg2260_op_name(d->op), d->src_chip, (unsigned long long)d->src, d->dst_chip,
-            (unsigned long long)d->dst);
+    case SG2260_CMD_COPY:
+    case SG2260_CMD_REDUCE: {
+        int chips = d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ;
+        OUT(" dtype=%s", sg2260_dtype_name(d->dtype));
+        if (d->op != SG2260_OP_NONE || d->cmd == SG2260_CMD_REDUCE) OUT(" op=%s", sg2260_op_name(d->op));
+        if (d->fill) OUT(" fill=0x%x", d->imm);
+        if (chips) OUT(" src=%d:%s", d->src_chip, a1);
+        else OUT(" src=%s", a1);
+        if (chips) OUT(" dst=%d:%s", d->dst_chip, a2);
+        else OUT(" dst=%s", a2);
         shape_str(tmp, sizeof tmp, &d->shape, "shape", "stride");
         OUT("%s", tmp);
         shape_str(tmp, sizeof tmp, &d->dshape, "dshape", "dstride");
         OUT("%s", tmp);
         break;
+    }
     default: break;
     }
 #undef OUT
@@ -66,25 +82,37 @@ int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap) {
 
 static int lookup(const char *s, const char *const *names, int n) {
     for (int i = 0; i < n; i++)
-        if (!strcasecmp(s, names[i])) return i;
+        if (names[i] && !strcasecmp(s, names[i])) return i;
     return -1;
 }
 
-static int parse_dims(const char *v, uint32_t out[4], uint64_t max) {
+/* "a,b,c,d" (k values) into out; each <= max. */
+static int parse_dims(const char *v, uint32_t *out, int k, uint64_t max) {
     const char *p = v;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < k; i++) {
         char *end;
         if (!isdigit((unsigned char)*p)) return -1;
         unsigned long long x = strtoull(p, &end, 0);
         if (x > max) return -1;
         out[i] = (uint32_t)x;
         p = end;
-        if (i < 3) {
+        if (i < k - 1) {
             if (*p != ',') return -1;
             p++;
         }
     }
     return *p ? -1 : 0;
+}
+
+/* A DDR offset, or l2:OFFSET. */
+static int parse_addr(const char *v, uint64_t *addr) {
+    if (!strncasecmp(v, "l2:", 3)) {
+        uint64_t off;
+        if (sg_parse_u64(v + 3, &off) || off > SG2260_OFFSET_MASK) return -1;
+        *addr = SG2260_L2(off);
+        return 0;
+    }
+    return sg_parse_u64(v, addr) || *addr > SG2260_ADDR_MASK ? -1 : 0;
 }
 
 static int parse_chip_addr(const char *v, int *chip, uint64_t *addr) {
@@ -98,7 +126,7 @@ static int parse_chip_addr(const char *v, int *chip, uint64_t *addr) {
     uint64_t c;
     if (sg_parse_u64(cbuf, &c) || c >= SG2260_MAX_CHIPS) return -1;
     *chip = (int)c;
-    return sg_parse_u64(colon + 1, addr);
+    return parse_addr(colon + 1, addr);
 }
 
 /* Splits on whitespace after cutting a `;`/`#` comment; returns word count. */
@@ -108,33 +136,39 @@ static int words_of(char *s, char **w, int max) {
     return sg_split_words(s, w, max);
 }
 
-static const char *const CMDS[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS",
-                                   "LOSSY_DECOMPRESS", "SYS"};
-static const char *const SYSS[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "TX_WAIT_MSG",
-                                   "RX_SEND_MSG", "RX_WAIT_MSG"};
+/* Command keywords in Sg2260Cmd order (NULL: no keyword). */
+static const char *const CMDS[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS", "LOSSY_DECOMPRESS",
+                                   "SYS",  "TCP_SEND", "TCP_RECV", NULL, NULL, NULL, NULL, NULL, NULL,
+                                   "COPY", "REDUCE"};
+enum { NCMDS = sizeof CMDS / sizeof CMDS[0] };
+static const char *const SYSS[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "RX_SEND_MSG", "TX_WAIT_MSG",
+                                   "RX_WAIT_MSG", NULL, "SEND_MSG", "WAIT_MSG"};
 static const char *const DTYPES[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
 static const char *const OPS[] = {"none", "mul", "max", "min", "add"};
 
 /* Parses descriptor words w[0..n). */
 static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
     memset(d, 0, sizeof *d);
-    int cmd = lookup(w[0], CMDS, 8);
+    int cmd = lookup(w[0], CMDS, NCMDS);
     if (cmd < 0) return sg_err(err, "syntax", NULL, 0, "unknown command '%s'", w[0]);
     d->cmd = (Sg2260Cmd)cmd;
-    if (!sg2260_desc_words(d->cmd))
+    if (d->cmd == SG2260_CMD_LOSSY_COMPRESS || d->cmd == SG2260_CMD_LOSSY_DECOMPRESS ||
+        d->cmd == SG2260_CMD_TCP_SEND || d->cmd == SG2260_CMD_TCP_RECV)
         return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", CMDS[cmd]);
     int i = 1;
     if (d->cmd == SG2260_CMD_SYS) {
         if (n < 2) return sg_err(err, "syntax", NULL, 0, "SYS needs a subtype (END, NOP, ...)");
-        int s = lookup(w[1], SYSS, 7);
+        int s = lookup(w[1], SYSS, (int)(sizeof SYSS / sizeof SYSS[0]));
         if (s < 0) return sg_err(err, "syntax", NULL, 0, "unknown SYS subtype '%s'", w[1]);
         d->sys = (Sg2260Sys)s;
         i = 2;
     }
     int have_dtype = 0, have_shape = 0, have_dshape = 0, have_stride = 0, have_dstride = 0;
-    int have_src = 0, have_dst = 0;
+    int have_src = 0, have_dst = 0, have_len = 0;
     int is_data = d->cmd != SG2260_CMD_SYS;
-    int is_wr = d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ || d->cmd == SG2260_CMD_GENERAL;
+    int chips = d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ || d->cmd == SG2260_CMD_GENERAL;
+    int two_views = chips || d->cmd == SG2260_CMD_COPY || d->cmd == SG2260_CMD_REDUCE;
+    if (d->cmd == SG2260_CMD_GENERAL) two_views = 0;
     for (; i < n; i++) {
         char *eq = strchr(w[i], '=');
         if (!eq) return sg_err(err, "syntax", NULL, 0, "expected key=value, got '%s'", w[i]);
@@ -148,14 +182,14 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
             else if (!strcmp(k, "count"))
                 bad = sg_parse_u64(v, &u) || u > SG2260_MAX_MSG_COUNT, d->count = (uint32_t)u;
             else if (!strcmp(k, "imm")) bad = sg_parse_u64(v, &u) || u > UINT32_MAX, d->imm = (uint32_t)u;
-            else if (!strcmp(k, "dst")) bad = sg_parse_u64(v, &u) || u > SG2260_ADDR_MASK, d->dst = u;
             else return sg_err(err, "syntax", NULL, 0, "unknown SYS field '%s'", k);
         } else if (!strcmp(k, "dtype")) {
             int t = lookup(v, DTYPES, 7);
             bad = t < 0;
             d->dtype = (Sg2260Dtype)t;
             have_dtype = 1;
-        } else if (!strcmp(k, "op") && d->cmd != SG2260_CMD_SEND) {
+        } else if (!strcmp(k, "op") && d->cmd != SG2260_CMD_SEND && d->cmd != SG2260_CMD_GENERAL &&
+                   d->cmd != SG2260_CMD_COPY) {
             int o = lookup(v, OPS, 5);
             bad = o < 0;
             d->op = (Sg2260Op)o;
@@ -163,27 +197,33 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
             if (!strcasecmp(v, "wo")) d->psum = SG2260_PSUM_WO;
             else if (!strcasecmp(v, "wr")) d->psum = SG2260_PSUM_WR;
             else bad = 1;
+        } else if (!strcmp(k, "fill") && d->cmd == SG2260_CMD_WRITE) {
+            bad = sg_parse_u64(v, &u) || u > UINT32_MAX;
+            d->fill = 1;
+            d->imm = (uint32_t)u;
+        } else if (!strcmp(k, "len") && d->cmd == SG2260_CMD_GENERAL) {
+            bad = sg_parse_u64(v, &u) || u > UINT32_MAX;
+            d->length = (uint32_t)u;
+            have_len = 1;
         } else if (!strcmp(k, "src") && d->cmd != SG2260_CMD_RECV) {
-            bad = is_wr ? parse_chip_addr(v, &d->src_chip, &d->src) : sg_parse_u64(v, &d->src);
-            bad = bad || d->src > SG2260_ADDR_MASK;
+            bad = chips ? parse_chip_addr(v, &d->src_chip, &d->src) : parse_addr(v, &d->src);
             have_src = 1;
         } else if (!strcmp(k, "dst") && d->cmd != SG2260_CMD_SEND) {
-            bad = is_wr ? parse_chip_addr(v, &d->dst_chip, &d->dst) : sg_parse_u64(v, &d->dst);
-            bad = bad || d->dst > SG2260_ADDR_MASK;
+            bad = chips ? parse_chip_addr(v, &d->dst_chip, &d->dst) : parse_addr(v, &d->dst);
             have_dst = 1;
-        } else if (!strcmp(k, "shape") || (is_wr && !strcmp(k, "dshape"))) {
+        } else if ((!strcmp(k, "shape") && d->cmd != SG2260_CMD_GENERAL) || (two_views && !strcmp(k, "dshape"))) {
             Sg2260Shape *s = k[0] == 'd' ? &d->dshape : &d->shape;
-            bad = parse_dims(v, dims, UINT32_MAX);
+            bad = parse_dims(v, dims, 4, UINT32_MAX);
             s->n = dims[0], s->c = dims[1], s->h = dims[2], s->w = dims[3];
             if (k[0] == 'd') have_dshape = 1;
             else have_shape = 1;
-        } else if (!strcmp(k, "stride") || (is_wr && !strcmp(k, "dstride"))) {
+        } else if ((!strcmp(k, "stride") && d->cmd != SG2260_CMD_GENERAL) || (two_views && !strcmp(k, "dstride"))) {
             Sg2260Shape *s = k[0] == 'd' ? &d->dshape : &d->shape;
-            bad = parse_dims(v, dims, UINT32_MAX);
-            s->sn = dims[0], s->sc = dims[1], s->sh = dims[2], s->sw = dims[3];
+            bad = parse_dims(v, dims, 3, UINT32_MAX);
+            s->sn = dims[0], s->sc = dims[1], s->sh = dims[2];
             if (k[0] == 'd') have_dstride = 1;
             else have_stride = 1;
-        } else if (!strcmp(k, "elems")) {
+        } else if (!strcmp(k, "elems") && d->cmd != SG2260_CMD_GENERAL) {
             bad = sg_parse_u64(v, &u) || sg2260_shape_packed(u, &d->shape);
             have_shape = 1;
         } else {
@@ -192,17 +232,24 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
         if (bad) return sg_err(err, "syntax", NULL, 0, "bad value '%s' for %s", v, k);
     }
     if (!is_data) return 0;
+    if (d->cmd == SG2260_CMD_GENERAL) {
+        if (!have_src || !have_dst || !have_len)
+            return sg_err(err, "syntax", NULL, 0, "GENERAL needs src=CHIP:ADDR, dst=CHIP:ADDR and len=BYTES");
+        if (!have_dtype) d->dtype = SG2260_INT8; /* a byte copy */
+        return 0;
+    }
     if (!have_dtype) return sg_err(err, "syntax", NULL, 0, "%s needs dtype=", CMDS[cmd]);
     if (!have_shape) return sg_err(err, "syntax", NULL, 0, "%s needs shape= or elems=", CMDS[cmd]);
+    /* a fill still names its source chip (the writer); its address is unused */
     if ((d->cmd != SG2260_CMD_RECV && !have_src) || (d->cmd != SG2260_CMD_SEND && !have_dst))
         return sg_err(err, "syntax", NULL, 0, "%s needs %s", CMDS[cmd],
                       d->cmd == SG2260_CMD_SEND ? "src=" : d->cmd == SG2260_CMD_RECV ? "dst=" : "src= and dst=");
-    if (!have_stride) sg2260_shape_contiguous(&d->shape);
-    if (is_wr) {
+    if (!have_stride || d->fill) sg2260_shape_contiguous(&d->shape);
+    if (two_views) {
         if (!have_dshape) {
-            uint32_t sn = d->dshape.sn, sc = d->dshape.sc, sh = d->dshape.sh, sw = d->dshape.sw;
+            uint32_t sn = d->dshape.sn, sc = d->dshape.sc, sh = d->dshape.sh;
             d->dshape = d->shape;
-            d->dshape.sn = sn, d->dshape.sc = sc, d->dshape.sh = sh, d->dshape.sw = sw;
+            d->dshape.sn = sn, d->dshape.sc = sc, d->dshape.sh = sh;
         }
         if (!have_dstride) sg2260_shape_contiguous(&d->dshape);
     }
@@ -220,24 +267,39 @@ int sg2260_asm_line(const char *line, Sg2260Desc *d, Sg2260Error *err) {
 
 /* ---- bundles ----------------------------------------------------------- */
 
-Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, int port, Sg2260Chan chan) {
+Sg2260ProgramSlot *sg2260_bundle_slot(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
     for (int i = 0; i < b->nslots; i++)
-        if (b->slots[i].chip == chip && b->slots[i].port == port && b->slots[i].chan == chan)
-            return &b->slots[i].prog;
+        if (b->slots[i].chip == chip && b->slots[i].engine == e && b->slots[i].index == index) return &b->slots[i];
     if (b->nslots == b->capslots) {
         b->capslots = b->capslots ? b->capslots * 2 : 16;
         b->slots = sg_xrealloc(b->slots, (size_t)b->capslots * sizeof *b->slots);
     }
     Sg2260ProgramSlot *s = &b->slots[b->nslots++];
     memset(s, 0, sizeof *s);
-    s->chip = chip, s->port = port, s->chan = chan;
-    return &s->prog;
+    s->chip = chip, s->engine = e, s->index = index;
+    return s;
+}
+
+Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
+    return &sg2260_bundle_slot(b, chip, e, index)->prog;
+}
+
+static int cmp_slot(const void *pa, const void *pb) {
+    const Sg2260ProgramSlot *a = pa, *b = pb;
+    if (a->chip != b->chip) return a->chip - b->chip;
+    if (a->engine != b->engine) return (int)a->engine - (int)b->engine;
+    return a->index - b->index;
+}
+
+void sg2260_bundle_sort(Sg2260Bundle *b) {
+    if (b->nslots > 1) qsort(b->slots, (size_t)b->nslots, sizeof *b->slots, cmp_slot);
 }
 
 void sg2260_bundle_free(Sg2260Bundle *b) {
     for (int i = 0; i < b->nslots; i++) {
         sg2260_program_free(&b->slots[i].prog);
         free(b->slots[i].lines);
+        free(b->slots[i].notes);
     }
     for (int i = 0; i < b->ninits; i++) free(b->inits[i].bytes);
     free(b->slots);
@@ -285,58 +347,77 @@ static int parse_num(const char *s, double *dv, long long *iv) {
     return 0;
 }
 
-static int directive(char **w, int n, const char *file, int line, const Sg2260Machine *m,
-                     Sg2260Bundle *b, Sg2260ProgramSlot **cur, Sg2260Error *err) {
+/* `.program chip=C port=P | peer=Q | gdma | vsdma=K` */
+static int program_directive(char **w, int n, const char *file, int line, const Sg2260Machine *m, Sg2260Bundle *b,
+                             Sg2260ProgramSlot **cur, Sg2260Error *err) {
     const char *v;
-    uint64_t chip = UINT64_MAX, port = UINT64_MAX, peer = UINT64_MAX, addr = UINT64_MAX, count = 0;
-    int chan = -1, dtype = -1, have_count = 0;
+    uint64_t chip = UINT64_MAX, port = UINT64_MAX, peer = UINT64_MAX, core = UINT64_MAX;
+    int gdma = 0;
+    for (int i = 1; i < n; i++) {
+        int bad = 0;
+        if (kv(w[i], "chip", &v)) bad = sg_parse_u64(v, &chip) || chip >= SG2260_MAX_CHIPS;
+        else if (kv(w[i], "port", &v)) bad = sg_parse_u64(v, &port) || port >= SG2260_MAX_PORTS;
+        else if (kv(w[i], "peer", &v)) bad = sg_parse_u64(v, &peer) || peer >= SG2260_MAX_CHIPS;
+        else if (kv(w[i], "vsdma", &v)) bad = sg_parse_u64(v, &core) || core >= SG2260_MAX_CORES;
+        else if (!strcasecmp(w[i], "gdma")) gdma = 1;
+        else if (!strcasecmp(w[i], "tx") || !strcasecmp(w[i], "rx"))
+            return sg_err(err, "syntax", file, line,
+                          "'%s': a CDMA port runs one program holding its TX and its RX work; drop tx/rx", w[i]);
+        else bad = 1;
+        if (bad) return sg_err(err, "syntax", file, line, "bad .program argument '%s'", w[i]);
+    }
+    int kinds = (port != UINT64_MAX) + (peer != UINT64_MAX) + gdma + (core != UINT64_MAX);
+    if (chip == UINT64_MAX || kinds != 1)
+        return sg_err(err, "syntax", file, line, "expected '.program chip=C port=P|peer=Q|gdma|vsdma=K'");
+    if (m && (int)chip >= m->nchips)
+        return sg_err(err, "bad-port", file, line, "chip %d does not exist (machine has %d)", (int)chip, m->nchips);
+    Sg2260Engine e = SG2260_CDMA;
+    int index = 0;
+    if (gdma) {
+        e = SG2260_GDMA;
+    } else if (core != UINT64_MAX) {
+        e = SG2260_VSDMA;
+        index = (int)core;
+        if (m && index >= m->cores)
+            return sg_err(err, "bad-port", file, line, "chip %d has no VSDMA %d (%d cores)", (int)chip, index,
+                          m->cores);
+    } else if (peer != UINT64_MAX) {
+        int p = m ? sg2260_machine_port_to(m, (int)chip, (int)peer) : -1;
+        if (p < 0) return sg_err(err, "bad-port", file, line, "chip %d has no link to chip %d", (int)chip, (int)peer);
+        index = p;
+    } else {
+        index = (int)port;
+        if (m && m->port_link[chip][index] < 0)
+            return sg_err(err, "bad-port", file, line, "chip %d has no link on port %d", (int)chip, index);
+    }
+    int before = b->nslots;
+    *cur = sg2260_bundle_slot(b, (int)chip, e, index);
+    if (b->nslots == before)
+        return sg_err(err, "duplicate-program", file, line, "second program for chip %d %s %d", (int)chip,
+                      sg2260_engine_name(e), index);
+    return 0;
+}
+
+static int data_directive(char **w, int n, const char *file, int line, Sg2260Bundle *b, Sg2260Error *err) {
+    const char *v;
+    uint64_t chip = UINT64_MAX, addr = UINT64_MAX, count = 0;
+    int dtype = -1, have_count = 0;
     double start = 0, step = 0;
     long long istart = 0, istep = 0;
     int first_value = n;
     for (int i = 1; i < n; i++) {
         int bad = 0;
         if (kv(w[i], "chip", &v)) bad = sg_parse_u64(v, &chip) || chip >= SG2260_MAX_CHIPS;
-        else if (kv(w[i], "port", &v)) bad = sg_parse_u64(v, &port) || port >= SG2260_MAX_PORTS;
-        else if (kv(w[i], "peer", &v)) bad = sg_parse_u64(v, &peer) || peer >= SG2260_MAX_CHIPS;
-        else if (kv(w[i], "addr", &v)) bad = sg_parse_u64(v, &addr) || addr > SG2260_ADDR_MASK;
+        else if (kv(w[i], "addr", &v)) bad = parse_addr(v, &addr);
         else if (kv(w[i], "dtype", &v)) bad = (dtype = lookup(v, DTYPES, 7)) < 0;
         else if (kv(w[i], "count", &v)) bad = sg_parse_u64(v, &count) || count > (UINT64_C(1) << 30), have_count = 1;
         else if (kv(w[i], "start", &v)) bad = parse_num(v, &start, &istart);
         else if (kv(w[i], "step", &v)) bad = parse_num(v, &step, &istep);
-        else if (!strcasecmp(w[i], "tx")) chan = SG2260_TX;
-        else if (!strcasecmp(w[i], "rx")) chan = SG2260_RX;
         else if (!strcmp(w[0], ".data") && !strchr(w[i], '=')) {
             first_value = i;
             break;
         } else bad = 1;
         if (bad) return sg_err(err, "syntax", file, line, "bad %s argument '%s'", w[0], w[i]);
-    }
-    if (!strcmp(w[0], ".program")) {
-        if (chip == UINT64_MAX || chan < 0 || (port == UINT64_MAX) == (peer == UINT64_MAX))
-            return sg_err(err, "syntax", file, line,
-                          "expected '.program chip=C port=P|peer=Q tx|rx'");
-        if (m && (int)chip >= m->nchips)
-            return sg_err(err, "bad-port", file, line, "chip %d does not exist (machine has %d)",
-                          (int)chip, m->nchips);
-        if (peer != UINT64_MAX) {
-            int p = m ? sg2260_machine_port_to(m, (int)chip, (int)peer) : -1;
-            if (p < 0)
-                return sg_err(err, "bad-port", file, line, "chip %d has no link to chip %d",
-                              (int)chip, (int)peer);
-            port = (uint64_t)p;
-        } else if (m && (int)port >= m->nports[chip]) {
-            return sg_err(err, "bad-port", file, line, "chip %d has no port %d (it has %d)",
-                          (int)chip, (int)port, m->nports[chip]);
-        }
-        int before = b->nslots;
-        Sg2260Program *p = sg2260_bundle_program(b, (int)chip, (int)port, (Sg2260Chan)chan);
-        if (b->nslots == before)
-            return sg_err(err, "duplicate-program", file, line,
-                          "second program for chip %d port %d %s", (int)chip, (int)port,
-                          chan == SG2260_TX ? "tx" : "rx");
-        (void)p;
-        *cur = &b->slots[b->nslots - 1];
-        return 0;
     }
     if (chip == UINT64_MAX || addr == UINT64_MAX || dtype < 0)
         return sg_err(err, "syntax", file, line, "%s needs chip=, addr= and dtype=", w[0]);
@@ -369,7 +450,7 @@ static int directive(char **w, int n, const char *file, int line, const Sg2260Ma
 int sg2260_bundle_parse(const char *text, const char *file, const Sg2260Machine *m,
                         Sg2260Bundle *b, Sg2260Error *err) {
     memset(b, 0, sizeof *b);
-    Sg2260ProgramSlot *cur = NULL;
+    int cur = -1; /* index of the current slot (slots may move) */
     int line = 0;
     const char *p = text, *ln;
     size_t len;
@@ -383,16 +464,17 @@ int sg2260_bundle_parse(const char *text, const char *file, const Sg2260Machine 
         int rc = 0;
         if (n < 0) {
             rc = sg_err(err, "syntax", file, line, "too many words on one line");
+        } else if (n > 0 && !strcmp(w[0], ".program")) {
+            Sg2260ProgramSlot *s = NULL;
+            rc = program_directive(w, n, file, line, m, b, &s, err);
+            if (!rc) cur = (int)(s - b->slots);
+        } else if (n > 0 && (!strcmp(w[0], ".data") || !strcmp(w[0], ".fill"))) {
+            rc = data_directive(w, n, file, line, b, err);
         } else if (n > 0 && w[0][0] == '.') {
-            if (strcmp(w[0], ".program") && strcmp(w[0], ".data") && strcmp(w[0], ".fill"))
-                rc = sg_err(err, "syntax", file, line, "unknown directive '%s'", w[0]);
-            else
-                rc = directive(w, n, file, line, m, b, &cur, err);
-            /* slots may have moved: refresh the current pointer */
-            if (!rc && !strcmp(w[0], ".program")) cur = &b->slots[b->nslots - 1];
+            rc = sg_err(err, "syntax", file, line, "unknown directive '%s'", w[0]);
         } else if (n > 0) {
             Sg2260Desc d;
-            if (!cur) {
+            if (cur < 0) {
                 rc = sg_err(err, "syntax", file, line, "descriptor before any '.program' line");
             } else if (asm_words(w, n, &d, err)) {
                 if (err) {
@@ -401,9 +483,10 @@ int sg2260_bundle_parse(const char *text, const char *file, const Sg2260Machine 
                 }
                 rc = -1;
             } else {
-                sg2260_program_push(&cur->prog, &d);
-                cur->lines = sg_xrealloc(cur->lines, (size_t)cur->prog.cap * sizeof(int));
-                cur->lines[cur->prog.ndescs - 1] = line;
+                Sg2260ProgramSlot *s = &b->slots[cur];
+                sg2260_program_push(&s->prog, &d);
+                s->lines = sg_xrealloc(s->lines, (size_t)s->prog.cap * sizeof(int));
+                s->lines[s->prog.ndescs - 1] = line;
             }
         }
         free(buf);
@@ -415,14 +498,33 @@ int sg2260_bundle_parse(const char *text, const char *file, const Sg2260Machine 
     return 0;
 }
 
-void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b) {
+void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b, const Sg2260Machine *m) {
     char buf[512];
     for (int i = 0; i < b->nslots; i++) {
         const Sg2260ProgramSlot *s = &b->slots[i];
-        fprintf(out, ".program chip=%d port=%d %s\n", s->chip, s->port, s->chan == SG2260_TX ? "tx" : "rx");
+        switch (s->engine) {
+        case SG2260_CDMA: {
+            fprintf(out, ".program chip=%d port=%d", s->chip, s->index);
+            int peer = m ? sg2260_machine_port_peer(m, s->chip, s->index) : -1;
+            if (peer >= 0) fprintf(out, "               ; link to chip %d", peer);
+            fputc('\n', out);
+            break;
+        }
+        case SG2260_GDMA: fprintf(out, ".program chip=%d gdma\n", s->chip); break;
+        case SG2260_VSDMA: fprintf(out, ".program chip=%d vsdma=%d\n", s->chip, s->index); break;
+        }
         for (int k = 0; k < s->prog.ndescs; k++) {
-            sg2260_disasm(&s->prog.descs[k], buf, sizeof buf);
-            fprintf(out, "  %s\n", buf);
+            int len = sg2260_disasm(&s->prog.descs[k], buf, sizeof buf);
+            fprintf(out, "  %s", buf);
+            const Sg2260Note *nt = s->notes ? &s->notes[k] : NULL;
+            if (nt && (nt->step || nt->line || nt->peer >= 0 || nt->what)) {
+                fprintf(out, "%*s;", len < 78 ? 78 - len : 1, "");
+                if (nt->step) fprintf(out, " step %d", nt->step);
+                if (nt->line) fprintf(out, " line %d", nt->line);
+                if (nt->peer >= 0) fprintf(out, " chip %d", nt->peer);
+                if (nt->what) fprintf(out, "%s%s", nt->step || nt->line || nt->peer >= 0 ? ": " : " ", nt->what);
+            }
+            fputc('\n', out);
         }
     }
 }

@@ -1,24 +1,149 @@
-/* desc.c - descriptor encode/decode in collc's bit layout, static checks.
+/* desc.c - descriptor encode/decode, static checks, program and bundle
+ * images.
  *
- * A descriptor is 1, 2 or 4 128-bit words. Bit k of a descriptor is bit
- * (k % 64) of 64-bit half w[k / 64]; halves are stored little-endian in the
- * binary image. The field table lives in docs/sg2260.md; the F_* offsets
- * below are the single source of truth for it. */
+ * A descriptor is a list of 128-bit words, each stored as two 64-bit halves
+ * (low, then high), each half little-endian. The layouts below are the
+ * single source of truth for the field tables of docs/sg2260.md section 2:
+ * the CDMA ones are the layouts of SOPHGO's TPU1686 firmware command
+ * generators (docs/references.md [SG-fw]); the GDMA/VSDMA copy layout is
+ * collc's (modelled on the CDMA WRITE layout; the public sources do not
+ * give the GDMA tensor descriptor). tests/sg2260/test_encode.c checks every
+ * field against its own transcription of the firmware's table. */
 #include <string.h>
 
 #include "internal.h"
 
-/* Common header. */
-enum { F_CMD = 0, F_LEN = 4 };
-/* SYS */
-enum { F_SYS_TYPE = 8, F_SYS_ID = 12, F_SYS_COUNT = 21, F_SYS_IMM = 32, F_SYS_ADDR = 64 };
-/* SEND / RECV and WRITE / READ / GENERAL share dtype, op, psum offsets. */
-enum { F_DTYPE = 8, F_OP = 12, F_PSUM = 15 };
-enum { F_SR_ADDR = 16, F_SR_SHAPE = 64, F_SR_STRIDE = 128 };
-enum {
-    F_WR_SRC_CHIP = 16, F_WR_DST_CHIP = 20, F_WR_SRC = 24, F_WR_DST = 64,
-    F_WR_SSHAPE = 128, F_WR_SSTRIDE = 192, F_WR_DSHAPE = 320, F_WR_DSTRIDE = 384
-};
+/* The fields a descriptor can hold. */
+typedef enum FieldId {
+    F_INTR,      /* interrupt enable: set on SEND and on END */
+    F_STRIDE,    /* stride_enable: the strides are not the contiguous ones */
+    F_NCHW,      /* nchw_copy: not modelled, must be 0 */
+    F_CMD,       /* cmd_type */
+    F_FILL,      /* WRITE: fill the destination with a constant */
+    F_DTYPE,     /* data format */
+    F_SRC_H,     /* source address bits 32-44 */
+    F_SRC_L,     /* source address bits 0-31 */
+    F_DST_H,     /* destination address bits 32-44 */
+    F_DST_L,     /* destination address bits 0-31 */
+    F_PSUM,      /* SEND: psum_op */
+    F_OP,        /* reduce op at the destination */
+    F_SRC_CHIP,  /* source chip (READ: the remote chip) */
+    F_DST_CHIP,  /* destination chip (READ: the local chip) */
+    F_LEN,       /* GENERAL: byte length */
+    F_SN, F_SC, F_SH, F_SW,       /* source (or SEND/RECV) view */
+    F_SSN, F_SSC, F_SSH,          /* its strides */
+    F_DN, F_DC, F_DH, F_DW,       /* destination view */
+    F_DSN, F_DSC, F_DSH,          /* its strides */
+    F_SYS,       /* SYS subtype */
+    F_MSG_ID,    /* SYS message id */
+    F_MSG_CNT,   /* SYS message count */
+    F_TRWR,      /* SYS TRWR value */
+    F_COUNT
+} FieldId;
+
+/* One field: word (128-bit), half (0 low, 1 high), first bit in the half,
+ * width. */
+typedef struct Field {
+    uint8_t id, word, half, lo, width;
+} Field;
+
+/* X(field, word, half, lo, width) */
+#define LAYOUT_SEND(X)                                                                        \
+    X(F_INTR, 0, 0, 0, 1) X(F_STRIDE, 0, 0, 1, 1) X(F_NCHW, 0, 0, 2, 1) X(F_CMD, 0, 0, 4, 4)   \
+    X(F_DTYPE, 0, 0, 12, 4) X(F_SRC_H, 0, 0, 16, 13) X(F_PSUM, 0, 0, 29, 1)                   \
+    X(F_SSN, 0, 0, 32, 32) X(F_SSC, 0, 1, 0, 32) X(F_SSH, 0, 1, 32, 32)                       \
+    X(F_SN, 1, 0, 0, 16) X(F_SC, 1, 0, 16, 16) X(F_SH, 1, 0, 32, 32)                          \
+    X(F_SW, 1, 1, 0, 32) X(F_SRC_L, 1, 1, 32, 32)
+/* RECV's view and address are its destination; the dtype sits one bit lower. */
+#define LAYOUT_RECV(X)                                                                        \
+    X(F_STRIDE, 0, 0, 1, 1) X(F_CMD, 0, 0, 4, 4) X(F_DTYPE, 0, 0, 11, 4)                      \
+    X(F_DST_H, 0, 0, 16, 13) X(F_OP, 0, 0, 29, 3)                                             \
+    X(F_SSN, 0, 0, 32, 32) X(F_SSC, 0, 1, 0, 32) X(F_SSH, 0, 1, 32, 32)                       \
+    X(F_SN, 1, 0, 0, 16) X(F_SC, 1, 0, 16, 16) X(F_SH, 1, 0, 32, 32)                          \
+    X(F_SW, 1, 1, 0, 32) X(F_DST_L, 1, 1, 32, 32)
+#define LAYOUT_GENERAL(X)                                                                     \
+    X(F_CMD, 0, 0, 4, 4) X(F_DTYPE, 0, 0, 12, 4) X(F_SRC_H, 0, 0, 16, 13)                     \
+    X(F_DST_H, 0, 0, 32, 13) X(F_SRC_CHIP, 0, 0, 45, 4) X(F_DST_CHIP, 0, 0, 49, 4)            \
+    X(F_LEN, 0, 1, 0, 32) X(F_SRC_L, 0, 1, 32, 32) X(F_DST_L, 1, 0, 0, 32)
+/* READ and WRITE; WRITE's fill constant takes the source n-stride's place. */
+#define LAYOUT_RW(X)                                                                          \
+    X(F_STRIDE, 0, 0, 1, 1) X(F_NCHW, 0, 0, 2, 1) X(F_CMD, 0, 0, 4, 4) X(F_FILL, 0, 0, 11, 1) \
+    X(F_DTYPE, 0, 0, 12, 4) X(F_SRC_H, 0, 0, 16, 13) X(F_DST_H, 0, 0, 32, 13)                 \
+    X(F_SRC_CHIP, 0, 0, 45, 4) X(F_DST_CHIP, 0, 0, 49, 4)                                     \
+    X(F_SSN, 0, 1, 0, 32) X(F_SSC, 0, 1, 32, 32)                                              \
+    X(F_SSH, 1, 0, 0, 32) X(F_DSN, 1, 0, 32, 32) X(F_DSC, 1, 1, 0, 32) X(F_DSH, 1, 1, 32, 32) \
+    X(F_SN, 2, 0, 0, 16) X(F_SC, 2, 0, 16, 16) X(F_SH, 2, 0, 32, 32)                          \
+    X(F_SW, 2, 1, 0, 32) X(F_DN, 2, 1, 32, 16) X(F_DC, 2, 1, 48, 16)                          \
+    X(F_DH, 3, 0, 0, 32) X(F_DW, 3, 0, 32, 32) X(F_SRC_L, 3, 1, 0, 32) X(F_DST_L, 3, 1, 32, 32)
+/* CDMA SYS: message commands carry id and count, TRWR a 32-bit value. */
+#define LAYOUT_SYS(X) X(F_INTR, 0, 0, 0, 1) X(F_CMD, 0, 0, 4, 4) X(F_SYS, 0, 0, 8, 4)
+#define LAYOUT_SYS_MSG(X) LAYOUT_SYS(X) X(F_MSG_ID, 0, 0, 32, 9) X(F_MSG_CNT, 0, 0, 48, 7)
+#define LAYOUT_SYS_TRWR(X) LAYOUT_SYS(X) X(F_TRWR, 0, 0, 32, 32)
+/* GDMA/VSDMA COPY and REDUCE (collc's layout): WRITE's without chip ids,
+ * with the reduce op in bits 29-31. */
+#define LAYOUT_LOCAL(X)                                                                       \
+    X(F_STRIDE, 0, 0, 1, 1) X(F_CMD, 0, 0, 4, 4) X(F_DTYPE, 0, 0, 12, 4)                      \
+    X(F_SRC_H, 0, 0, 16, 13) X(F_OP, 0, 0, 29, 3) X(F_DST_H, 0, 0, 32, 13)                    \
+    X(F_SSN, 0, 1, 0, 32) X(F_SSC, 0, 1, 32, 32)                                              \
+    X(F_SSH, 1, 0, 0, 32) X(F_DSN, 1, 0, 32, 32) X(F_DSC, 1, 1, 0, 32) X(F_DSH, 1, 1, 32, 32) \
+    X(F_SN, 2, 0, 0, 16) X(F_SC, 2, 0, 16, 16) X(F_SH, 2, 0, 32, 32)                          \
+    X(F_SW, 2, 1, 0, 32) X(F_DN, 2, 1, 32, 16) X(F_DC, 2, 1, 48, 16)                          \
+    X(F_DH, 3, 0, 0, 32) X(F_DW, 3, 0, 32, 32) X(F_SRC_L, 3, 1, 0, 32) X(F_DST_L, 3, 1, 32, 32)
+
+#define FIELD(id, word, half, lo, width) {id, word, half, lo, width},
+static const Field layout_send[] = {LAYOUT_SEND(FIELD)};
+static const Field layout_recv[] = {LAYOUT_RECV(FIELD)};
+static const Field layout_general[] = {LAYOUT_GENERAL(FIELD)};
+static const Field layout_rw[] = {LAYOUT_RW(FIELD)};
+static const Field layout_sys[] = {LAYOUT_SYS(FIELD)};
+static const Field layout_sys_msg[] = {LAYOUT_SYS_MSG(FIELD)};
+static const Field layout_sys_trwr[] = {LAYOUT_SYS_TRWR(FIELD)};
+static const Field layout_local[] = {LAYOUT_LOCAL(FIELD)};
+#undef FIELD
+
+typedef struct Layout {
+    const Field *f;
+    int n;
+    int words;
+} Layout;
+#define LAYOUT(a, w) ((Layout){a, (int)(sizeof a / sizeof a[0]), w})
+
+/* cmd_type values of the GDMA/VSDMA layout (collc's). */
+enum { LOCAL_COPY = 0, LOCAL_REDUCE = 1, LOCAL_SYS = 7 };
+/* SYS subtypes of the GDMA/VSDMA layout: END, NOP, TRWR as CDMA, then
+ * SEND_MSG 3 and WAIT_MSG 4 (collc's). */
+enum { LOCAL_SYS_SEND = 3, LOCAL_SYS_WAIT = 4 };
+
+static int is_msg(Sg2260Sys s) {
+    return s == SG2260_SYS_TX_SEND_MSG || s == SG2260_SYS_RX_SEND_MSG || s == SG2260_SYS_TX_WAIT_MSG ||
+           s == SG2260_SYS_RX_WAIT_MSG || s == SG2260_SYS_SEND_MSG || s == SG2260_SYS_WAIT_MSG;
+}
+
+static Layout sys_layout(Sg2260Sys s) {
+    if (is_msg(s)) return LAYOUT(layout_sys_msg, 1);
+    if (s == SG2260_SYS_TRWR) return LAYOUT(layout_sys_trwr, 1);
+    return LAYOUT(layout_sys, 1);
+}
+
+/* The layout of cmd on engine e; words 0 when it has none. */
+static Layout layout_of(Sg2260Engine e, Sg2260Cmd cmd, Sg2260Sys sys) {
+    Layout none = {NULL, 0, 0};
+    if (cmd == SG2260_CMD_SYS) return sys_layout(sys);
+    if (e == SG2260_CDMA) {
+        switch (cmd) {
+        case SG2260_CMD_SEND: return LAYOUT(layout_send, 2);
+        case SG2260_CMD_RECV: return LAYOUT(layout_recv, 2);
+        case SG2260_CMD_GENERAL: return LAYOUT(layout_general, 2);
+        case SG2260_CMD_READ:
+        case SG2260_CMD_WRITE: return LAYOUT(layout_rw, 4);
+        default: return none;
+        }
+    }
+    if (cmd == SG2260_CMD_COPY || (cmd == SG2260_CMD_REDUCE && e == SG2260_GDMA)) return LAYOUT(layout_local, 4);
+    return none;
+}
+
+static int bit_of(const Field *f) { return f->word * 128 + f->half * 64 + f->lo; }
 
 static void put(uint64_t *w, int off, int width, uint64_t v) {
     for (int i = 0; i < width; i++) {
@@ -51,16 +176,8 @@ size_t sg2260_dtype_size(Sg2260Dtype t) {
     return 0;
 }
 
-int sg2260_desc_words(Sg2260Cmd cmd) {
-    switch (cmd) {
-    case SG2260_CMD_SEND:
-    case SG2260_CMD_RECV: return 2;
-    case SG2260_CMD_READ:
-    case SG2260_CMD_WRITE:
-    case SG2260_CMD_GENERAL: return 4;
-    case SG2260_CMD_SYS: return 1;
-    default: return 0;
-    }
+int sg2260_desc_words(Sg2260Engine e, Sg2260Cmd cmd) {
+    return layout_of(e, cmd, SG2260_SYS_END).words;
 }
 
 uint64_t sg2260_shape_elems(const Sg2260Shape *s) {
@@ -68,258 +185,340 @@ uint64_t sg2260_shape_elems(const Sg2260Shape *s) {
 }
 
 void sg2260_shape_contiguous(Sg2260Shape *s) {
-    s->sw = 1;
     s->sh = s->w;
-    s->sc = s->h * s->w;
-    s->sn = s->c * s->h * s->w;
+    s->sc = (uint32_t)((uint64_t)s->h * s->w);
+    s->sn = (uint32_t)((uint64_t)s->c * s->h * s->w);
+}
+
+int sg2260_shape_is_contiguous(const Sg2260Shape *s) {
+    Sg2260Shape c = *s;
+    sg2260_shape_contiguous(&c);
+    return c.sn == s->sn && c.sc == s->sc && c.sh == s->sh;
+}
+
+/* The largest divisor of x that is <= max (x >= 1). */
+static uint64_t divisor_upto(uint64_t x, uint64_t max) {
+    if (x <= max) return x;
+    for (uint64_t q = (x + max - 1) / max; q <= x; q++)
+        if (x % q == 0 && x / q <= max) return x / q;
+    return 1;
 }
 
 int sg2260_shape_packed(uint64_t count, Sg2260Shape *s) {
     memset(s, 0, sizeof *s);
-    uint32_t d[4] = {1, 1, 1, 1};
-    uint64_t rest = count;
     if (count == 0) return -1;
-    /* Fill W, then H, C, N with the largest divisor <= 65535. */
-    for (int i = 3; i >= 0 && rest > 1; i--) {
-        uint64_t best = rest <= SG2260_MAX_DIM ? rest : 0;
-        for (uint64_t k = SG2260_MAX_DIM; !best && k >= 2; k--)
-            if (rest % k == 0) best = k;
-        if (!best) return -1;
-        d[i] = (uint32_t)best;
-        rest /= best;
-    }
-    if (rest != 1) return -1;
-    s->n = d[0], s->c = d[1], s->h = d[2], s->w = d[3];
+    /* W, then H, C, N take the largest divisor their field holds; the N and
+     * C strides (C*H*W, H*W) must fit 32 bits too */
+    uint64_t w = divisor_upto(count, SG2260_MAX_HW), rest = count / w;
+    uint64_t h = divisor_upto(rest, UINT32_MAX / w);
+    rest /= h;
+    uint64_t cmax = UINT32_MAX / (h * w);
+    uint64_t c = divisor_upto(rest, cmax < SG2260_MAX_NC ? cmax : SG2260_MAX_NC);
+    rest /= c;
+    if (rest > SG2260_MAX_NC) return -1;
+    s->n = (uint32_t)rest, s->c = (uint32_t)c, s->h = (uint32_t)h, s->w = (uint32_t)w;
     sg2260_shape_contiguous(s);
     return 0;
 }
 
-static int put_shape(uint64_t *w, int shape_off, int stride_off, const Sg2260Shape *s) {
-    uint32_t dims[4] = {s->n, s->c, s->h, s->w};
-    for (int i = 0; i < 4; i++) {
-        if (!fits(dims[i], 16)) return -1;
-        put(w, shape_off + 16 * i, 16, dims[i]);
-    }
-    if (!fits(s->sw, 16)) return -1;
-    put(w, stride_off, 32, s->sn);
-    put(w, stride_off + 32, 32, s->sc);
-    put(w, stride_off + 64, 32, s->sh);
-    put(w, stride_off + 96, 16, s->sw);
-    return 0;
-}
-
-static void get_shape(const uint64_t *w, int shape_off, int stride_off, Sg2260Shape *s) {
-    s->n = (uint32_t)get(w, shape_off, 16);
-    s->c = (uint32_t)get(w, shape_off + 16, 16);
-    s->h = (uint32_t)get(w, shape_off + 32, 16);
-    s->w = (uint32_t)get(w, shape_off + 48, 16);
-    s->sn = (uint32_t)get(w, stride_off, 32);
-    s->sc = (uint32_t)get(w, stride_off + 32, 32);
-    s->sh = (uint32_t)get(w, stride_off + 64, 32);
-    s->sw = (uint32_t)get(w, stride_off + 96, 16);
-}
-
-int sg2260_encode(const Sg2260Desc *d, uint64_t *w, Sg2260Error *err) {
-    int words = sg2260_desc_words(d->cmd);
-    if (!words)
-        return sg_err(err, "unsupported-cmd", NULL, 0, "command type %d is not encoded by collc",
-                      (int)d->cmd);
-    memset(w, 0, (size_t)words * 16);
-    put(w, F_CMD, 4, (uint64_t)d->cmd);
-    put(w, F_LEN, 4, (uint64_t)words);
+/* The field values of d on engine e. */
+static void to_fields(Sg2260Engine e, const Sg2260Desc *d, uint64_t *v) {
+    memset(v, 0, F_COUNT * sizeof *v);
+    const Sg2260Shape *a = &d->shape, *b = &d->dshape;
+    v[F_DTYPE] = (uint64_t)d->dtype;
+    v[F_SN] = a->n, v[F_SC] = a->c, v[F_SH] = a->h, v[F_SW] = a->w;
+    v[F_SSN] = a->sn, v[F_SSC] = a->sc, v[F_SSH] = a->sh;
+    v[F_DN] = b->n, v[F_DC] = b->c, v[F_DH] = b->h, v[F_DW] = b->w;
+    v[F_DSN] = b->sn, v[F_DSC] = b->sc, v[F_DSH] = b->sh;
+    v[F_SRC_H] = d->src >> 32, v[F_SRC_L] = d->src & UINT32_MAX;
+    v[F_DST_H] = d->dst >> 32, v[F_DST_L] = d->dst & UINT32_MAX;
+    v[F_SRC_CHIP] = (uint64_t)d->src_chip, v[F_DST_CHIP] = (uint64_t)d->dst_chip;
+    v[F_OP] = (uint64_t)d->op;
+    v[F_PSUM] = (uint64_t)d->psum;
+    v[F_LEN] = d->length;
+    v[F_MSG_ID] = d->msg_id, v[F_MSG_CNT] = d->count, v[F_TRWR] = d->imm;
     switch (d->cmd) {
-    case SG2260_CMD_SYS:
-        if (!fits((unsigned)d->sys, 4) || !fits(d->msg_id, 9) || !fits(d->count, 7) ||
-            !fits(d->dst, SG2260_ADDR_BITS))
-            return sg_err(err, "field-range", NULL, 0, "SYS field out of range");
-        put(w, F_SYS_TYPE, 4, (uint64_t)d->sys);
-        put(w, F_SYS_ID, 9, d->msg_id);
-        put(w, F_SYS_COUNT, 7, d->count);
-        put(w, F_SYS_IMM, 32, d->imm);
-        put(w, F_SYS_ADDR, SG2260_ADDR_BITS, d->dst);
-        return words;
     case SG2260_CMD_SEND:
-    case SG2260_CMD_RECV: {
-        uint64_t addr = d->cmd == SG2260_CMD_SEND ? d->src : d->dst;
-        if (!fits((unsigned)d->dtype, 4) || !fits((unsigned)d->op, 3) ||
-            !fits((unsigned)d->psum, 1) || !fits(addr, SG2260_ADDR_BITS))
-            return sg_err(err, "field-range", NULL, 0, "%s field out of range",
-                          sg2260_cmd_name(d->cmd));
-        put(w, F_DTYPE, 4, (uint64_t)d->dtype);
-        if (d->cmd == SG2260_CMD_RECV) put(w, F_OP, 3, (uint64_t)d->op);
-        else put(w, F_PSUM, 1, (uint64_t)d->psum);
-        put(w, F_SR_ADDR, SG2260_ADDR_BITS, addr);
-        if (put_shape(w, F_SR_SHAPE, F_SR_STRIDE, &d->shape))
-            return sg_err(err, "field-range", NULL, 0, "shape dimension or W stride exceeds 65535");
-        return words;
+        v[F_INTR] = 1;
+        v[F_STRIDE] = !sg2260_shape_is_contiguous(a);
+        break;
+    case SG2260_CMD_RECV:
+        /* RECV holds its destination in the single-view fields */
+        v[F_DST_H] = d->dst >> 32, v[F_DST_L] = d->dst & UINT32_MAX;
+        v[F_STRIDE] = !sg2260_shape_is_contiguous(a);
+        break;
+    case SG2260_CMD_WRITE:
+    case SG2260_CMD_READ:
+    case SG2260_CMD_COPY:
+    case SG2260_CMD_REDUCE:
+        /* a fill has no source: its n-stride slot holds the constant */
+        v[F_STRIDE] = (!d->fill && !sg2260_shape_is_contiguous(a)) || !sg2260_shape_is_contiguous(b);
+        v[F_FILL] = (uint64_t)d->fill;
+        if (d->fill) v[F_SSN] = d->imm;
+        break;
+    default: break;
     }
-    default: /* WRITE, READ, GENERAL */
-        if (!fits((unsigned)d->dtype, 4) || !fits((unsigned)d->op, 3) || !fits((unsigned)d->src_chip, 4) ||
-            !fits((unsigned)d->dst_chip, 4) || !fits(d->src, SG2260_ADDR_BITS) ||
-            !fits(d->dst, SG2260_ADDR_BITS))
-            return sg_err(err, "field-range", NULL, 0, "%s field out of range",
-                          sg2260_cmd_name(d->cmd));
-        put(w, F_DTYPE, 4, (uint64_t)d->dtype);
-        put(w, F_OP, 3, (uint64_t)d->op);
-        put(w, F_WR_SRC_CHIP, 4, (uint64_t)d->src_chip);
-        put(w, F_WR_DST_CHIP, 4, (uint64_t)d->dst_chip);
-        put(w, F_WR_SRC, SG2260_ADDR_BITS, d->src);
-        put(w, F_WR_DST, SG2260_ADDR_BITS, d->dst);
-        if (put_shape(w, F_WR_SSHAPE, F_WR_SSTRIDE, &d->shape) ||
-            put_shape(w, F_WR_DSHAPE, F_WR_DSTRIDE, &d->dshape))
-            return sg_err(err, "field-range", NULL, 0, "shape dimension or W stride exceeds 65535");
-        return words;
+    if (d->cmd == SG2260_CMD_SYS) {
+        v[F_INTR] = d->sys == SG2260_SYS_END;
+        v[F_SYS] = (uint64_t)d->sys;
+        if (e != SG2260_CDMA)
+            v[F_SYS] = d->sys == SG2260_SYS_SEND_MSG ? LOCAL_SYS_SEND
+                       : d->sys == SG2260_SYS_WAIT_MSG ? LOCAL_SYS_WAIT : (uint64_t)d->sys;
+        v[F_CMD] = e == SG2260_CDMA ? SG2260_CMD_SYS : LOCAL_SYS;
+    } else if (e == SG2260_CDMA) {
+        v[F_CMD] = (uint64_t)d->cmd;
+    } else {
+        v[F_CMD] = d->cmd == SG2260_CMD_REDUCE ? LOCAL_REDUCE : LOCAL_COPY;
     }
 }
 
-/* Reserved-bit masks: bits that must be zero, per layout. */
-static int reserved_clear(const uint64_t *w, const int (*ranges)[2], int n) {
-    for (int i = 0; i < n; i++)
-        if (get(w, ranges[i][0], ranges[i][1] - ranges[i][0] + 1)) return 0;
-    return 1;
+static const char *const field_names[F_COUNT] = {
+    "intr_en", "stride_enable", "nchw_copy", "cmd_type", "fill", "dtype", "source address", "source address",
+    "destination address", "destination address", "psum_op", "reduce op", "source chip", "destination chip",
+    "length", "N", "C", "H", "W", "N stride", "C stride", "H stride", "destination N", "destination C",
+    "destination H", "destination W", "destination N stride", "destination C stride", "destination H stride",
+    "SYS subtype", "message id", "message count", "TRWR value"};
+
+int sg2260_encode(Sg2260Engine e, const Sg2260Desc *d, uint64_t *w, Sg2260Error *err) {
+    Layout L = layout_of(e, d->cmd, d->sys);
+    if (!L.words)
+        return sg_err(err, "unsupported-cmd", NULL, 0, "%s has no encoding on the %s", sg2260_cmd_name(d->cmd),
+                      sg2260_engine_name(e));
+    if ((d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ) && d->op != SG2260_OP_NONE)
+        return sg_err(err, "unsupported-field", NULL, 0,
+                      "%s with a reduce op has no encoding: SG2260's layout has no reduce field there",
+                      sg2260_cmd_name(d->cmd));
+    if (d->src > SG2260_ADDR_MASK || d->dst > SG2260_ADDR_MASK)
+        return sg_err(err, "field-range", NULL, 0, "%s: address exceeds 45 bits", sg2260_cmd_name(d->cmd));
+    uint64_t v[F_COUNT];
+    to_fields(e, d, v);
+    memset(w, 0, (size_t)L.words * 16);
+    for (int i = 0; i < L.n; i++) {
+        const Field *f = &L.f[i];
+        if (!fits(v[f->id], f->width))
+            return sg_err(err, "field-range", NULL, 0, "%s: %s %llu does not fit %d bits", sg2260_cmd_name(d->cmd),
+                          field_names[f->id], (unsigned long long)v[f->id], f->width);
+        put(w, bit_of(f), f->width, v[f->id]);
+    }
+    return L.words;
 }
 
-int sg2260_decode(const uint64_t *w, size_t avail, Sg2260Desc *d, Sg2260Error *err) {
+int sg2260_decode(Sg2260Engine e, const uint64_t *w, size_t avail, Sg2260Desc *d, Sg2260Error *err) {
     memset(d, 0, sizeof *d);
     if (avail < 1) return sg_err(err, "truncated", NULL, 0, "empty descriptor stream");
-    Sg2260Cmd cmd = (Sg2260Cmd)get(w, F_CMD, 4);
-    int words = sg2260_desc_words(cmd);
-    if (!words)
-        return sg_err(err, "unsupported-cmd", NULL, 0, "command type %d is not modelled", (int)cmd);
-    if ((int)get(w, F_LEN, 4) != words)
-        return sg_err(err, "bad-length", NULL, 0, "%s descriptor with length field %d (expected %d)",
-                      sg2260_cmd_name(cmd), (int)get(w, F_LEN, 4), words);
-    if ((size_t)words > avail)
-        return sg_err(err, "truncated", NULL, 0, "%s descriptor truncated", sg2260_cmd_name(cmd));
-    d->cmd = cmd;
-    static const int sys_res[][2] = {{28, 31}, {104, 127}};
-    static const int send_res[][2] = {{12, 14}, {56, 63}, {240, 255}};
-    static const int recv_res[][2] = {{15, 15}, {56, 63}, {240, 255}};
-    static const int wr_res[][2] = {{15, 15}, {104, 127}, {304, 319}, {496, 511}};
-    int ok;
-    switch (cmd) {
-    case SG2260_CMD_SYS:
-        ok = reserved_clear(w, sys_res, 2);
-        d->sys = (Sg2260Sys)get(w, F_SYS_TYPE, 4);
-        d->msg_id = (uint32_t)get(w, F_SYS_ID, 9);
-        d->count = (uint32_t)get(w, F_SYS_COUNT, 7);
-        d->imm = (uint32_t)get(w, F_SYS_IMM, 32);
-        d->dst = get(w, F_SYS_ADDR, SG2260_ADDR_BITS);
-        break;
-    case SG2260_CMD_SEND:
-    case SG2260_CMD_RECV:
-        ok = reserved_clear(w, cmd == SG2260_CMD_SEND ? send_res : recv_res, 3);
-        d->dtype = (Sg2260Dtype)get(w, F_DTYPE, 4);
-        if (cmd == SG2260_CMD_RECV) {
-            d->op = (Sg2260Op)get(w, F_OP, 3);
-            d->dst = get(w, F_SR_ADDR, SG2260_ADDR_BITS);
-        } else {
-            d->psum = (Sg2260Psum)get(w, F_PSUM, 1);
-            d->src = get(w, F_SR_ADDR, SG2260_ADDR_BITS);
+    unsigned ct = (unsigned)get(w, 4, 4);
+    Sg2260Cmd cmd;
+    Sg2260Sys sys = SG2260_SYS_END;
+    if (e == SG2260_CDMA) {
+        cmd = (Sg2260Cmd)ct;
+        if (cmd == SG2260_CMD_SYS) sys = (Sg2260Sys)get(w, 8, 4);
+    } else {
+        cmd = ct == LOCAL_COPY ? SG2260_CMD_COPY : ct == LOCAL_REDUCE ? SG2260_CMD_REDUCE
+              : ct == LOCAL_SYS ? SG2260_CMD_SYS : (Sg2260Cmd)-1;
+        if (cmd == SG2260_CMD_SYS) {
+            unsigned st = (unsigned)get(w, 8, 4);
+            sys = st == LOCAL_SYS_SEND ? SG2260_SYS_SEND_MSG : st == LOCAL_SYS_WAIT ? SG2260_SYS_WAIT_MSG
+                  : st <= SG2260_SYS_TRWR ? (Sg2260Sys)st : (Sg2260Sys)99;
         }
-        get_shape(w, F_SR_SHAPE, F_SR_STRIDE, &d->shape);
-        break;
-    default:
-        ok = reserved_clear(w, wr_res, 4);
-        d->dtype = (Sg2260Dtype)get(w, F_DTYPE, 4);
-        d->op = (Sg2260Op)get(w, F_OP, 3);
-        d->src_chip = (int)get(w, F_WR_SRC_CHIP, 4);
-        d->dst_chip = (int)get(w, F_WR_DST_CHIP, 4);
-        d->src = get(w, F_WR_SRC, SG2260_ADDR_BITS);
-        d->dst = get(w, F_WR_DST, SG2260_ADDR_BITS);
-        get_shape(w, F_WR_SSHAPE, F_WR_SSTRIDE, &d->shape);
-        get_shape(w, F_WR_DSHAPE, F_WR_DSTRIDE, &d->dshape);
-        break;
     }
-    if (!ok)
-        return sg_err(err, "reserved-bits", NULL, 0, "%s descriptor has reserved bits set",
-                      sg2260_cmd_name(cmd));
-    return words;
+    if (cmd == SG2260_CMD_SYS && (e == SG2260_CDMA ? (unsigned)sys > SG2260_SYS_RX_WAIT_MSG : (unsigned)sys == 99))
+        return sg_err(err, "bad-sys", NULL, 0, "unknown SYS subtype %u on the %s", (unsigned)get(w, 8, 4),
+                      sg2260_engine_name(e));
+    Layout L = layout_of(e, cmd, sys);
+    if (!L.words)
+        return sg_err(err, "unsupported-cmd", NULL, 0, "command type %u is not modelled on the %s", ct,
+                      sg2260_engine_name(e));
+    if ((size_t)L.words > avail)
+        return sg_err(err, "truncated", NULL, 0, "%s descriptor truncated", sg2260_cmd_name(cmd));
+    uint64_t v[F_COUNT] = {0}, covered[8] = {0};
+    for (int i = 0; i < L.n; i++) {
+        const Field *f = &L.f[i];
+        v[f->id] = get(w, bit_of(f), f->width);
+        put(covered, bit_of(f), f->width, UINT64_MAX);
+    }
+    for (int k = 0; k < 2 * L.words; k++)
+        if (w[k] & ~covered[k])
+            return sg_err(err, "reserved-bits", NULL, 0, "%s descriptor has reserved bits set (word %d %s: 0x%llx)",
+                          sg2260_cmd_name(cmd), k / 2, k % 2 ? "high" : "low",
+                          (unsigned long long)(w[k] & ~covered[k]));
+    if (v[F_NCHW])
+        return sg_err(err, "unsupported-field", NULL, 0, "%s with nchw_copy set is not modelled", sg2260_cmd_name(cmd));
+    d->cmd = cmd;
+    d->sys = sys;
+    d->dtype = (Sg2260Dtype)v[F_DTYPE];
+    d->op = (Sg2260Op)v[F_OP];
+    d->psum = (Sg2260Psum)v[F_PSUM];
+    d->src = v[F_SRC_H] << 32 | v[F_SRC_L];
+    d->dst = v[F_DST_H] << 32 | v[F_DST_L];
+    d->src_chip = (int)v[F_SRC_CHIP], d->dst_chip = (int)v[F_DST_CHIP];
+    d->length = (uint32_t)v[F_LEN];
+    d->fill = (int)v[F_FILL];
+    d->msg_id = (uint32_t)v[F_MSG_ID], d->count = (uint32_t)v[F_MSG_CNT];
+    d->imm = (uint32_t)(cmd == SG2260_CMD_SYS ? v[F_TRWR] : 0);
+    Sg2260Shape *a = &d->shape, *b = &d->dshape;
+    a->n = (uint32_t)v[F_SN], a->c = (uint32_t)v[F_SC], a->h = (uint32_t)v[F_SH], a->w = (uint32_t)v[F_SW];
+    a->sn = (uint32_t)v[F_SSN], a->sc = (uint32_t)v[F_SSC], a->sh = (uint32_t)v[F_SSH];
+    b->n = (uint32_t)v[F_DN], b->c = (uint32_t)v[F_DC], b->h = (uint32_t)v[F_DH], b->w = (uint32_t)v[F_DW];
+    b->sn = (uint32_t)v[F_DSN], b->sc = (uint32_t)v[F_DSC], b->sh = (uint32_t)v[F_DSH];
+    if (d->fill) {
+        d->imm = (uint32_t)v[F_SSN];
+        sg2260_shape_contiguous(a);
+    }
+    /* without stride_enable the views are contiguous */
+    if (!v[F_STRIDE]) {
+        sg2260_shape_contiguous(a);
+        sg2260_shape_contiguous(b);
+    }
+    if (cmd == SG2260_CMD_SEND || cmd == SG2260_CMD_RECV || cmd == SG2260_CMD_GENERAL || cmd == SG2260_CMD_SYS)
+        memset(b, 0, sizeof *b);
+    if (cmd == SG2260_CMD_GENERAL || cmd == SG2260_CMD_SYS) memset(a, 0, sizeof *a);
+    return L.words;
 }
 
+/* ---- static rules ------------------------------------------------------ */
+
 static int check_shape(const Sg2260Shape *s, const char *what, Sg2260Error *err) {
-    uint32_t dims[4] = {s->n, s->c, s->h, s->w};
+    uint64_t dims[4] = {s->n, s->c, s->h, s->w}, max[4] = {SG2260_MAX_NC, SG2260_MAX_NC, SG2260_MAX_HW, SG2260_MAX_HW};
     for (int i = 0; i < 4; i++)
-        if (dims[i] < 1 || dims[i] > SG2260_MAX_DIM)
-            return sg_err(err, "shape", NULL, 0, "%s dimension %c = %u is outside 1..%d", what,
-                          "NCHW"[i], dims[i], SG2260_MAX_DIM);
-    if (s->sw > SG2260_MAX_DIM)
-        return sg_err(err, "shape", NULL, 0, "%s W stride %u exceeds %d", what, s->sw, SG2260_MAX_DIM);
+        if (dims[i] < 1 || dims[i] > max[i])
+            return sg_err(err, "shape", NULL, 0, "%s dimension %c = %llu is outside 1..%llu", what, "NCHW"[i],
+                          (unsigned long long)dims[i], (unsigned long long)max[i]);
     return 0;
+}
+
+static int check_addr(const char *name, const char *what, uint64_t a, Sg2260Error *err) {
+    if (a > SG2260_ADDR_MASK)
+        return sg_err(err, "addr-range", NULL, 0, "%s: %s address 0x%llx exceeds 45 bits", name, what,
+                      (unsigned long long)a);
+    uint64_t tag = SG2260_ADDR_TAG(a);
+    if (tag != SG2260_TAG_DDR && tag != SG2260_TAG_L2)
+        return sg_err(err, "bad-tag", NULL, 0,
+                      "%s: %s address 0x%llx has tag 0x%llx; the model has DDR (tag 0) and L2 SRAM (tag 0x1e)",
+                      name, what, (unsigned long long)a, (unsigned long long)tag);
+    return 0;
+}
+
+static int has_src(const Sg2260Desc *d) {
+    return d->cmd == SG2260_CMD_SEND || d->cmd == SG2260_CMD_READ || (d->cmd == SG2260_CMD_WRITE && !d->fill) ||
+           d->cmd == SG2260_CMD_GENERAL || d->cmd == SG2260_CMD_COPY || d->cmd == SG2260_CMD_REDUCE;
+}
+
+static int has_dst(const Sg2260Desc *d) {
+    return d->cmd != SG2260_CMD_SEND && d->cmd != SG2260_CMD_SYS;
 }
 
 int sg2260_desc_check(const Sg2260Desc *d, Sg2260Error *err) {
     const char *name = sg2260_cmd_name(d->cmd);
-    if (!sg2260_desc_words(d->cmd))
-        return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", name);
     if (d->cmd == SG2260_CMD_SYS) {
-        if ((unsigned)d->sys > SG2260_SYS_RX_WAIT_MSG)
+        if (!((unsigned)d->sys <= SG2260_SYS_RX_WAIT_MSG || d->sys == SG2260_SYS_SEND_MSG ||
+              d->sys == SG2260_SYS_WAIT_MSG))
             return sg_err(err, "bad-sys", NULL, 0, "unknown SYS subtype %d", (int)d->sys);
         if (d->msg_id >= SG2260_MSG_IDS || d->count > SG2260_MAX_MSG_COUNT)
             return sg_err(err, "field-range", NULL, 0, "message id must be < 512 and count <= 127");
-        if (d->dst > SG2260_ADDR_MASK)
-            return sg_err(err, "addr-range", NULL, 0, "address 0x%llx exceeds 40 bits",
-                          (unsigned long long)d->dst);
-        if (d->sys == SG2260_SYS_TRWR && d->dst % 4)
-            return sg_err(err, "align", NULL, 0, "SYS TRWR address 0x%llx is not 4-byte aligned",
-                          (unsigned long long)d->dst);
+        if (is_msg(d->sys) && d->count < 1)
+            return sg_err(err, "msg-count", NULL, 0,
+                          "SYS %s needs count >= 1 (a send names its waiters, a wait the sends it needs)",
+                          sg2260_sys_name(d->sys));
         return 0;
     }
+    if (d->cmd != SG2260_CMD_SEND && d->cmd != SG2260_CMD_RECV && d->cmd != SG2260_CMD_READ &&
+        d->cmd != SG2260_CMD_WRITE && d->cmd != SG2260_CMD_GENERAL && d->cmd != SG2260_CMD_COPY &&
+        d->cmd != SG2260_CMD_REDUCE)
+        return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", name);
     if ((unsigned)d->dtype > SG2260_FP20)
         return sg_err(err, "bad-dtype", NULL, 0, "%s: unknown dtype %d", name, (int)d->dtype);
     if ((unsigned)d->op > SG2260_OP_ADD)
         return sg_err(err, "bad-op", NULL, 0, "%s: unknown reduce op %d", name, (int)d->op);
     if ((unsigned)d->psum > SG2260_PSUM_WR)
         return sg_err(err, "bad-op", NULL, 0, "%s: unknown psum_op %d", name, (int)d->psum);
+    if ((has_src(d) && check_addr(name, "source", d->src, err)) || (has_dst(d) && check_addr(name, "destination", d->dst, err)))
+        return -1;
+    if (d->cmd == SG2260_CMD_GENERAL) {
+        if (d->op != SG2260_OP_NONE)
+            return sg_err(err, "bad-op", NULL, 0, "GENERAL is a copy: it has no reduce op");
+        if (d->length == 0) return sg_err(err, "shape", NULL, 0, "GENERAL needs a length of at least 1 byte");
+        if (d->src_chip < 0 || d->src_chip >= SG2260_MAX_CHIPS || d->dst_chip < 0 || d->dst_chip >= SG2260_MAX_CHIPS)
+            return sg_err(err, "field-range", NULL, 0, "GENERAL: chip ids are 4 bits");
+        if (d->src_chip == d->dst_chip)
+            return sg_err(err, "chip-mismatch", NULL, 0,
+                          "GENERAL copies between two chips (source and destination are chip %d); a copy on "
+                          "one chip is a GDMA or VSDMA COPY",
+                          d->src_chip);
+        if (d->dtype == SG2260_FP20 && (d->src % SG2260_ALIGN || d->dst % SG2260_ALIGN))
+            return sg_err(err, "align", NULL, 0, "GENERAL: FP20 addresses must be 128-byte aligned");
+        return 0;
+    }
     if (check_shape(&d->shape, d->cmd == SG2260_CMD_SEND || d->cmd == SG2260_CMD_RECV ? name : "source", err))
         return -1;
-    int has_src = d->cmd != SG2260_CMD_RECV, has_dst = d->cmd != SG2260_CMD_SEND;
-    if ((has_src && d->src > SG2260_ADDR_MASK) || (has_dst && d->dst > SG2260_ADDR_MASK))
-        return sg_err(err, "addr-range", NULL, 0, "%s: address exceeds 40 bits", name);
     if (d->cmd == SG2260_CMD_SEND && d->op != SG2260_OP_NONE)
         return sg_err(err, "bad-op", NULL, 0, "SEND carries no reduce op (the RECV does)");
+    if (d->cmd == SG2260_CMD_COPY && d->op != SG2260_OP_NONE)
+        return sg_err(err, "bad-op", NULL, 0, "COPY has no reduce op (REDUCE has)");
+    if (d->cmd == SG2260_CMD_REDUCE && d->op == SG2260_OP_NONE)
+        return sg_err(err, "bad-op", NULL, 0, "REDUCE needs a reduce op");
     if (d->cmd != SG2260_CMD_SEND && !sg2260_dtype_op_ok(d->dtype, d->op))
         return sg_err(err, "dtype-op", NULL, 0, "%s: reduce op %s is not allowed on dtype %s", name,
                       sg2260_op_name(d->op), sg2260_dtype_name(d->dtype));
-    if (d->cmd == SG2260_CMD_SEND && d->psum == SG2260_PSUM_WR &&
-        !sg2260_dtype_op_ok(d->dtype, SG2260_OP_ADD))
+    if (d->cmd == SG2260_CMD_SEND && d->psum == SG2260_PSUM_WR && !sg2260_dtype_op_ok(d->dtype, SG2260_OP_ADD))
         return sg_err(err, "dtype-op", NULL, 0, "SEND: psum=wr (reduce) on non-reducible dtype %s",
                       sg2260_dtype_name(d->dtype));
+    if (d->cmd == SG2260_CMD_REDUCE && SG2260_ADDR_TAG(d->dst) != SG2260_TAG_L2)
+        return sg_err(err, "reduce-l2", NULL, 0,
+                      "REDUCE writes L2 SRAM (tag 0x1e): destination 0x%llx is in DDR", (unsigned long long)d->dst);
     if (d->dtype == SG2260_FP20) {
-        if (has_src && d->src % SG2260_ALIGN)
-            return sg_err(err, "align", NULL, 0, "%s: FP20 source 0x%llx is not 128-byte aligned",
-                          name, (unsigned long long)d->src);
-        if (has_dst && d->dst % SG2260_ALIGN)
-            return sg_err(err, "align", NULL, 0, "%s: FP20 destination 0x%llx is not 128-byte aligned",
-                          name, (unsigned long long)d->dst);
+        if (has_src(d) && d->src % SG2260_ALIGN)
+            return sg_err(err, "align", NULL, 0, "%s: FP20 source 0x%llx is not 128-byte aligned", name,
+                          (unsigned long long)d->src);
+        if (has_dst(d) && d->dst % SG2260_ALIGN)
+            return sg_err(err, "align", NULL, 0, "%s: FP20 destination 0x%llx is not 128-byte aligned", name,
+                          (unsigned long long)d->dst);
     }
-    if (has_dst && d->op != SG2260_OP_NONE && d->dst % SG2260_ALIGN)
-        return sg_err(err, "align", NULL, 0,
-                      "%s: reducing destination 0x%llx is not 128-byte aligned", name,
+    if (has_dst(d) && d->op != SG2260_OP_NONE && d->dst % SG2260_ALIGN)
+        return sg_err(err, "align", NULL, 0, "%s: reducing destination 0x%llx is not 128-byte aligned", name,
                       (unsigned long long)d->dst);
-    if (d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ || d->cmd == SG2260_CMD_GENERAL) {
+    if (d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ || d->cmd == SG2260_CMD_COPY ||
+        d->cmd == SG2260_CMD_REDUCE) {
         if (check_shape(&d->dshape, "destination", err)) return -1;
-        if (d->src_chip < 0 || d->src_chip >= SG2260_MAX_CHIPS || d->dst_chip < 0 ||
-            d->dst_chip >= SG2260_MAX_CHIPS)
+        if ((d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_READ) &&
+            (d->src_chip < 0 || d->src_chip >= SG2260_MAX_CHIPS || d->dst_chip < 0 || d->dst_chip >= SG2260_MAX_CHIPS))
             return sg_err(err, "field-range", NULL, 0, "%s: chip ids are 4 bits", name);
+        if (d->fill && d->cmd != SG2260_CMD_WRITE)
+            return sg_err(err, "bad-op", NULL, 0, "%s cannot fill: only WRITE fills with a constant", name);
         if (sg2260_shape_elems(&d->shape) != sg2260_shape_elems(&d->dshape))
-            return sg_err(err, "size-mismatch", NULL, 0,
-                          "%s: source has %llu elements but destination %llu", name,
+            return sg_err(err, "size-mismatch", NULL, 0, "%s: source has %llu elements but destination %llu", name,
                           (unsigned long long)sg2260_shape_elems(&d->shape),
                           (unsigned long long)sg2260_shape_elems(&d->dshape));
     }
     return 0;
 }
 
-static const char *const cmd_names[] = {"SEND",  "READ",     "WRITE",    "GENERAL",
-                                        "RECV",  "LOSSY_COMPRESS", "LOSSY_DECOMPRESS",
-                                        "SYS",   "TCP_SEND", "TCP_RECV"};
-static const char *const sys_names[] = {"END",         "NOP",         "TRWR",       "TX_SEND_MSG",
-                                        "TX_WAIT_MSG", "RX_SEND_MSG", "RX_WAIT_MSG"};
+int sg2260_cmd_on_engine(const Sg2260Desc *d, Sg2260Engine e) {
+    if (d->cmd == SG2260_CMD_SYS) {
+        if (d->sys == SG2260_SYS_END || d->sys == SG2260_SYS_NOP || d->sys == SG2260_SYS_TRWR) return 1;
+        return e == SG2260_CDMA ? d->sys != SG2260_SYS_SEND_MSG && d->sys != SG2260_SYS_WAIT_MSG
+                                : d->sys == SG2260_SYS_SEND_MSG || d->sys == SG2260_SYS_WAIT_MSG;
+    }
+    switch (e) {
+    case SG2260_CDMA:
+        return d->cmd == SG2260_CMD_SEND || d->cmd == SG2260_CMD_RECV || d->cmd == SG2260_CMD_READ ||
+               d->cmd == SG2260_CMD_WRITE || d->cmd == SG2260_CMD_GENERAL;
+    case SG2260_GDMA: return d->cmd == SG2260_CMD_COPY || d->cmd == SG2260_CMD_REDUCE;
+    case SG2260_VSDMA: return d->cmd == SG2260_CMD_COPY;
+    }
+    return 0;
+}
+
+static const char *const cmd_names[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS",
+                                        "LOSSY_DECOMPRESS", "SYS", "TCP_SEND", "TCP_RECV"};
+static const char *const sys_names[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "RX_SEND_MSG",
+                                        "TX_WAIT_MSG", "RX_WAIT_MSG", "?", "SEND_MSG", "WAIT_MSG"};
 static const char *const dtype_names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
 static const char *const op_names[] = {"none", "mul", "max", "min", "add"};
+static const char *const engine_names[] = {"CDMA", "GDMA", "VSDMA"};
 
 const char *sg2260_cmd_name(Sg2260Cmd c) {
+    if (c == SG2260_CMD_COPY) return "COPY";
+    if (c == SG2260_CMD_REDUCE) return "REDUCE";
     return (unsigned)c < sizeof cmd_names / sizeof *cmd_names ? cmd_names[c] : "?";
 }
 const char *sg2260_sys_name(Sg2260Sys s) {
@@ -330,6 +529,9 @@ const char *sg2260_dtype_name(Sg2260Dtype t) {
 }
 const char *sg2260_op_name(Sg2260Op o) {
     return (unsigned)o < sizeof op_names / sizeof *op_names ? op_names[o] : "?";
+}
+const char *sg2260_engine_name(Sg2260Engine e) {
+    return (unsigned)e < sizeof engine_names / sizeof *engine_names ? engine_names[e] : "?";
 }
 
 /* ---- programs ---------------------------------------------------------- */
@@ -347,11 +549,13 @@ void sg2260_program_free(Sg2260Program *p) {
     memset(p, 0, sizeof *p);
 }
 
-long sg2260_program_encode(const Sg2260Program *p, uint8_t **out, Sg2260Error *err) {
+long sg2260_program_encode(Sg2260Engine e, const Sg2260Program *p, uint8_t **out, Sg2260Error *err) {
     size_t words = 0;
     for (int i = 0; i < p->ndescs; i++) {
-        int k = sg2260_desc_words(p->descs[i].cmd);
-        if (!k) return sg_err(err, "unsupported-cmd", NULL, 0, "descriptor %d: command not encodable", i);
+        int k = layout_of(e, p->descs[i].cmd, p->descs[i].sys).words;
+        if (!k)
+            return sg_err(err, "unsupported-cmd", NULL, 0, "descriptor %d: %s has no encoding on the %s", i,
+                          sg2260_cmd_name(p->descs[i].cmd), sg2260_engine_name(e));
         words += (size_t)k;
     }
     size_t bytes = (words * 16 + SG2260_ALIGN - 1) / SG2260_ALIGN * SG2260_ALIGN;
@@ -360,7 +564,7 @@ long sg2260_program_encode(const Sg2260Program *p, uint8_t **out, Sg2260Error *e
     size_t pos = 0;
     for (int i = 0; i < p->ndescs; i++) {
         uint64_t w[8];
-        int k = sg2260_encode(&p->descs[i], w, err);
+        int k = sg2260_encode(e, &p->descs[i], w, err);
         if (k < 0) {
             free(buf);
             return -1;
@@ -372,7 +576,7 @@ long sg2260_program_encode(const Sg2260Program *p, uint8_t **out, Sg2260Error *e
     return (long)bytes;
 }
 
-int sg2260_program_decode(const uint8_t *bytes, size_t n, Sg2260Program *p, Sg2260Error *err) {
+int sg2260_program_decode(Sg2260Engine e, const uint8_t *bytes, size_t n, Sg2260Program *p, Sg2260Error *err) {
     size_t nwords = n / 16, i = 0;
     memset(p, 0, sizeof *p);
     while (i < nwords) {
@@ -381,11 +585,11 @@ int sg2260_program_decode(const uint8_t *bytes, size_t n, Sg2260Program *p, Sg22
         for (size_t j = 0; j < 2 * avail; j++)
             for (int b = 0; b < 8; b++) w[j] |= (uint64_t)bytes[(i * 2 + j) * 8 + b] << (8 * b);
         Sg2260Desc d;
-        int k = sg2260_decode(w, avail, &d, err);
+        int k = sg2260_decode(e, w, avail, &d, err);
         if (k < 0) {
             if (err)
                 snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
-                     " (at byte offset %zu)", i * 16);
+                         " (at byte offset %zu)", i * 16);
             sg2260_program_free(p);
             return -1;
         }
@@ -398,12 +602,14 @@ int sg2260_program_decode(const uint8_t *bytes, size_t n, Sg2260Program *p, Sg22
 }
 
 /* ---- bundle images ------------------------------------------------------
- * Header (little-endian): bytes 0-11 magic "SG2260CDMA\0\0", u32 version (1),
- * u32 program count, then the directory at byte 16: per program 16 bytes
- * { u8 chip, u8 port, u8 chan (0 TX, 1 RX), u8 reserved, u32 size in bytes,
- * u64 offset from the image start }. The header+directory is padded to a
- * multiple of 128 bytes, and so is every program. */
+ * Header (little-endian): bytes 0-11 magic "SG2260CDMA\0\0", u16 version
+ * (2), u16 program count, then the directory at byte 16: per program 16
+ * bytes { u8 chip, u8 engine (0 CDMA, 1 GDMA, 2 VSDMA), u8 index (port or
+ * core), u8 reserved, u32 size in bytes, u64 offset from the image start }.
+ * The header+directory is padded to a multiple of 128 bytes, and so is
+ * every program. */
 static const uint8_t bundle_magic[12] = {'S', 'G', '2', '2', '6', '0', 'C', 'D', 'M', 'A', 0, 0};
+enum { BUNDLE_VERSION = 2 };
 
 static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -424,11 +630,12 @@ long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err
     uint8_t *img = sg_xcalloc(head, 1);
     size_t size = head;
     memcpy(img, bundle_magic, sizeof bundle_magic);
-    put_le(img + 12, 1, 2);
+    put_le(img + 12, BUNDLE_VERSION, 2);
     put_le(img + 14, (uint64_t)b->nslots, 2);
     for (int i = 0; i < b->nslots; i++) {
+        const Sg2260ProgramSlot *sl = &b->slots[i];
         uint8_t *prog;
-        long n = sg2260_program_encode(&b->slots[i].prog, &prog, err);
+        long n = sg2260_program_encode(sl->engine, &sl->prog, &prog, err);
         if (n < 0) {
             free(img);
             return -1;
@@ -437,9 +644,9 @@ long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err
         memcpy(img + size, prog, (size_t)n);
         free(prog);
         uint8_t *dir = img + 16 + (size_t)i * 16;
-        dir[0] = (uint8_t)b->slots[i].chip;
-        dir[1] = (uint8_t)b->slots[i].port;
-        dir[2] = (uint8_t)b->slots[i].chan;
+        dir[0] = (uint8_t)sl->chip;
+        dir[1] = (uint8_t)sl->engine;
+        dir[2] = (uint8_t)sl->index;
         dir[3] = 0;
         put_le(dir + 4, (uint64_t)n, 4);
         put_le(dir + 8, size, 8);
@@ -453,26 +660,28 @@ int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260
     memset(b, 0, sizeof *b);
     if (!sg2260_bundle_is_binary(bytes, n) || n < 16)
         return sg_err(err, "bad-image", NULL, 0, "not an SG2260 bundle image");
-    if (get_le(bytes + 12, 2) != 1)
-        return sg_err(err, "bad-image", NULL, 0, "bundle image version %u is not 1", (unsigned)get_le(bytes + 12, 2));
+    if (get_le(bytes + 12, 2) != BUNDLE_VERSION)
+        return sg_err(err, "bad-image", NULL, 0, "bundle image version %u is not %d", (unsigned)get_le(bytes + 12, 2),
+                      BUNDLE_VERSION);
     unsigned count = (unsigned)get_le(bytes + 14, 2);
     if (16 + (size_t)count * 16 > n) return sg_err(err, "bad-image", NULL, 0, "bundle directory truncated");
     for (unsigned i = 0; i < count; i++) {
         const uint8_t *dir = bytes + 16 + (size_t)i * 16;
         uint64_t size = get_le(dir + 4, 4), off = get_le(dir + 8, 8);
-        if (dir[0] >= SG2260_MAX_CHIPS || dir[1] >= SG2260_MAX_PORTS || dir[2] > 1 || off % SG2260_ALIGN ||
-            off > n || size > n - off) {
+        int max_index = dir[1] == SG2260_CDMA ? SG2260_MAX_PORTS : dir[1] == SG2260_VSDMA ? SG2260_MAX_CORES : 1;
+        if (dir[0] >= SG2260_MAX_CHIPS || dir[1] > SG2260_VSDMA || dir[2] >= max_index || dir[3] ||
+            off % SG2260_ALIGN || off > n || size > n - off) {
             sg2260_bundle_free(b);
             return sg_err(err, "bad-image", NULL, 0, "bundle directory entry %u is invalid", i);
         }
         int before = b->nslots;
-        Sg2260Program *p = sg2260_bundle_program(b, dir[0], dir[1], (Sg2260Chan)dir[2]);
+        Sg2260Program *p = sg2260_bundle_program(b, dir[0], (Sg2260Engine)dir[1], dir[2]);
         if (b->nslots == before) {
             sg2260_bundle_free(b);
-            return sg_err(err, "duplicate-program", NULL, 0, "two programs for chip %d port %d %s", dir[0],
-                          dir[1], dir[2] ? "rx" : "tx");
+            return sg_err(err, "duplicate-program", NULL, 0, "two programs for chip %d %s %d", dir[0],
+                          sg2260_engine_name((Sg2260Engine)dir[1]), dir[2]);
         }
-        if (sg2260_program_decode(bytes + off, (size_t)size, p, err)) {
+        if (sg2260_program_decode((Sg2260Engine)dir[1], bytes + off, (size_t)size, p, err)) {
             sg2260_bundle_free(b);
             return -1;
         }
@@ -488,7 +697,7 @@ int sg2260_bundle_write_c(FILE *out, const Sg2260Bundle *b, const char *name, Sg
     uint8_t *img;
     long n = sg2260_bundle_encode(b, &img, err);
     if (n < 0) return -1;
-    fprintf(out, "/* SG2260 CDMA bundle image: %d program(s), %ld bytes (docs/sg2260.md). */\n", b->nslots, n);
+    fprintf(out, "/* SG2260 descriptor bundle image: %d program(s), %ld bytes (docs/sg2260.md). */\n", b->nslots, n);
     fprintf(out, "const unsigned char %s[%ld] __attribute__((aligned(128))) = {", name, n);
     for (long i = 0; i < n; i++) fprintf(out, "%s0x%02x,", i % 16 ? " " : "\n    ", img[i]);
     fprintf(out, "\n};\nconst unsigned long %s_size = %ldul;\n", name, n);

@@ -1,17 +1,20 @@
 /* machine.c - the SG2260 machine model and its `key = value` file format.
  *
- * Format (docs/sg2260.md): one item per line, `#` starts a comment.
- *   name = TEXT | chips = N | link_bandwidth = GB/s | sum_bandwidth = GB/s
- *   startup_latency = us | sync_latency = us | ddr_l2_bandwidth = GB/s
- *   credit_depth = N | memory = BYTES (K/M/G/T suffixes)
- *   link A B [bandwidth=GB/s]       (ports numbered per chip in file order)
- *   ring C0 C1 ... Ck               (consecutive chips must share a link)
+ * Format (docs/sg2260.md section 1): one item per line, `#` starts a comment.
+ *   name = TEXT | chips = N | link_bandwidth = GB/s | cdma_bandwidth = GB/s
+ *   sum_bandwidth = GB/s | startup_latency = us | sync_latency = us
+ *   ddr_l2_bandwidth = GB/s | credit_depth = N | cores = N
+ *   write_reduce = 0|1 | reduce_to_ddr = 0|1 | memory = BYTES | l2_memory = BYTES
+ *   link A[:PA] B[:PB] [bandwidth=GB/s]   (physical ports; default: the
+ *                                          chip's lowest free port)
+ *   send A B port=P                      (A sends to B on its port P)
+ *   ring C0 C1 ... Ck                    (consecutive chips must share a link)
  *
  * The board exists once: machines/sg2260-board.machine, compiled in as
  * sg2260_board_machine_text. The default machine is that text parsed; it
  * must give every key. Any other file starts from the board: keys it leaves
  * out keep the board's values, and without `link` lines (and with the
- * board's chip count) it gets the board's links and rings. */
+ * board's chip count) it gets the board's links, send ports and rings. */
 #include <stddef.h>
 #include <string.h>
 
@@ -24,6 +27,7 @@ typedef enum KeyKind {
     KEY_BYTES,   /* uint64_t in 1..2^40, K/M/G/T suffixes */
     KEY_RATE,    /* double > 0, GB/s */
     KEY_LATENCY, /* double >= 0, us */
+    KEY_FLAG,    /* int 0 or 1 */
 } KeyKind;
 
 /* The keys: X(id, key, field of Sg2260Machine, kind, lo, hi, unit). */
@@ -31,12 +35,17 @@ typedef enum KeyKind {
     X(NAME, "name", name, KEY_TEXT, 0, 0, "")                               \
     X(CHIPS, "chips", nchips, KEY_COUNT, 1, SG2260_MAX_CHIPS, "")           \
     X(LINK_BW, "link_bandwidth", link_bw_GBps, KEY_RATE, 0, 0, "GB/s per direction") \
+    X(CDMA_BW, "cdma_bandwidth", cdma_bw_GBps, KEY_RATE, 0, 0, "GB/s, one CDMA engine") \
     X(SUM_BW, "sum_bandwidth", sum_bw_GBps, KEY_RATE, 0, 0, "GB/s")         \
     X(STARTUP, "startup_latency", startup_us, KEY_LATENCY, 0, 0, "us")      \
     X(SYNC, "sync_latency", sync_us, KEY_LATENCY, 0, 0, "us")               \
     X(DDR_L2_BW, "ddr_l2_bandwidth", ddr_l2_GBps, KEY_RATE, 0, 0, "GB/s")   \
     X(CREDIT_DEPTH, "credit_depth", credit_depth, KEY_COUNT, 1, 64, "")     \
-    X(MEMORY, "memory", mem_bytes, KEY_BYTES, 0, 0, "bytes")
+    X(CORES, "cores", cores, KEY_COUNT, 1, SG2260_MAX_CORES, "TPU cores (VSDMA engines)") \
+    X(WRITE_REDUCE, "write_reduce", write_reduce, KEY_FLAG, 0, 1, "WRITE/READ may reduce") \
+    X(REDUCE_TO_DDR, "reduce_to_ddr", reduce_to_ddr, KEY_FLAG, 0, 1, "CDMA reductions may target DDR") \
+    X(MEMORY, "memory", mem_bytes, KEY_BYTES, 0, 0, "bytes of DDR")         \
+    X(L2_MEMORY, "l2_memory", l2_bytes, KEY_BYTES, 0, 0, "bytes of L2 SRAM")
 
 enum {
 #define X(id, key, field, kind, lo, hi, unit) KEY_##id,
@@ -72,6 +81,7 @@ static int set_key(Sg2260Machine *m, const struct MachineKey *k, const char *val
         snprintf((char *)key_field(m, k), sizeof m->name, "%s", val);
         return 0;
     case KEY_COUNT:
+    case KEY_FLAG:
         if (sg_parse_u64(val, &u) || u < (uint64_t)k->lo || u > (uint64_t)k->hi)
             return sg_err(err, "bad-value", file, line, "%s must be %d..%d, got '%s'", k->key, k->lo, k->hi, val);
         *(int *)key_field(m, k) = (int)u;
@@ -95,36 +105,82 @@ static int set_key(Sg2260Machine *m, const struct MachineKey *k, const char *val
     return sg_err(err, "machine", file, line, "key '%s' of an unknown kind", k->key);
 }
 
-/* Adds a link, assigning the next port on each end. */
-static int add_link(Sg2260Machine *m, int a, int b, double bw, Sg2260Error *err, const char *file, int line) {
+/* Clears the topology (links, ports, send ports, rings) of m. */
+static void clear_topology(Sg2260Machine *m) {
+    m->nlinks = 0;
+    memset(m->links, 0, sizeof m->links);
+    memset(m->port_link, 0xff, sizeof m->port_link); /* -1 */
+    memset(m->send_port, 0xff, sizeof m->send_port);
+    m->nrings = 0;
+    memset(m->rings, 0, sizeof m->rings);
+}
+
+/* The lowest port of chip c without a link, or -1. */
+static int free_port(const Sg2260Machine *m, int c) {
+    for (int p = 0; p < SG2260_MAX_PORTS; p++)
+        if (m->port_link[c][p] < 0) return p;
+    return -1;
+}
+
+/* Adds a link between chip a's port pa and chip b's port pb (-1: the
+ * chip's lowest free port). */
+static int add_link(Sg2260Machine *m, int a, int pa, int b, int pb, double bw, Sg2260Error *err, const char *file,
+                    int line) {
     if (m->nlinks >= SG2260_MAX_LINKS)
         return sg_err(err, "machine", file, line, "too many links (max %d)", SG2260_MAX_LINKS);
-    if (m->nports[a] >= SG2260_MAX_PORTS || m->nports[b] >= SG2260_MAX_PORTS)
-        return sg_err(err, "machine", file, line, "chip %d has more than %d ports",
-                      m->nports[a] >= SG2260_MAX_PORTS ? a : b, SG2260_MAX_PORTS);
-    Sg2260Link *l = &m->links[m->nlinks];
-    l->a = a;
-    l->b = b;
-    l->bw_GBps = bw;
-    l->port_a = m->nports[a]++;
-    l->port_b = m->nports[b]++;
-    m->port_link[a][l->port_a] = m->nlinks;
-    m->port_peer[a][l->port_a] = b;
-    m->port_link[b][l->port_b] = m->nlinks;
-    m->port_peer[b][l->port_b] = a;
-    m->nlinks++;
+    if (pa < 0) pa = free_port(m, a);
+    if (pa < 0) return sg_err(err, "machine", file, line, "chip %d has no free port (it has %d)", a, SG2260_MAX_PORTS);
+    if (m->port_link[a][pa] >= 0)
+        return sg_err(err, "bad-link", file, line, "port %d of chip %d already has a link", pa, a);
+    m->port_link[a][pa] = m->nlinks; /* before b's port: a link from a chip to itself is rejected earlier */
+    if (pb < 0) pb = free_port(m, b);
+    if (pb < 0 || m->port_link[b][pb] >= 0) {
+        m->port_link[a][pa] = -1;
+        if (pb < 0)
+            return sg_err(err, "machine", file, line, "chip %d has no free port (it has %d)", b, SG2260_MAX_PORTS);
+        return sg_err(err, "bad-link", file, line, "port %d of chip %d already has a link", pb, b);
+    }
+    m->port_link[b][pb] = m->nlinks;
+    m->links[m->nlinks++] = (Sg2260Link){a, b, pa, pb, bw};
+    /* the first link between two chips carries their messages by default */
+    if (m->send_port[a][b] < 0) m->send_port[a][b] = pa;
+    if (m->send_port[b][a] < 0) m->send_port[b][a] = pb;
     return 0;
 }
 
 int sg2260_machine_port_to(const Sg2260Machine *m, int chip, int peer) {
-    if (chip < 0 || chip >= m->nchips) return -1;
-    for (int p = 0; p < m->nports[chip]; p++)
-        if (m->port_peer[chip][p] == peer) return p;
-    return -1;
+    if (chip < 0 || chip >= m->nchips || peer < 0 || peer >= m->nchips) return -1;
+    return m->send_port[chip][peer];
+}
+
+int sg2260_machine_port_peer(const Sg2260Machine *m, int chip, int port) {
+    if (chip < 0 || chip >= m->nchips || port < 0 || port >= SG2260_MAX_PORTS || m->port_link[chip][port] < 0)
+        return -1;
+    const Sg2260Link *l = &m->links[m->port_link[chip][port]];
+    return l->a == chip && l->port_a == port ? l->b : l->a;
+}
+
+int sg2260_machine_recv_port(const Sg2260Machine *m, int chip, int peer) {
+    int p = sg2260_machine_port_to(m, peer, chip);
+    if (p < 0) return -1;
+    const Sg2260Link *l = &m->links[m->port_link[peer][p]];
+    return l->a == peer && l->port_a == p ? l->port_b : l->port_a;
+}
+
+int sg2260_machine_links_between(const Sg2260Machine *m, int a, int b, int *links, int max) {
+    int n = 0;
+    for (int l = 0; l < m->nlinks && n < max; l++)
+        if ((m->links[l].a == a && m->links[l].b == b) || (m->links[l].a == b && m->links[l].b == a)) links[n++] = l;
+    return n;
 }
 
 double sg2260_machine_link_bw(const Sg2260Machine *m, int l) {
     return m->links[l].bw_GBps > 0 ? m->links[l].bw_GBps : m->link_bw_GBps;
+}
+
+double sg2260_machine_link_rate(const Sg2260Machine *m, int l) {
+    double bw = sg2260_machine_link_bw(m, l);
+    return bw < m->cdma_bw_GBps ? bw : m->cdma_bw_GBps;
 }
 
 int sg2260_machine_place(const Sg2260Machine *m, int N, int *chips) {
@@ -154,10 +210,31 @@ static int parse_chip(const char *s, uint64_t *v) {
     return sg_parse_u64(s, v) == 0 && *v < SG2260_MAX_CHIPS ? 0 : -1;
 }
 
+/* "C" or "C:P" */
+static int parse_chip_port(const char *s, int *chip, int *port) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *colon = strchr(buf, ':');
+    uint64_t c, p;
+    *port = -1;
+    if (colon) {
+        *colon = 0;
+        if (sg_parse_u64(colon + 1, &p) || p >= SG2260_MAX_PORTS) return -1;
+        *port = (int)p;
+    }
+    if (parse_chip(buf, &c)) return -1;
+    *chip = (int)c;
+    return 0;
+}
+
 typedef struct PendingLink {
-    int a, b, line;
+    int a, pa, b, pb, line;
     double bw;
 } PendingLink;
+
+typedef struct PendingSend {
+    int a, b, port, line;
+} PendingSend;
 
 typedef struct PendingRing {
     int line;
@@ -168,22 +245,14 @@ typedef struct PendingRing {
  * every key and the links must be given). */
 static int parse(const char *text, const char *file, const Sg2260Machine *base, Sg2260Machine *m,
                  Sg2260Error *err) {
-    if (base) {
-        /* the base's keys, none of its links, ports or rings */
-        *m = *base;
-        m->nlinks = 0;
-        memset(m->links, 0, sizeof m->links);
-        memset(m->nports, 0, sizeof m->nports);
-        memset(m->port_link, 0, sizeof m->port_link);
-        memset(m->port_peer, 0, sizeof m->port_peer);
-        m->nrings = 0;
-        memset(m->rings, 0, sizeof m->rings);
-    } else {
-        memset(m, 0, sizeof *m);
-    }
+    if (base) *m = *base; /* the base's keys; its topology is added below if the file has none */
+    else memset(m, 0, sizeof *m);
+    clear_topology(m);
     unsigned given = 0; /* bit per key */
     PendingLink links[SG2260_MAX_LINKS];
     int nlinks = 0;
+    PendingSend sends[SG2260_MAX_CHIPS * SG2260_MAX_CHIPS];
+    int nsends = 0;
     PendingRing rings[SG2260_MAX_RINGS];
     int nrings = 0;
     int chips_line = 0;
@@ -202,7 +271,8 @@ static int parse(const char *text, const char *file, const Sg2260Machine *base, 
         char *w[40];
         const char *first = buf + strspn(buf, " \t");
         size_t flen = strcspn(first, " \t=");
-        int is_directive = (flen == 4 && (!strncmp(first, "link", 4) || !strncmp(first, "ring", 4)));
+        int is_directive = (flen == 4 && (!strncmp(first, "link", 4) || !strncmp(first, "ring", 4) ||
+                                          !strncmp(first, "send", 4)));
         if (eq && !is_directive) {
             /* key = value */
             *eq = 0;
@@ -225,19 +295,25 @@ static int parse(const char *text, const char *file, const Sg2260Machine *base, 
         if (n < 0) return sg_err(err, "syntax", file, lineno, "too many words");
         if (n == 0) continue;
         if (!strcmp(w[0], "link")) {
-            uint64_t a, b;
-            if (n < 3 || n > 4 || parse_chip(w[1], &a) || parse_chip(w[2], &b))
+            int a, pa, b, pb;
+            if (n < 3 || n > 4 || parse_chip_port(w[1], &a, &pa) || parse_chip_port(w[2], &b, &pb))
                 return sg_err(err, "syntax", file, lineno,
-                              "expected 'link A B [bandwidth=GB/s]' with chips 0..%d",
-                              SG2260_MAX_CHIPS - 1);
+                              "expected 'link A[:PORT] B[:PORT] [bandwidth=GB/s]' with chips 0..%d and ports 0..%d",
+                              SG2260_MAX_CHIPS - 1, SG2260_MAX_PORTS - 1);
             double bw = 0;
             if (n == 4 && (strncmp(w[3], "bandwidth=", 10) || sg_parse_double(w[3] + 10, &bw) ||
                            !(bw > 0)))
                 return sg_err(err, "bad-value", file, lineno, "bad link attribute '%s'", w[3]);
-            if (a == b) return sg_err(err, "bad-link", file, lineno, "link from chip %d to itself", (int)a);
+            if (a == b) return sg_err(err, "bad-link", file, lineno, "link from chip %d to itself", a);
             if (nlinks == SG2260_MAX_LINKS)
                 return sg_err(err, "machine", file, lineno, "too many links (max %d)", SG2260_MAX_LINKS);
-            links[nlinks++] = (PendingLink){(int)a, (int)b, lineno, bw};
+            links[nlinks++] = (PendingLink){a, pa, b, pb, lineno, bw};
+        } else if (!strcmp(w[0], "send")) {
+            uint64_t a, b, port;
+            if (n != 4 || parse_chip(w[1], &a) || parse_chip(w[2], &b) || strncmp(w[3], "port=", 5) ||
+                sg_parse_u64(w[3] + 5, &port) || port >= SG2260_MAX_PORTS)
+                return sg_err(err, "syntax", file, lineno, "expected 'send A B port=P'");
+            sends[nsends++] = (PendingSend){(int)a, (int)b, (int)port, lineno};
         } else if (!strcmp(w[0], "ring")) {
             if (n < 3 || n - 1 > SG2260_MAX_CHIPS)
                 return sg_err(err, "syntax", file, lineno, "expected 'ring C0 C1 ...' (2..%d chips)",
@@ -256,7 +332,7 @@ static int parse(const char *text, const char *file, const Sg2260Machine *base, 
             }
         } else {
             return sg_err(err, "syntax", file, lineno,
-                          "expected 'key = value', 'link A B' or 'ring ...', got '%s'", w[0]);
+                          "expected 'key = value', 'link A B', 'send A B port=P' or 'ring ...', got '%s'", w[0]);
         }
     }
     if (!base)
@@ -266,8 +342,10 @@ static int parse(const char *text, const char *file, const Sg2260Machine *base, 
     /* Topology: given links, or the board's. */
     if (nlinks == 0) {
         if (base && m->nchips == base->nchips) {
-            for (int i = 0; i < base->nlinks; i++)
-                add_link(m, base->links[i].a, base->links[i].b, base->links[i].bw_GBps, NULL, "", 0);
+            m->nlinks = base->nlinks;
+            memcpy(m->links, base->links, sizeof m->links);
+            memcpy(m->port_link, base->port_link, sizeof m->port_link);
+            memcpy(m->send_port, base->send_port, sizeof m->send_port);
             if (nrings == 0) {
                 m->nrings = base->nrings;
                 memcpy(m->rings, base->rings, sizeof base->rings);
@@ -283,7 +361,15 @@ static int parse(const char *text, const char *file, const Sg2260Machine *base, 
         if (links[i].a >= m->nchips || links[i].b >= m->nchips)
             return sg_err(err, "bad-link", file, links[i].line, "link %d-%d names a chip >= chips (%d)",
                           links[i].a, links[i].b, m->nchips);
-        if (add_link(m, links[i].a, links[i].b, links[i].bw, err, file, links[i].line)) return -1;
+        if (add_link(m, links[i].a, links[i].pa, links[i].b, links[i].pb, links[i].bw, err, file, links[i].line))
+            return -1;
+    }
+    for (int i = 0; i < nsends; i++) {
+        const PendingSend *sd = &sends[i];
+        if (sd->a >= m->nchips || sd->b >= m->nchips || sg2260_machine_port_peer(m, sd->a, sd->port) != sd->b)
+            return sg_err(err, "bad-link", file, sd->line, "chip %d has no link to chip %d on port %d", sd->a, sd->b,
+                          sd->port);
+        m->send_port[sd->a][sd->b] = sd->port;
     }
     for (int i = 0; i < nrings; i++) {
         Sg2260Ring *r = &rings[i].r;
@@ -331,6 +417,14 @@ int sg2260_machine_load(const char *name_or_path, Sg2260Machine *m, Sg2260Error 
     return rc;
 }
 
+/* The shortest %g form of v that reads back as v (22.4, not 22.399999999999999). */
+static void format_number(char *buf, size_t n, double v) {
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
 void sg2260_machine_write(FILE *out, const Sg2260Machine *m) {
     for (int k = 0; k < NKEYS; k++) {
         const struct MachineKey *key = &machine_keys[k];
@@ -338,20 +432,35 @@ void sg2260_machine_write(FILE *out, const Sg2260Machine *m) {
         char val[80];
         switch (key->kind) {
         case KEY_TEXT: snprintf(val, sizeof val, "%s", (const char *)v); break;
-        case KEY_COUNT: snprintf(val, sizeof val, "%d", *(const int *)v); break;
+        case KEY_COUNT:
+        case KEY_FLAG: snprintf(val, sizeof val, "%d", *(const int *)v); break;
         case KEY_BYTES: snprintf(val, sizeof val, "%llu", (unsigned long long)*(const uint64_t *)v); break;
         case KEY_RATE:
-        case KEY_LATENCY: snprintf(val, sizeof val, "%.17g", *(const double *)v); break;
+        case KEY_LATENCY: format_number(val, sizeof val, *(const double *)v); break;
         }
         int len = fprintf(out, "%s = %s", key->key, val);
         if (*key->unit) fprintf(out, "%*s# %s", len < 40 ? 40 - len : 1, "", key->unit);
         fputc('\n', out);
     }
     for (int i = 0; i < m->nlinks; i++) {
-        fprintf(out, "link %d %d", m->links[i].a, m->links[i].b);
-        if (m->links[i].bw_GBps > 0) fprintf(out, " bandwidth=%.17g", m->links[i].bw_GBps);
+        const Sg2260Link *l = &m->links[i];
+        fprintf(out, "link %d:%d %d:%d", l->a, l->port_a, l->b, l->port_b);
+        if (l->bw_GBps > 0) {
+            char bw[40];
+            format_number(bw, sizeof bw, l->bw_GBps);
+            fprintf(out, " bandwidth=%s", bw);
+        }
         fputc('\n', out);
     }
+    /* send ports that are not the first link's */
+    for (int a = 0; a < m->nchips; a++)
+        for (int b = 0; b < m->nchips; b++) {
+            int ls[SG2260_MAX_LINKS];
+            if (m->send_port[a][b] < 0 || sg2260_machine_links_between(m, a, b, ls, SG2260_MAX_LINKS) < 2) continue;
+            const Sg2260Link *l = &m->links[ls[0]];
+            int first = l->a == a ? l->port_a : l->port_b;
+            if (m->send_port[a][b] != first) fprintf(out, "send %d %d port=%d\n", a, b, m->send_port[a][b]);
+        }
     for (int i = 0; i < m->nrings; i++) {
         fputs("ring", out);
         for (int k = 0; k < m->rings[i].len; k++) fprintf(out, " %d", m->rings[i].chips[k]);

@@ -1,5 +1,6 @@
-/* sg2260.h - SOPHGO SG2260 CDMA target: machine model, descriptor format,
- * text assembler/disassembler and a functional + timing model of the engines.
+/* sg2260.h - SOPHGO SG2260 target: machine model, descriptor format, text
+ * assembler/disassembler and a functional + timing model of the chip's DMA
+ * engines (CDMA per chip-to-chip port, GDMA, per-core VSDMA).
  *
  * This library is self-contained (C17 + libm); it does not depend on the
  * compiler's support code so that the cost model, the backend and stand-alone
@@ -7,8 +8,10 @@
  * stable code (see docs/sg2260.md "Diagnostics"); a caller inside the
  * compiler forwards them to diag.h with the same code.
  *
- * The descriptor bit layout is collc's own (SOPHGO's is not public); it is
- * documented field by field in docs/sg2260.md. */
+ * CDMA descriptors use the bit layout of SOPHGO's public TPU1686 firmware
+ * (docs/references.md [SG-fw]); the GDMA/VSDMA copy descriptors, whose
+ * layout the public sources do not give, use collc's layout. Both are
+ * documented field by field in docs/sg2260.md section 2. */
 #ifndef COLLC_SG2260_H
 #define COLLC_SG2260_H
 
@@ -24,17 +27,28 @@ extern "C" {
 /* Limits                                                                    */
 
 enum {
-    SG2260_MAX_CHIPS = 16,       /* chip ids are 4 bits in WRITE/READ */
-    SG2260_MAX_PORTS = 8,        /* CDMA engines (link ends) per chip */
+    SG2260_MAX_CHIPS = 16,       /* chip ids are 4 bits in WRITE/READ/GENERAL */
+    SG2260_MAX_PORTS = 11,       /* physical CDMA ports 0-10 */
+    SG2260_MAX_CORES = 8,        /* TPU cores, one VSDMA engine each */
     SG2260_MAX_LINKS = 64,
     SG2260_MAX_RINGS = 16,
-    SG2260_MAX_DIM = 65535,      /* each of N, C, H, W */
+    SG2260_MAX_NC = 65535,       /* N and C are 16-bit fields */
     SG2260_MSG_IDS = 512,        /* message ids are 9 bits */
     SG2260_MAX_MSG_COUNT = 127,  /* counts are 7 bits */
     SG2260_ALIGN = 128,          /* program alignment; FP20 / reducing writes */
 };
-#define SG2260_ADDR_BITS 40
+#define SG2260_MAX_HW UINT32_MAX /* H and W are 32-bit fields */
+/* Addresses are 45 bits (13 high + 32 low in a descriptor): a 5-bit tag at
+ * bits 40-44 and a 40-bit offset. Tag 0 is the chip's DDR, tag 0x1e its L2
+ * SRAM (the L2M tag of SOPHGO's launch code). */
+#define SG2260_ADDR_BITS 45
 #define SG2260_ADDR_MASK ((UINT64_C(1) << SG2260_ADDR_BITS) - 1)
+#define SG2260_OFFSET_BITS 40
+#define SG2260_OFFSET_MASK ((UINT64_C(1) << SG2260_OFFSET_BITS) - 1)
+#define SG2260_TAG_DDR UINT64_C(0)
+#define SG2260_TAG_L2 UINT64_C(0x1e)
+#define SG2260_L2(off) ((SG2260_TAG_L2 << SG2260_OFFSET_BITS) | (uint64_t)(off))
+#define SG2260_ADDR_TAG(a) ((uint64_t)(a) >> SG2260_OFFSET_BITS)
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
@@ -57,7 +71,7 @@ void sg2260_error_print(FILE *out, const Sg2260Error *e);
 
 typedef struct Sg2260Link {
     int a, b;           /* chip ids */
-    int port_a, port_b; /* engine index on each end (order of appearance) */
+    int port_a, port_b; /* physical CDMA port on each end */
     double bw_GBps;     /* per direction; 0 = machine default */
 } Sg2260Link;
 
@@ -71,22 +85,29 @@ typedef struct Sg2260Machine {
     int nchips;
     int nlinks;
     Sg2260Link links[SG2260_MAX_LINKS];
-    int nports[SG2260_MAX_CHIPS];
-    int port_link[SG2260_MAX_CHIPS][SG2260_MAX_PORTS]; /* link index */
-    int port_peer[SG2260_MAX_CHIPS][SG2260_MAX_PORTS]; /* chip at the other end */
+    /* port_link[c][p]: the link on chip c's physical port p, or -1. */
+    int port_link[SG2260_MAX_CHIPS][SG2260_MAX_PORTS];
+    /* send_port[c][q]: the port chip c sends to chip q on (-1: no link). The
+     * port chip c receives from q on is the far end of q's send port. */
+    int send_port[SG2260_MAX_CHIPS][SG2260_MAX_CHIPS];
     int nrings;
     Sg2260Ring rings[SG2260_MAX_RINGS];
     /* Timing (GB/s are 1e9 bytes per second; latencies in microseconds). */
-    double link_bw_GBps;  /* per direction per link (default 64) */
+    double link_bw_GBps;  /* per direction per link (default 32: PCIe Gen5 x8) */
+    double cdma_bw_GBps;  /* one CDMA engine's rate (64) */
     double sum_bw_GBps;   /* reduction (SUM unit) throughput (512) */
-    double startup_us;    /* command start-up latency lt_fire (0.25) */
+    double startup_us;    /* CDMA command start-up latency lt_fire (0.25) */
     double sync_us;       /* per message wait latency lt_sync (0.3) */
-    double ddr_l2_GBps;   /* local copies, GENERAL (128) */
+    double ddr_l2_GBps;   /* the chip's DDR<->L2 path, shared by GDMA and VSDMA (128) */
     int credit_depth;     /* outstanding RECV credits per port (2) */
-    uint64_t mem_bytes;   /* per-chip address limit (default 2^40) */
+    int cores;            /* TPU cores, each with a VSDMA engine (8) */
+    int write_reduce;     /* 1: WRITE/READ may reduce at the destination (later chips) */
+    int reduce_to_ddr;    /* 1: CDMA reductions may target DDR (else only L2) */
+    uint64_t mem_bytes;   /* per-chip DDR size in bytes (default 2^40) */
+    uint64_t l2_bytes;    /* per-chip L2 SRAM (default 128 MiB) */
 } Sg2260Machine;
 
-/* The built-in board, the 8-chip SC11 board at 64 GB/s: the text of
+/* The built-in board, the 8-chip SC11 board: the text of
  * machines/sg2260-board.machine, compiled into the library, and that text
  * parsed. */
 extern const char sg2260_board_machine_text[];
@@ -109,10 +130,21 @@ int sg2260_machine_load(const char *name_or_path, Sg2260Machine *m, Sg2260Error 
 int sg2260_machine_find(const char *arg, char *path, size_t size, Sg2260Error *err);
 /* Write in the file format (parses back to the same machine). */
 void sg2260_machine_write(FILE *out, const Sg2260Machine *m);
-/* Port of `chip` whose link goes to `peer`, or -1. */
+/* The port `chip` sends to `peer` on, or -1 (no link). */
 int sg2260_machine_port_to(const Sg2260Machine *m, int chip, int peer);
+/* The port `chip` receives from `peer` on (the far end of peer's send
+ * port), or -1. */
+int sg2260_machine_recv_port(const Sg2260Machine *m, int chip, int peer);
+/* The chip at the other end of chip's port, or -1 if the port has no link. */
+int sg2260_machine_port_peer(const Sg2260Machine *m, int chip, int port);
+/* The links between chips a and b in file order (parallel links, e.g. the
+ * two halves of a split x4+x4 link), at most max; returns how many. */
+int sg2260_machine_links_between(const Sg2260Machine *m, int a, int b, int *links, int max);
 /* Bandwidth of link `l` per direction in GB/s (per-link override or default). */
 double sg2260_machine_link_bw(const Sg2260Machine *m, int l);
+/* The rate a transfer on link l streams at when alone: the slower of the
+ * link and the CDMA engine, in GB/s. */
+double sg2260_machine_link_rate(const Sg2260Machine *m, int l);
 /* The default chip of each of N ranks: the machine's first ring of N
  * chips; for N <= 2 without one, the first chips of its first ring (which
  * are adjacent) or the ends of its first link; for N = chips without a
@@ -122,27 +154,48 @@ int sg2260_machine_place(const Sg2260Machine *m, int N, int *chips);
 /* ------------------------------------------------------------------------ */
 /* Descriptors                                                               */
 
+/* The two sides of a CDMA port: its TX work and its RX work run apart. */
+typedef enum Sg2260Side {
+    SG2260_TX = 0, /* SEND, WRITE, READ, GENERAL, TX_*_MSG */
+    SG2260_RX = 1, /* RECV, RX_*_MSG */
+} Sg2260Side;
+
+/* The engines that run descriptor programs. */
+typedef enum Sg2260Engine {
+    SG2260_CDMA = 0,  /* one per physical chip-to-chip port: TX and RX work */
+    SG2260_GDMA = 1,  /* one per chip: local copies, reductions into L2 */
+    SG2260_VSDMA = 2, /* one per TPU core: local copies */
+} Sg2260Engine;
+
 typedef enum Sg2260Cmd {
+    /* CDMA: the values are the firmware's cmd_type */
     SG2260_CMD_SEND = 0,             /* stream to the peer using a RECV credit */
-    SG2260_CMD_READ = 1,             /* one-sided: peer memory -> local */
-    SG2260_CMD_WRITE = 2,            /* one-sided: local -> peer memory */
-    SG2260_CMD_GENERAL = 3,          /* local (p2p) copy */
-    SG2260_CMD_RECV = 4,             /* post a credit to the peer's TX */
+    SG2260_CMD_READ = 1,             /* one-sided: remote memory -> local */
+    SG2260_CMD_WRITE = 2,            /* one-sided: local -> remote memory (or fill) */
+    SG2260_CMD_GENERAL = 3,          /* p2p copy of a byte length between chips */
+    SG2260_CMD_RECV = 4,             /* post a credit to the sending port */
     SG2260_CMD_LOSSY_COMPRESS = 5,   /* not modelled */
     SG2260_CMD_LOSSY_DECOMPRESS = 6, /* not modelled */
-    SG2260_CMD_SYS = 7,              /* see Sg2260Sys */
+    SG2260_CMD_SYS = 7,              /* see Sg2260Sys; every engine */
     SG2260_CMD_TCP_SEND = 8,         /* not modelled */
     SG2260_CMD_TCP_RECV = 9,         /* not modelled */
+    /* GDMA / VSDMA (collc's numbering) */
+    SG2260_CMD_COPY = 16,            /* tensor copy on the chip (DDR, L2) */
+    SG2260_CMD_REDUCE = 17,          /* GDMA: dst (L2) = dst op src */
 } Sg2260Cmd;
 
 typedef enum Sg2260Sys {
-    SG2260_SYS_END = 0,         /* end of program */
-    SG2260_SYS_NOP = 1,         /* joins the TX and RX channel of a port */
-    SG2260_SYS_TRWR = 2,        /* write a 32-bit immediate to local memory */
-    SG2260_SYS_TX_SEND_MSG = 3, /* TX: counter[id] += 1 on this chip */
-    SG2260_SYS_TX_WAIT_MSG = 4, /* TX: wait counter[id] >= count, consume */
-    SG2260_SYS_RX_SEND_MSG = 5, /* RX: as TX_SEND_MSG, after landed RECVs */
-    SG2260_SYS_RX_WAIT_MSG = 6, /* RX: as TX_WAIT_MSG */
+    /* CDMA: the values are the firmware's subtypes */
+    SG2260_SYS_END = 0,         /* end of program (every engine) */
+    SG2260_SYS_NOP = 1,         /* CDMA: joins the port's TX and RX work */
+    SG2260_SYS_TRWR = 2,        /* write the engine's id register (imm) */
+    SG2260_SYS_TX_SEND_MSG = 3, /* CDMA TX: send message id for `count` waiters */
+    SG2260_SYS_RX_SEND_MSG = 4, /* CDMA RX: the same, once posted RECVs landed */
+    SG2260_SYS_TX_WAIT_MSG = 5, /* CDMA TX: wait for `count` sends of message id */
+    SG2260_SYS_RX_WAIT_MSG = 6, /* CDMA RX: the same */
+    /* GDMA / VSDMA */
+    SG2260_SYS_SEND_MSG = 8,    /* send message id for `count` waiters */
+    SG2260_SYS_WAIT_MSG = 9,    /* wait for `count` sends of message id */
 } Sg2260Sys;
 
 typedef enum Sg2260Dtype {
@@ -168,67 +221,78 @@ typedef enum Sg2260Psum {
     SG2260_PSUM_WR = 1, /* read-modify-write: reduce at the destination */
 } Sg2260Psum;
 
-/* A tensor view: shape (N,C,H,W) and strides in elements. */
+/* A tensor view: shape (N,C,H,W) and the N, C, H strides in elements; W is
+ * contiguous (the descriptors have no W stride). */
 typedef struct Sg2260Shape {
     uint32_t n, c, h, w;
-    uint32_t sn, sc, sh, sw; /* sn/sc/sh 32 bits, sw 16 bits when encoded */
+    uint32_t sn, sc, sh;
 } Sg2260Shape;
 
 /* Decoded descriptor. Fields irrelevant to `cmd` are ignored (and must be
- * zero for encode to round-trip). */
+ * zero for encode to round-trip). Addresses carry their tag (bits 40-44). */
 typedef struct Sg2260Desc {
     Sg2260Cmd cmd;
     Sg2260Sys sys;     /* SYS only */
     Sg2260Dtype dtype;
-    Sg2260Op op;       /* RECV / WRITE / READ / GENERAL: reduce at destination */
+    Sg2260Op op;       /* RECV, REDUCE: reduce at the destination; WRITE/READ
+                          only on machines with write_reduce (not encodable) */
     Sg2260Psum psum;   /* SEND */
-    uint64_t src;      /* SEND, WRITE, READ, GENERAL */
-    uint64_t dst;      /* RECV, WRITE, READ, GENERAL; TRWR target */
+    uint64_t src;      /* SEND, WRITE, READ, GENERAL, COPY, REDUCE */
+    uint64_t dst;      /* RECV, WRITE, READ, GENERAL, COPY, REDUCE */
     int src_chip;      /* WRITE, READ, GENERAL (4 bits) */
     int dst_chip;
-    Sg2260Shape shape;  /* SEND/RECV view; WRITE/READ/GENERAL source view */
-    Sg2260Shape dshape; /* WRITE/READ/GENERAL destination view */
-    uint32_t msg_id;    /* SYS msg, 9 bits */
-    uint32_t count;     /* SYS wait count, 7 bits */
-    uint32_t imm;       /* SYS TRWR value */
+    uint32_t length;   /* GENERAL: bytes */
+    int fill;          /* WRITE: fill the destination with `imm` (no source) */
+    Sg2260Shape shape;  /* SEND/RECV view; source view of WRITE/READ/COPY/REDUCE */
+    Sg2260Shape dshape; /* destination view of WRITE/READ/COPY/REDUCE */
+    uint32_t msg_id;    /* SYS messages, 9 bits */
+    uint32_t count;     /* SYS messages, 7 bits: waiters of a send, sends of a wait */
+    uint32_t imm;       /* TRWR value; WRITE fill constant (raw bits) */
 } Sg2260Desc;
 
-/* Size in 128-bit words: SEND/RECV 2, WRITE/READ/GENERAL 4, SYS 1; 0 for
- * command types collc does not encode. */
-int sg2260_desc_words(Sg2260Cmd cmd);
-/* Encode into w[0..2*words) (little-endian 64-bit halves: w[2k] holds bits
- * 128k..128k+63). Returns the word count, or -1 if a field does not fit. */
-int sg2260_encode(const Sg2260Desc *d, uint64_t *w, Sg2260Error *err);
+/* Size in 128-bit words of a command on an engine: CDMA SEND/RECV/GENERAL
+ * 2, WRITE/READ 4, SYS 1; GDMA/VSDMA COPY/REDUCE 4, SYS 1; 0 for command
+ * types collc does not encode on that engine. */
+int sg2260_desc_words(Sg2260Engine e, Sg2260Cmd cmd);
+/* Encode into w[0..2*words) (64-bit halves: w[2k] is word k's low half,
+ * w[2k+1] its high half). Returns the word count, or -1 if a field does not
+ * fit or the command has no encoding on the engine. */
+int sg2260_encode(Sg2260Engine e, const Sg2260Desc *d, uint64_t *w, Sg2260Error *err);
 /* Decode one descriptor from `avail` 128-bit words; returns the number of
  * words consumed or -1 (unknown command, reserved bits set, truncated). */
-int sg2260_decode(const uint64_t *w, size_t avail, Sg2260Desc *d, Sg2260Error *err);
+int sg2260_decode(Sg2260Engine e, const uint64_t *w, size_t avail, Sg2260Desc *d, Sg2260Error *err);
 /* Elements and bytes of a view. */
 uint64_t sg2260_shape_elems(const Sg2260Shape *s);
 size_t sg2260_dtype_size(Sg2260Dtype t);
 /* A contiguous view of `count` elements: W is the largest divisor of count
- * that is <= 65535, then H, C, N likewise; strides contiguous. Returns -1 if
- * count does not factor into four dimensions <= 65535 (e.g. a prime above
- * 65535). */
+ * that fits its field, then H, C, N likewise; strides contiguous. Returns -1
+ * if count does not factor into the four fields. */
 int sg2260_shape_packed(uint64_t count, Sg2260Shape *s);
-/* Contiguous strides for s's dims. */
+/* Contiguous strides for s's dims; 1 if s's strides are already those. */
 void sg2260_shape_contiguous(Sg2260Shape *s);
+int sg2260_shape_is_contiguous(const Sg2260Shape *s);
 
 /* Static rules checked on one descriptor without the machine (dtype x op,
  * alignment, shape limits, field ranges). 0 ok, -1 with *err. */
 int sg2260_desc_check(const Sg2260Desc *d, Sg2260Error *err);
+/* 1 if the command runs on engine e (CDMA: SEND, RECV, READ, WRITE, GENERAL and
+ * the TX/RX messages; GDMA: COPY, REDUCE; VSDMA: COPY; both: SEND_MSG and
+ * WAIT_MSG; every engine: END, NOP, TRWR). */
+int sg2260_cmd_on_engine(const Sg2260Desc *d, Sg2260Engine e);
 
 /* Names used by the text form. */
 const char *sg2260_cmd_name(Sg2260Cmd c);
 const char *sg2260_sys_name(Sg2260Sys s);
 const char *sg2260_dtype_name(Sg2260Dtype t);
 const char *sg2260_op_name(Sg2260Op o);
+const char *sg2260_engine_name(Sg2260Engine e);
 
 /* One descriptor as one line of text (no newline); returns the length. */
 int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap);
 /* Parse one line (a descriptor, without directives). 0 ok, -1 with *err. */
 int sg2260_asm_line(const char *line, Sg2260Desc *d, Sg2260Error *err);
 
-/* A program: descriptors of one channel, ending with SYS END. */
+/* A program: the descriptors of one engine, ending with SYS END. */
 typedef struct Sg2260Program {
     Sg2260Desc *descs;
     int ndescs;
@@ -239,23 +303,29 @@ void sg2260_program_push(Sg2260Program *p, const Sg2260Desc *d);
 void sg2260_program_free(Sg2260Program *p);
 /* Binary image: encoded words, zero-padded to a multiple of 128 bytes.
  * *out is malloc'd (free it); returns byte size or -1 on error. */
-long sg2260_program_encode(const Sg2260Program *p, uint8_t **out, Sg2260Error *err);
+long sg2260_program_encode(Sg2260Engine e, const Sg2260Program *p, uint8_t **out, Sg2260Error *err);
 /* Decode an image up to and including SYS END. */
-int sg2260_program_decode(const uint8_t *bytes, size_t n, Sg2260Program *p, Sg2260Error *err);
+int sg2260_program_decode(Sg2260Engine e, const uint8_t *bytes, size_t n, Sg2260Program *p, Sg2260Error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Bundles: every program of a run plus initial memory contents.             */
 
-typedef enum Sg2260Chan {
-    SG2260_TX = 0,
-    SG2260_RX = 1,
-} Sg2260Chan;
+/* Per-descriptor notes a writer prints beside the text form (e.g. the
+ * schedule step and source line a backend lowered it from). */
+typedef struct Sg2260Note {
+    int step;           /* schedule step (1-based), 0 = none */
+    int line;           /* source line, 0 = none */
+    int peer;           /* chip at the other end, -1 = none */
+    const char *what;   /* short label (static or bundle-owned), or NULL */
+} Sg2260Note;
 
 typedef struct Sg2260ProgramSlot {
-    int chip, port;
-    Sg2260Chan chan;
+    int chip;
+    Sg2260Engine engine;
+    int index;          /* CDMA: physical port; VSDMA: core; GDMA: 0 */
     Sg2260Program prog;
-    int *lines; /* source line of each descriptor (text input), or NULL */
+    int *lines;         /* source line of each descriptor (text input), or NULL */
+    Sg2260Note *notes;  /* per descriptor (backend output), or NULL */
 } Sg2260ProgramSlot;
 
 /* `.data` / `.fill` directives: bytes to place in a chip's memory. */
@@ -273,17 +343,24 @@ typedef struct Sg2260Bundle {
     int ninits, capinits;
 } Sg2260Bundle;
 
-/* Program of (chip, port, chan), created empty if absent. Creating a program
- * may move the others: pointers from earlier calls become invalid. */
-Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, int port, Sg2260Chan chan);
+/* Program of (chip, engine, index), created empty if absent. Creating a
+ * program may move the others: pointers from earlier calls become invalid. */
+Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, Sg2260Engine e, int index);
+/* Its slot (same rules). */
+Sg2260ProgramSlot *sg2260_bundle_slot(Sg2260Bundle *b, int chip, Sg2260Engine e, int index);
 void sg2260_bundle_free(Sg2260Bundle *b);
-/* Parse the text form (see docs/sg2260.md): `.program chip=C port=P|peer=Q
- * tx|rx` sections of descriptor lines, `.data` and `.fill` directives, `;` or
- * `#` comments. The machine resolves `peer=`. 0 ok, -1 with *err. */
+/* Sorts the programs by chip, engine (CDMA, GDMA, VSDMA) and index. */
+void sg2260_bundle_sort(Sg2260Bundle *b);
+/* Parse the text form (see docs/sg2260.md): `.program chip=C port=P |
+ * peer=Q | gdma | vsdma=K` sections of descriptor lines, `.data` and
+ * `.fill` directives, `;` or `#` comments. The machine resolves `peer=`. 0
+ * ok, -1 with *err. */
 int sg2260_bundle_parse(const char *text, const char *filename, const Sg2260Machine *m,
                         Sg2260Bundle *b, Sg2260Error *err);
-/* Write programs in the text form (no data directives). */
-void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b);
+/* Write programs in the text form (no data directives); with a machine,
+ * each CDMA program names its peer, and descriptors with notes get them
+ * as comments. */
+void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b, const Sg2260Machine *m);
 /* Binary bundle image (docs/sg2260.md "Bundle image"): a 128-byte header
  * block ("SG2260CDMA\0\0", version, count, directory), then each program's
  * encoded image at a 128-byte aligned offset. Data directives are not kept.
@@ -299,13 +376,14 @@ int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260
 
 /* Reference ring programs (what a lowering of the ring algorithm produces):
  * each chip's buffer at `base` holds n chunks of `elems` elements; position
- * r sends to ring[r+1] and receives from ring[r-1]; reduce-scatter uses
- * SEND psum=wr into the receiver's RECV op, all-gather psum=wo; message 0
- * orders each chip's RX (data landed) before its next TX. Programs are added
- * to *b (which may already hold others for different channels). Chunks must
- * be 128-byte multiples when reducing or FP20. 0 ok, -1 with *err. */
+ * r sends to ring[r+1] and receives from ring[r-1]; all-gather steps move
+ * chunks with psum=wo. A reduce-scatter step stages through L2 as SCCL does:
+ * the GDMA copies the receiver's chunk into L2 at `l2` (DDR -> L2), the RECV
+ * reduces into it, the GDMA copies it back (L2 -> DDR). Messages order each
+ * chip's engines (docs/sg2260.md section 8). Programs are added to *b. Chunks
+ * must be 128-byte multiples when reducing or FP20. 0 ok, -1 with *err. */
 int sg2260_ref_ring_allreduce(Sg2260Bundle *b, const Sg2260Machine *m, const int *ring, int n, uint32_t elems,
-                              Sg2260Dtype t, Sg2260Op op, uint64_t base, Sg2260Error *err);
+                              Sg2260Dtype t, Sg2260Op op, uint64_t base, uint64_t l2, Sg2260Error *err);
 int sg2260_ref_ring_allgather(Sg2260Bundle *b, const Sg2260Machine *m, const int *ring, int n, uint32_t elems,
                               Sg2260Dtype t, uint64_t base, Sg2260Error *err);
 
@@ -326,16 +404,35 @@ typedef struct Sg2260Result {
     double time_us;          /* simulated completion time */
     int nlinkstats;          /* 2 per link */
     Sg2260LinkStats linkstats[2 * SG2260_MAX_LINKS];
+    double local_busy_us[SG2260_MAX_CHIPS]; /* DDR<->L2 path busy time */
+    double local_bytes[SG2260_MAX_CHIPS];   /* bytes moved by GDMA/VSDMA */
     uint64_t commands;       /* descriptors executed */
     double bytes;            /* total payload over links */
     Sg2260Error err;         /* when !ok: the first rule violation / deadlock */
 } Sg2260Result;
 
+/* How the model treats data. */
+typedef enum Sg2260DataMode {
+    SG2260_DATA_FULL = 0,    /* real memory, every byte moved */
+    SG2260_DATA_NONE = 1,    /* timing only: transfers move sizes, memory is not kept */
+    SG2260_DATA_SAMPLED = 2, /* only the sampled windows of memory are kept and moved */
+} Sg2260DataMode;
+
 Sg2260Sim *sg2260_sim_new(const Sg2260Machine *m);
 void sg2260_sim_free(Sg2260Sim *s);
-/* Emulated memory (sparse, 40-bit addresses). 0 ok, -1 out of range. */
+/* Data mode (before loading). SAMPLED keeps bytes [k*stride, k*stride +
+ * window) of every memory (window <= stride, both powers of two >= 128);
+ * transfers whose source and destination differ by a multiple of stride
+ * move exactly those bytes (a backend that places data for sampling
+ * guarantees that). */
+void sg2260_sim_set_data(Sg2260Sim *s, Sg2260DataMode mode, uint64_t stride, uint64_t window);
+/* Emulated memory (sparse, tagged 45-bit addresses). 0 ok, -1 out of range
+ * (or, in sampled mode, a byte outside the sampled windows: reads give 0,
+ * writes are dropped and return 0). */
 int sg2260_mem_write(Sg2260Sim *s, int chip, uint64_t addr, const void *src, size_t n);
 int sg2260_mem_read(Sg2260Sim *s, int chip, uint64_t addr, void *dst, size_t n);
+/* 1 if, in the current data mode, the model keeps byte addr of a chip. */
+int sg2260_mem_kept(const Sg2260Sim *s, uint64_t addr);
 /* Copy the bundle's programs (checked statically) and apply its inits.
  * 0 ok, -1 with *err (bad port, missing END, static rule). */
 int sg2260_sim_load(Sg2260Sim *s, const Sg2260Bundle *b, Sg2260Error *err);
@@ -344,13 +441,19 @@ void sg2260_sim_enable_trace(Sg2260Sim *s, int on);
 /* Reject a transfer whose address ranges overlap an in-flight transfer's on
  * the same chip (write/write, write/read), code "race". Default on. */
 void sg2260_sim_set_race_check(Sg2260Sim *s, int on);
+/* Called about twice a second of host time during a run (final = 0) and
+ * once when it ends (final = 1), with the simulated time and the share of
+ * descriptors executed (0..1); NULL turns it off. */
+void sg2260_sim_set_progress(Sg2260Sim *s, void (*fn)(void *ctx, double t_us, double done, int final), void *ctx);
 /* Run to completion, a rule violation or deadlock (once per simulator).
  * Returns 0 if ok; r->err holds the error otherwise. Memory keeps the final
  * contents either way. */
 int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r);
 /* Human-readable summary: time, per-link busy/utilisation. */
 void sg2260_result_print(FILE *out, const Sg2260Sim *s, const Sg2260Result *r);
-/* Chrome trace event JSON (one track per chip/port/channel) and an SVG. */
+/* Chrome trace event JSON (one track per engine program and link
+ * direction, flow arrows from each SEND to its RECV, step markers from the
+ * notes) and an SVG timeline with a legend and a time axis. */
 int sg2260_trace_write_json(const Sg2260Sim *s, FILE *out);
 int sg2260_trace_write_svg(const Sg2260Sim *s, FILE *out);
 

@@ -4,7 +4,7 @@
  *   sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]
  *              [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]
  *              [--emit-c OUT.c [--c-name NAME]]
- *              [--print-machine] [--no-run] [--no-race-check] [--quiet]
+ *              [--print-machine] [--no-run] [--no-race-check] [--timing-only] [--quiet]
  * Exit status: 0 ok, 1 input error / rule violation / deadlock, 2 usage. */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,8 @@ static void usage(FILE *out) {
     fputs("usage: sg2260-sim PROG.s [--machine FILE] [--trace OUT.json] [--svg OUT.svg]\n"
           "                  [--dump CHIP:ADDR:DTYPE:COUNT]... [--disasm] [--encode OUT.bin]\n"
           "                  [--emit-c OUT.c [--c-name NAME]]\n"
-          "                  [--print-machine] [--no-run] [--no-race-check] [--quiet]\n",
+          "                  [--print-machine] [--no-run] [--no-race-check] [--timing-only] [--quiet]\n"
+          "  --dump CHIP:ADDR:DTYPE:COUNT (ADDR a DDR offset or l2:OFFSET)\n",
           out);
 }
 
@@ -41,7 +42,7 @@ int main(int argc, char **argv) {
     const char *prog = NULL, *machine = NULL, *trace = NULL, *svg = NULL, *encode = NULL;
     const char *emit_c = NULL, *c_name = "sg2260_bundle";
     const char *dumps[64];
-    int ndumps = 0, disasm = 0, quiet = 0, print_machine = 0, no_run = 0, races = 1;
+    int ndumps = 0, disasm = 0, quiet = 0, print_machine = 0, no_run = 0, races = 1, timing_only = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--no-run")) no_run = 1;
         else if (!strcmp(a, "--no-race-check")) races = 0;
+        else if (!strcmp(a, "--timing-only")) timing_only = 1;
         else if (!strcmp(a, "--print-machine")) print_machine = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -104,7 +106,7 @@ int main(int argc, char **argv) {
         print_err(prog, &err);
         return 1;
     }
-    if (disasm) sg2260_bundle_write(stdout, &b);
+    if (disasm) sg2260_bundle_write(stdout, &b, &m);
     if (encode) {
         FILE *f = fopen(encode, "wb");
         if (!f) {
@@ -136,6 +138,7 @@ int main(int argc, char **argv) {
         }
     }
     Sg2260Sim *s = sg2260_sim_new(&m);
+    if (timing_only) sg2260_sim_set_data(s, SG2260_DATA_NONE, 0, 0);
     if (sg2260_sim_load(s, &b, &err)) {
         print_err(prog, &err);
         sg2260_sim_free(s);
@@ -154,10 +157,16 @@ int main(int argc, char **argv) {
     if (!quiet) sg2260_result_print(stdout, s, &r);
     if (rc) print_err(prog, &r.err);
     for (int i = 0; i < ndumps; i++) {
-        char buf[128], *tok[4];
+        char buf[128], *tok[5];
         snprintf(buf, sizeof buf, "%s", dumps[i]);
         int nt = 0;
-        for (char *p = strtok(buf, ":"); p && nt < 4; p = strtok(NULL, ":")) tok[nt++] = p;
+        for (char *p = strtok(buf, ":"); p && nt < 5; p = strtok(NULL, ":")) tok[nt++] = p;
+        /* CHIP:l2:OFFSET:DTYPE:COUNT names an L2 address */
+        int l2 = nt == 5 && !strcasecmp(tok[1], "l2");
+        if (l2) {
+            tok[1] = tok[2], tok[2] = tok[3], tok[3] = tok[4];
+            nt = 4;
+        }
         uint64_t chip, addr, count;
         int t = -1;
         static const char *const names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
@@ -165,11 +174,12 @@ int main(int argc, char **argv) {
             for (int k = 0; k < 7; k++)
                 if (!strcasecmp(tok[2], names[k])) t = k;
         if (nt != 4 || sg_parse_u64(tok[0], &chip) || sg_parse_u64(tok[1], &addr) || t < 0 ||
-            sg_parse_u64(tok[3], &count) || count > (1u << 24)) {
+            sg_parse_u64(tok[3], &count) || count > (1u << 24) || addr > SG2260_OFFSET_MASK) {
             fprintf(stderr, "sg2260-sim: bad --dump '%s' (CHIP:ADDR:DTYPE:COUNT)\n", dumps[i]);
             sg2260_sim_free(s);
             return 2;
         }
+        if (l2) addr = SG2260_L2(addr);
         size_t es = sg2260_dtype_size((Sg2260Dtype)t);
         uint8_t *data = sg_xmalloc(count * es + 1);
         if (sg2260_mem_read(s, (int)chip, addr, data, count * es)) {
@@ -178,7 +188,8 @@ int main(int argc, char **argv) {
             sg2260_sim_free(s);
             return 1;
         }
-        printf("chip %d 0x%llx %s:", (int)chip, (unsigned long long)addr, names[t]);
+        printf("chip %d %s0x%llx %s:", (int)chip, l2 ? "l2:" : "", (unsigned long long)(addr & SG2260_OFFSET_MASK),
+               names[t]);
         for (uint64_t k = 0; k < count; k++) {
             putchar(' ');
             print_elem((Sg2260Dtype)t, data + k * es);

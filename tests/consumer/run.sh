@@ -55,8 +55,8 @@ cd "$work"
 run cost.log "$prefix/bin/collc" cost "$prefix/share/collc/dsl-examples/ring_allreduce.coll" -N 8 \
     --machine sg2260-board
 grep -q "topology sg2260-board (8 nodes" cost.log || fail "collc cost --machine sg2260-board: $(cat cost.log)"
-run sim.log "$prefix/bin/sg2260-sim" --print-machine --no-run --machine sg2260-board-32g
-grep -q "^name = sg2260-board-32g" sim.log || fail "sg2260-sim --machine sg2260-board-32g: $(cat sim.log)"
+run sim.log "$prefix/bin/sg2260-sim" --print-machine --no-run --machine sg2260-board-22g
+grep -q "^name = sg2260-board-22g" sim.log || fail "sg2260-sim --machine sg2260-board-22g: $(cat sim.log)"
 if "$prefix/bin/collc" cost "$prefix/share/collc/dsl-examples/ring_allreduce.coll" -N 8 \
        --machine no-such-board >unknown.log 2>&1; then
     fail "collc cost --machine no-such-board succeeded"

@@ -30,6 +30,31 @@ def clog2(n):
     return (n - 1).bit_length()
 
 
+def clogk(k, n):
+    """ceil(log_k n) for n >= 1: the least t with k^t >= n."""
+    t, p = 0, 1
+    while p < n:
+        p *= k
+        t += 1
+    return t
+
+
+def pat_counts(n, r):
+    """(blocks per dimension) of the PAT algorithms: distance d = 2^(L-1)
+    .. 1, blocks r + m·2d with m·2d + d < N; and how many messages of at
+    most r blocks they take."""
+    L = clog2(n)
+    cnts = [(n - (1 << (L - 1 - k)) + 2 * (1 << (L - 1 - k)) - 1) // (2 * (1 << (L - 1 - k)))
+            for k in range(L)]
+    return cnts, sum(-(-c // r) for c in cnts)
+
+
+def swing_counts(n):
+    """(p2, k, e): the largest power of two <= n, its log2, the folded ranks."""
+    p2 = 1 << log2(n)
+    return p2, log2(n), n - p2
+
+
 def log2(n):
     return n.bit_length() - 1
 
@@ -62,6 +87,14 @@ def tree_sg_xfers(n):
 # name -> (collective, split(N, params), steps(N, params), transfers(N, params),
 #          requirement(N) or None, root-independent counts?, default params)
 ALGS = {
+    "hierarchical_allgather": ("allgather", lambda n, p: 1,
+                               lambda n, p: max(p["A"] - 1, 1) + n // p["A"] - 1,
+                               lambda n, p: n * (p["A"] + n // p["A"] - 1),
+                               lambda n, p: n % p["A"] == 0, True, {"A": 2}),
+    "pat_allgather": ("allgather", lambda n, p: 1,
+                      lambda n, p: 1 + 3 * pat_counts(n, p["R"])[1],
+                      lambda n, p: n + 2 * n * (n - 1) + n * pat_counts(n, p["R"])[1],
+                      None, True, {"R": lambda n: n}),
     "ring_allgather": ("allgather", lambda n, p: 1,
                        lambda n, p: max(n - 1, 1), lambda n, p: n * n, None, True, {}),
     "bidir_ring_allgather": ("allgather", lambda n, p: 1,
@@ -73,11 +106,23 @@ ALGS = {
                                  lambda n, p: 1 if n == 1 else n + p["B"] - 2,
                                  lambda n, p: 1 if n == 1 else p["B"] * n * n,
                                  None, True, {"B": 2}),
+    "bidir_bulk_allgather": ("allgather", lambda n, p: p["B"],
+                             lambda n, p: max(n // 2, 1),
+                             lambda n, p: n * (1 + 2 * ((n - 1) // 2)
+                                               + (1 + (p["B"] >= 2) if n % 2 == 0 else 0)),
+                             None, True, {"B": 2}),
     "bruck_allgather": ("allgather", lambda n, p: 1,
                         lambda n, p: max(clog2(n), 1), lambda n, p: bruck_xfers(n),
                         None, True, {}),
+    "pat_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
+                           lambda n, p: 2 + 3 * pat_counts(n, p["R"])[1],
+                           lambda n, p: 2 * n + 2 * n * (n - 1) + n * pat_counts(n, p["R"])[1],
+                           None, True, {"R": lambda n: n}),
     "ring_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
                             lambda n, p: n, lambda n, p: n * (n + 1), None, True, {}),
+    "bidir_ring_reduce_scatter": ("reduce_scatter", lambda n, p: 2 * p["B"],
+                                  lambda n, p: n, lambda n, p: 2 * n + 2 * p["B"] * n * (n - 1),
+                                  None, True, {"B": 1}),
     "recursive_halving_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
                                          lambda n, p: log2(n) + 1,
                                          lambda n, p: 3 * n * log2(n) - 2 * n + 4,
@@ -86,6 +131,12 @@ ALGS = {
                                 lambda n, p: n, lambda n, p: n * n, None, True, {}),
     "ring_allreduce": ("allreduce", lambda n, p: n,
                        lambda n, p: 2 * n - 1, lambda n, p: n * (2 * n - 1), None, True, {}),
+    "bidir_ring_allreduce": ("allreduce", lambda n, p: 2 * n * p["B"],
+                             lambda n, p: 2 * n - 1, lambda n, p: n + 4 * p["B"] * n * (n - 1),
+                             None, True, {"B": 1}),
+    "two_ring_peer_allreduce": ("allreduce", lambda n, p: 2 * n,
+                                lambda n, p: n + 1, lambda n, p: n * (2 * n - 1),
+                                lambda n: n % 2 == 0, True, {}),
     "rabenseifner_allreduce": ("allreduce", lambda n, p: n,
                                lambda n, p: 2 * log2(n) + 1,
                                lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
@@ -93,6 +144,24 @@ ALGS = {
                                     lambda n, p: 2 * log2(n) + 1 + (0 if pow2(n) else 2),
                                     lambda n, p: n + 2 * (1 << log2(n)) * log2(n)
                                     + 2 * (n - (1 << log2(n))), None, True, {}),
+    "hierarchical_allreduce": ("allreduce", lambda n, p: n,
+                               lambda n, p: 2 * p["A"] + 2 * (n // p["A"]) - 3,
+                               lambda n, p: 2 * n * (p["A"] + n // p["A"] - 1),
+                               lambda n, p: n % p["A"] == 0, True, {"A": 2}),
+    "torus_2d_allreduce": ("allreduce", lambda n, p: n,
+                           lambda n, p: 2 * p["A"] + 2 * (n // p["A"]) - 2,
+                           lambda n, p: n * (2 * p["A"] + 2 * (n // p["A"]) - 1),
+                           lambda n, p: n % p["A"] == 0, True, {"A": 2}),
+    "swing_allreduce": ("allreduce",
+                        lambda n, p: 1 if p["latency"] else swing_counts(n)[0],
+                        lambda n, p: 1 + 2 * swing_counts(n)[1] + 2 * (swing_counts(n)[2] > 0),
+                        lambda n, p: n + 2 * swing_counts(n)[2]
+                        + (2 * swing_counts(n)[1] * swing_counts(n)[0] if p["latency"]
+                           else 2 * swing_counts(n)[0] * (swing_counts(n)[0] - 1)),
+                        None, True, {"latency": 0}),
+    "two_tree_allreduce": ("allreduce", lambda n, p: 2 * p["K"],
+                           lambda n, p: 1 if n == 1 else 1 + 2 * (log2(n) + p["K"] - 1),
+                           lambda n, p: n + 4 * p["K"] * (n - 1), None, True, {"K": 4}),
     "reduce_broadcast_allreduce": ("allreduce", lambda n, p: 1,
                                    lambda n, p: 2 * clog2(n) + 1, lambda n, p: 3 * n - 2,
                                    None, True, {}),
@@ -101,6 +170,9 @@ ALGS = {
                                      lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
     "binomial_broadcast": ("broadcast", lambda n, p: 1,
                            lambda n, p: max(clog2(n), 1), lambda n, p: n, None, True, {}),
+    "knomial_broadcast": ("broadcast", lambda n, p: 1,
+                          lambda n, p: max(clogk(p["K"], n), 1), lambda n, p: n, None, True,
+                          {"K": 4}),
     "pipelined_ring_broadcast": ("broadcast", lambda n, p: p["K"],
                                  lambda n, p: 1 if n == 1 else n + p["K"] - 2,
                                  lambda n, p: 1 if n == 1 else (n - 1) * p["K"] + 1,
@@ -126,6 +198,9 @@ ALGS = {
                       lambda n, p: 1, lambda n, p: n, None, True, {}),
     "binomial_reduce": ("reduce", lambda n, p: 1,
                         lambda n, p: clog2(n) + 1, lambda n, p: 2 * n - 1, None, True, {}),
+    "knomial_reduce": ("reduce", lambda n, p: 1,
+                       lambda n, p: clogk(p["K"], n) + 1, lambda n, p: 2 * n - 1, None, True,
+                       {"K": 4}),
     "rabenseifner_reduce": ("reduce", lambda n, p: n,
                             lambda n, p: 2 * log2(n) + 1,
                             lambda n, p: 1 if n == 1 else n * (log2(n) + 2), pow2, True, {}),
@@ -144,8 +219,32 @@ ALGS = {
 DEFINES = [
     ("sccl_bulk_ring_allgather", {"B": 1}, [2, 4, 7]),
     ("sccl_bulk_ring_allgather", {"B": 4}, [1, 2, 4, 5, 8]),
+    ("bidir_bulk_allgather", {"B": 1}, [2, 4, 7, 8]),
+    ("bidir_bulk_allgather", {"B": 5}, [3, 6]),
+    ("bidir_ring_allreduce", {"B": 4}, [1, 2, 5]),
+    ("bidir_ring_reduce_scatter", {"B": 3}, [1, 4, 7]),
     ("pipelined_ring_broadcast", {"K": 1}, [1, 2, 5]),
     ("pipelined_ring_broadcast", {"K": 16}, [2, 8, 13]),
+    ("hierarchical_allreduce", {"A": 1}, [1, 3, 5]),
+    ("hierarchical_allreduce", {"A": 3}, [3, 9, 12]),
+    ("hierarchical_allreduce", {"A": 4}, [4, 8, 16]),
+    ("torus_2d_allreduce", {"A": 1}, [1, 3]),
+    ("torus_2d_allreduce", {"A": 3}, [6, 9, 12]),
+    ("torus_2d_allreduce", {"A": 4}, [4, 16]),
+    ("hierarchical_allgather", {"A": 1}, [1, 3]),
+    ("hierarchical_allgather", {"A": 3}, [3, 9, 12]),
+    ("hierarchical_allgather", {"A": 4}, [8, 16]),
+    ("pat_allgather", {"R": 1}, [2, 5, 9]),
+    ("pat_allgather", {"R": 3}, [7, 12, 16]),
+    ("pat_reduce_scatter", {"R": 1}, [2, 5, 9]),
+    ("pat_reduce_scatter", {"R": 2}, [7, 12, 16]),
+    ("swing_allreduce", {"latency": 1}, [1, 2, 5, 8, 12]),
+    ("two_tree_allreduce", {"K": 1}, [2, 5, 9]),
+    ("two_tree_allreduce", {"K": 7}, [3, 8, 13]),
+    ("knomial_broadcast", {"K": 2}, [5, 8, 9]),
+    ("knomial_broadcast", {"K": 7}, [7, 8, 50]),
+    ("knomial_reduce", {"K": 2}, [5, 8, 9]),
+    ("knomial_reduce", {"K": 3}, [9, 10, 28]),
 ]
 
 ROOTED = {"broadcast", "scatter", "gather", "reduce"}
@@ -156,12 +255,18 @@ def plural(k, word):
 
 
 def require_pos(name):
-    """(line, column, message) of the first `require` in the example."""
+    """(line, column, message) of the first `require` in the example, or of
+    the first `call` on rows(A) or cols(A) (whose group requires A >= 1
+    dividing N)."""
     with open(os.path.join(EXAMPLES, name + ".coll"), encoding="utf-8") as f:
         for i, line in enumerate(f, 1):
             m = re.match(r'^(\s*)require .*"(.*)";', line)
             if m:
                 return i, len(m.group(1)) + 1, m.group(2)
+            m = re.match(r'^(\s*)call .* on ((?:rows|cols)\((\w+)\))', line)
+            if m:
+                return (i, len(m.group(1)) + 1,
+                        "%s needs %s >= 1 and N a multiple of it" % (m.group(2), m.group(3)))
     raise SystemExit("no require in " + name)
 
 
@@ -182,13 +287,17 @@ def gen(name):
             runs += [(dict(params, **dparams), n) for n in dns]
     rl = require_pos(name) if req else None
     for p, n in runs:
-        defs = "".join(" -D %s=%d" % (k, v) for k, v in p.items() if v != params[k])
-        tag = "N%d" % n + "".join("%s%d" % (k, v) for k, v in p.items() if v != params[k])
+        # a default may depend on N (a callable of N): its value for this N
+        base = {k: v(n) if callable(v) else v for k, v in params.items()}
+        p = {k: v(n) if callable(v) else v for k, v in p.items()}
+        defs = "".join(" -D %s=%d" % (k, v) for k, v in p.items() if v != base[k])
+        tag = "N%d" % n + "".join("%s%d" % (k, v) for k, v in p.items() if v != base[k])
         roots = [0]
         if coll in ROOTED and root_free and n > 1:
             roots.append(n - 1)
         out.append("")
-        if req and not req(n):
+        # a requirement of N alone, or of N and the params
+        if req and not (req(n, p) if req.__code__.co_argcount == 2 else req(n)):
             line, col, msg = rl
             out.append("RUN: not %%collc expand %%examples/%s.coll -N %d%s 2>&1 | FileCheck %%s --check-prefix=%s"
                        % (name, n, defs, tag))

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_test_util.h"
+
 static int N, me;
 static long checks, errors;
 static const char *current;
@@ -33,9 +35,6 @@ static void expect(int ok, const char *what, long a, long b) {
     }
 }
 
-/* Values that every summation order adds exactly. */
-static double val(int rank, long i) { return (double)((rank * 7 + i * 13) % 101 - 50); }
-
 static int comm_size(MPI_Comm c) {
     int n;
     MPI_Comm_size(c, &n);
@@ -45,17 +44,6 @@ static int comm_size(MPI_Comm c) {
 static int comm_rank(MPI_Comm c) {
     int r;
     MPI_Comm_rank(c, &r);
-    return r;
-}
-
-/* Every second double, resized so that element k of a sequence is double
- * 2k: a root-only strided view of plain doubles. */
-static MPI_Datatype strided(void) {
-    MPI_Datatype v, r;
-    MPI_Type_vector(1, 1, 2, MPI_DOUBLE, &v);
-    MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(double), &r);
-    MPI_Type_commit(&r);
-    MPI_Type_free(&v);
     return r;
 }
 
@@ -538,12 +526,6 @@ static void case_zero(MPI_Comm comm) {
 
 /* ---- types: every datatype and op the library claims ---- */
 
-static void isum(void *in, void *inout, int *len, MPI_Datatype *dt) {
-    (void)dt;
-    for (int i = 0; i < *len; i++)
-        ((int *)inout)[i] = (int)((unsigned)((int *)inout)[i] + (unsigned)((int *)in)[i]);
-}
-
 /* On pairs of ints (a contiguous derived type): (a, b) + (c, d) = (a+c, b^d). */
 static void pairop(void *in, void *inout, int *len, MPI_Datatype *dt) {
     (void)dt;
@@ -552,11 +534,6 @@ static void pairop(void *in, void *inout, int *len, MPI_Datatype *dt) {
         y[2 * i] += x[2 * i];
         y[2 * i + 1] ^= x[2 * i + 1];
     }
-}
-
-static void first_wins(void *in, void *inout, int *len, MPI_Datatype *dt) {
-    (void)dt;
-    memcpy(inout, in, (size_t)*len * sizeof(int));
 }
 
 /* Fills n elements of `dt` (laid out by its extent) with small values of

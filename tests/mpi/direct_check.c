@@ -16,6 +16,8 @@
 
 #include <collmpi.h>
 
+#include "mpi_test_util.h"
+
 COLLMPI_DECLARE_ALLREDUCE(recursive_doubling_allreduce);
 COLLMPI_DECLARE_ALLREDUCE(ring_allreduce);
 COLLMPI_DECLARE_BROADCAST(binomial_broadcast);
@@ -42,12 +44,6 @@ static void expect(int ok, const char *what) {
     }
 }
 
-static int err_class(int rc) {
-    int cls = rc;
-    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 /* The code's class is `cls` and collmpi_last_error() contains `text`; so
  * does MPI_Error_string of the code where MPI keeps strings of added codes
  * of predefined classes (Open MPI does, MPICH 4.0 does not). */
@@ -65,18 +61,11 @@ static void expect_error(int rc, int cls, const char *text, const char *what) {
     expect(ok, what);
 }
 
-static double val(int rank, int i) { return (double)((rank * 7 + i * 13) % 101 - 50); }
-
 static MPI_Comm split(MPI_Comm from, int color, int key) {
     MPI_Comm c;
     MPI_Comm_split(from, color, key, &c);
     if (c != MPI_COMM_NULL) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     return c;
-}
-
-static void first_wins(void *in, void *inout, int *len, MPI_Datatype *dt) {
-    (void)dt;
-    memcpy(inout, in, (size_t)*len * sizeof(int));
 }
 
 /* An algorithm whose `require` excludes N: every rank gets the same error
@@ -140,16 +129,6 @@ static void refused_try_leaves_no_trace(void) {
                "ring AllReduce after a refused try on some ranks only");
     }
     MPI_Comm_free(&three);
-}
-
-/* Every second double, resized so that element k is double 2k. */
-static MPI_Datatype strided(void) {
-    MPI_Datatype v, r;
-    MPI_Type_vector(1, 1, 2, MPI_DOUBLE, &v);
-    MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(double), &r);
-    MPI_Type_commit(&r);
-    MPI_Type_free(&v);
-    return r;
 }
 
 /* Root-only facts: a strided type at the root, plain doubles elsewhere;

@@ -8,7 +8,7 @@
 #    leave every collective to the MPI library (no hang);
 #  - a rule whose object loads on some processes only is dropped on all;
 #  - COLLMPI_DEBUG=1 says why a call falls back: the algorithm whose
-#    `require` excludes this N.
+#    `require` excludes this N, and that no later rule applies either.
 # MPIRUN may hold options.
 set -u
 mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
@@ -89,5 +89,13 @@ printf 'allreduce * * %s recursive_doubling_allreduce\n' "$algs" > "$dir/pow2.co
 if run 3 "$dir/reason.log" COLLMPI_CONFIG="$dir/pow2.conf" COLLMPI_DEBUG=1; then
   grep -q "MPI_Allreduce ([0-9]* B, N=3) -> MPI library: recursive_doubling_allreduce does not apply for N = 3" \
     "$dir/reason.log" || fail "COLLMPI_DEBUG does not say why MPI_Allreduce falls back at N = 3"
+fi
+
+# 5. Two rules that both refuse: the reason names the first and says that
+# the later one refused too.
+printf 'allreduce * * %s recursive_doubling_allreduce\n' "$algs" "$algs" > "$dir/pow2x2.conf"
+if run 3 "$dir/reasons.log" COLLMPI_CONFIG="$dir/pow2x2.conf" COLLMPI_DEBUG=1; then
+  grep -q "MPI_Allreduce ([0-9]* B, N=3) -> MPI library: recursive_doubling_allreduce does not apply for N = 3.* (nor does any later rule)" \
+    "$dir/reasons.log" || fail "COLLMPI_DEBUG does not say that no later rule applies either"
 fi
 exit $status

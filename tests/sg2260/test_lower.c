@@ -136,8 +136,10 @@ int main(void) {
     for (size_t k = 0; k < sizeof red / sizeof red[0]; k++) {
         EXPECT(run(ring, 4, ring4, red[k], 4 * 64, 0, 0, &st, &img1) > 0);
         free(img1);
-        EXPECT(st.link_msgs == 2 * 4 * 3 && st.generals == 4 && st.routed == 0 && st.local_steps == 1 &&
+        EXPECT(st.link_msgs == 2 * 4 * 3 && st.copies == 4 && st.routed == 0 && st.local_steps == 1 &&
                st.sunk == 0);
+        /* every reduce-scatter message is staged through L2 */
+        EXPECT(st.staged == 4 * 3 && st.gdma_programs == 4 && st.vsdma_programs == 4 && st.cdma_programs == 8);
         /* sinking: chunks r-1 and r-2 are used by the first ring step, the
          * other N-2 move next to the link traffic */
         EXPECT(run(ring, 8, ring8, red[k], 8 * 64, 0, 1, &st, &img1) > 0);
@@ -153,7 +155,7 @@ int main(void) {
         uint64_t count = all[k] == SG2260_FP20 ? 32 : 37; /* fp20 views must stay aligned */
         EXPECT(run(direct, 8, ring8, all[k], count, 1, 1, &st, &img1) > 0);
         free(img1);
-        EXPECT(st.routed > 0 && st.generals == 8);
+        EXPECT(st.routed > 0 && st.copies == 8 && st.staged == 0);
     }
     /* messages of 4 MiB cross their routes in 4 segments of 1 MiB */
     Sg2260LowerStats st1;
@@ -164,19 +166,20 @@ int main(void) {
     EXPECT(st1.routed == st.routed && st1.link_msgs > st.link_msgs && st1.max_link_msgs == st.max_link_msgs);
     EXPECT(diag_error_count(dx) == errs);
     /* without store-and-forward the same schedule is rejected: one error
-     * per transfer between unlinked chips, with the route as a note */
+     * for the statement, the first transfers with their routes as notes */
     FILE *tmp = tmpfile();
     DiagEngine *saved = dx;
     dx = diag_new(&sm, tmp, DIAG_FMT_TEXT);
     diag_set_error_limit(dx, 0);
     EXPECT(run(direct, 8, ring8, SG2260_FP32, 16, 0, 1, &st, &img1) < 0);
     diag_flush(dx);
-    EXPECT(diag_error_count(dx) == 8 * 7 - 2 * 10); /* 56 ordered pairs, 20 of them linked */
+    EXPECT(diag_error_count(dx) == 1);
     char text[256] = "";
     rewind(tmp);
     EXPECT(fgets(text, sizeof text, tmp) != NULL);
-    EXPECT(strstr(text, "lower.coll:12:46: error: transfer from rank 0 (chip 0) to rank 2 (chip 6): the chips share "
-                        "no link [sg2260-no-link]") != NULL);
+    /* 56 ordered pairs, 20 of them linked */
+    EXPECT(strstr(text, "lower.coll:12:46: error: 36 transfers of this statement connect chips that share no link on "
+                        "machine 'sg2260-board' [sg2260-no-link]") != NULL);
     diag_delete(dx);
     fclose(tmp);
     dx = saved;

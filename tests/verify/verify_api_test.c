@@ -102,7 +102,8 @@ int main(void) {
     /* The documented N and root sets. */
     int64_t ns[32];
     size_t nn = verify_default_ns(ns, 32);
-    EXPECT(nn == 19 && ns[0] == 2 && ns[14] == 16 && ns[15] == 32 && ns[18] == 256);
+    EXPECT(nn == 25 && ns[0] == 1 && ns[16] == 17 && ns[17] == 24 && ns[18] == 31 &&
+           ns[20] == 33 && ns[21] == 64 && ns[23] == 256 && ns[24] == 257);
     int64_t roots[16];
     EXPECT(verify_roots(5, -1, roots, 16) == 5 && roots[4] == 4);
     EXPECT(verify_roots(64, -1, roots, 16) == 8 && roots[3] == 21 && roots[4] == 31 && roots[7] == 63);

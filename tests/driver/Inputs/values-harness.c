@@ -30,8 +30,13 @@ int main(int argc, char **argv) {
         for (int k = 0; k < d.nfiles; k++) printf("not common: %s\n", d.files[k]);
         printf("format=%d color=%d limit=%u max=%zu alg=%s\n", (int)o.diag_format, o.color,
                o.error_limit, o.max_transfers, o.algorithm ? o.algorithm : "-");
-        for (int k = 0; k < o.ndefines; k++)
-            printf("define %s=%lld\n", o.defines[k].name, (long long)o.defines[k].value);
+        for (int k = 0; k < o.ndefines; k++) {
+            const DefineSpec *d = &o.defines[k];
+            printf("define %s%s%s=", d->alg ? d->alg : "", d->alg ? "." : "", d->name);
+            for (size_t j = 0; j < d->nvalues; j++)
+                printf("%s%lld", j ? "," : "", (long long)d->values[j]);
+            printf("\n");
+        }
         for (int k = 0; k < o.nwerror; k++) printf("werror %s\n", o.werror[k] ? o.werror[k] : "(all)");
         for (int k = 0; k < o.nwno; k++) printf("wno %s\n", o.wno[k]);
         options_free(&d);

@@ -107,6 +107,8 @@ def mutate(src, rng):
     lines = src.split("\n")
     body = [i for i, l in enumerate(lines) if not l.strip().startswith("//") and
             re.search(r"\b(copy|reduce|let)\b", l)]
+    if not body:
+        return None  # an example made of calls only: nothing to mutate here
     i = rng.choice(body)
     l = lines[i]
     kind = rng.randrange(4)

@@ -1,2 +1,2 @@
-/* x.c - the table comes from /Users/bob/tables.txt. */
+/* x.c - the table comes from /@@Users/bob/tables.txt. */
 int x;

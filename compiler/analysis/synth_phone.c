@@ -1,0 +1,453 @@
+/* synth_phone.c - the telephone engine of the synthesizer (synth.h): in
+ * every step a rank sends each chunk it holds to at most one neighbour, and
+ * a rank receives each chunk at most once. Mirrored (ReduceScatter), no
+ * rank ever receives two partial sums of one chunk in one step, so partial
+ * sums reduce straight into their slot: no landing buffer, no local fold.
+ *
+ * Steps are chosen greedily. For every step capacity K (chunks per link of
+ * the fastest kind) the chunks, rarest first, are matched from their holders
+ * to neighbours that lack them (a maximum bipartite matching per chunk over
+ * the links with room left); the step keeps the K that delivers the most
+ * chunks per unit of step time, the larger K on a tie. A step that fills
+ * every link of the binding cut with chunks its far side needs is as good as
+ * a step can be, so when every step does, the schedule reaches the cut
+ * bound (docs/synth.md). */
+#include "analysis/synth.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/util.h"
+
+typedef struct Phone {
+    const SynthGraph *g;
+    int64_t N, X;         /* ranks; chunks */
+    int reverse;
+    int32_t *owner;       /* [X] */
+    uint8_t *holds;       /* [N * X] */
+    int32_t *nholders;    /* [X] */
+    /* arcs in the phase's direction: u -> v uses topology arc parc */
+    size_t *adj_first;    /* [N + 1] */
+    int32_t *adj_to, *adj_arc;
+    double *tpb;          /* [nlinks] */
+    double tmin;
+    /* per assignment */
+    int64_t *cap;         /* [nlinks] room left */
+    int32_t *match_v;     /* [N] receiver the holder sends to, -1: pm of one chunk */
+    int32_t *pm;          /* [X * N] per chunk: match_v */
+    uint8_t *rm;          /* [X * N] per chunk: the receiver is matched (1) or cannot be (2) */
+    int32_t *open;        /* [X] receivers of the chunk still to try */
+    size_t *lack_first;   /* [X + 1] CSR: the ranks that lack the chunk, */
+    int32_t *lack;        /* furthest behind first (fixed within a step) */
+    int32_t *supply;      /* [N * X] in-neighbours of v that hold x (or get
+                             it in this step) */
+    int32_t *supply0;     /* [N * X] at the start of the step */
+    int32_t maxsupply;
+    int32_t *pass, npass; /* the supply levels assign() tries, ascending */
+    uint8_t *sends;       /* [N * X] the rank owns x or has passed it on */
+    int32_t *dist, *queue; /* [N] node_bound's work arrays */
+    size_t *radj_first;   /* [N + 1] phase arcs into v */
+    int32_t *radj_from, *radj_arc;
+    double *incap;        /* [N] chunks v can receive per unit of step time */
+    int32_t *rorder;      /* [N] receivers, most behind first */
+    uint8_t *seen;        /* [N] DFS marks */
+    int32_t *order;       /* [X] chunk order */
+    int32_t *tr_u, *tr_v, *tr_x; /* transfers of the assignment */
+    size_t ntr, trcap;
+} Phone;
+
+static int arc_fits(const Phone *p, int32_t a) {
+    const SynthGraph *g = p->g;
+    for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++)
+        if (p->cap[g->links[k]] <= 0) return 0;
+    return 1;
+}
+
+static void arc_take(Phone *p, int32_t a, int64_t d) {
+    const SynthGraph *g = p->g;
+    for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++) p->cap[g->links[k]] -= d;
+}
+
+/* The phase arc u -> v (its topology arc), or -1. */
+static int32_t phase_arc(const Phone *p, int32_t u, int32_t v) {
+    for (size_t k = p->adj_first[u]; k < p->adj_first[u + 1]; k++)
+        if (p->adj_to[k] == v) return p->adj_arc[k];
+    return -1;
+}
+
+/* Kuhn's augmenting path from receiver v for chunk x: a holder that has
+ * not sent x in this step yet, or one whose receiver can move on. */
+static int augment(Phone *p, int32_t v, int64_t x) {
+    /* holders that pass x on already first: every rank that passes a chunk
+     * on is an inner node of its tree, whose partial sum must start as its
+     * own input (a local copy) in the mirrored reduction */
+    for (int round = 0; round < 2; round++)
+        for (size_t k = p->radj_first[v]; k < p->radj_first[v + 1]; k++) {
+            int32_t u = p->radj_from[k], a = p->radj_arc[k];
+            if (!p->holds[u * p->X + x] || p->seen[u]) continue;
+            if ((p->sends[u * p->X + x] != 0) != (round == 0)) continue;
+            if (p->match_v[u] != v && !arc_fits(p, a)) continue;
+            p->seen[u] = 1;
+            int32_t w = p->match_v[u];
+            if (w < 0 || augment(p, w, x)) {
+                if (w >= 0) arc_take(p, phase_arc(p, u, w), -1);
+                arc_take(p, a, 1);
+                p->match_v[u] = v;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+typedef struct BehindCtx {
+    const int64_t *need;
+    const double *incap;
+} BehindCtx;
+
+static int cmp_behind(const void *pa, const void *pb, void *ctx) {
+    const BehindCtx *c = ctx;
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    double ra = (double)c->need[a] / c->incap[a], rb = (double)c->need[b] / c->incap[b];
+    if (ra != rb) return ra > rb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_rarest(const void *pa, const void *pb, void *ctx) {
+    const Phone *p = ctx;
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    if (p->nholders[a] != p->nholders[b]) return p->nholders[a] < p->nholders[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The transfers of one step at capacity K (K * tmin of time per link);
+ * returns how many. */
+static size_t assign(Phone *p, int64_t K) {
+    const TopoModel *t = p->g->t;
+    for (size_t l = 0; l < t->nlinks; l++) p->cap[l] = (int64_t)floor((double)K * p->tmin / p->tpb[l] + 1e-9);
+    int64_t N = p->N, X = p->X;
+    for (int64_t k = 0; k < N * X; k++) p->pm[k] = -1;
+    memcpy(p->supply, p->supply0, (size_t)(N * X) * sizeof *p->supply);
+    memset(p->rm, 0, (size_t)(N * X));
+    /* transfers that fewer neighbours could make first: a receiver gets from
+     * this link what it cannot get from another one. open[x]: receivers of
+     * x not yet matched or given up (rm 1: matched, 2: no augmenting path,
+     * and none will appear as the matching grows and the links fill) */
+    for (int64_t x = 0; x < X; x++) p->open[x] = (int32_t)(N - p->nholders[x]);
+    for (int32_t ip = 0; ip < p->npass; ip++)
+        for (int64_t i = 0; i < X; i++) {
+            int32_t pass = p->pass[ip];
+            int64_t x = p->order[i];
+            if (!p->open[x]) continue;
+            p->match_v = p->pm + x * N;
+            for (size_t i2 = p->lack_first[x]; i2 < p->lack_first[x + 1]; i2++) {
+                int32_t v = p->lack[i2];
+                if (p->rm[x * N + v] || p->supply[v * X + x] > pass) continue;
+                memset(p->seen, 0, (size_t)N);
+                p->open[x]--;
+                if (!augment(p, v, x)) {
+                    p->rm[x * N + v] = 2;
+                    continue;
+                }
+                p->rm[x * N + v] = 1;
+                /* v can pass x on in the next step: its neighbours need it
+                 * from here less urgently */
+                for (size_t k = p->adj_first[v]; k < p->adj_first[v + 1]; k++) p->supply[p->adj_to[k] * X + x]++;
+            }
+        }
+    p->ntr = 0;
+    for (int64_t i = 0; i < X; i++) {
+        int64_t x = p->order[i];
+        for (int64_t u = 0; u < N; u++) {
+            if (p->pm[x * N + u] < 0) continue;
+            if (p->ntr == p->trcap) {
+                p->trcap = p->trcap ? 2 * p->trcap : 256;
+                p->tr_u = xrealloc(p->tr_u, p->trcap * sizeof *p->tr_u);
+                p->tr_v = xrealloc(p->tr_v, p->trcap * sizeof *p->tr_v);
+                p->tr_x = xrealloc(p->tr_x, p->trcap * sizeof *p->tr_x);
+            }
+            p->tr_u[p->ntr] = (int32_t)u;
+            p->tr_v[p->ntr] = p->pm[x * N + u];
+            p->tr_x[p->ntr] = (int32_t)x;
+            p->ntr++;
+        }
+    }
+    return p->ntr;
+}
+
+/* A lower bound on the time the spread still needs, in units of one chunk on
+ * the fastest link: a rank that lacks `need` chunks and whose nearest holder
+ * of one of them is d hops away needs d - 1 more steps of at least one unit
+ * before the first arrives, and need / incap units to receive them all. */
+static double node_bound(Phone *p, const int64_t *need) {
+    int64_t N = p->N, X = p->X;
+    /* hops from the nearest rank that holds some chunk not everyone has
+     * yet: no further than the nearest holder of a chunk v lacks */
+    size_t qh = 0, qt = 0;
+    for (int64_t v = 0; v < N; v++) {
+        p->dist[v] = -1;
+        for (int64_t x = 0; x < X && p->dist[v] < 0; x++)
+            if (p->holds[v * X + x] && p->nholders[x] < N) {
+                p->dist[v] = 0;
+                p->queue[qt++] = (int32_t)v;
+            }
+    }
+    while (qh < qt) {
+        int32_t u = p->queue[qh++];
+        for (size_t k = p->adj_first[u]; k < p->adj_first[u + 1]; k++) {
+            int32_t v = p->adj_to[k];
+            if (p->dist[v] >= 0) continue;
+            p->dist[v] = p->dist[u] + 1;
+            p->queue[qt++] = v;
+        }
+    }
+    double lb = 0;
+    for (int64_t v = 0; v < N; v++) {
+        if (!need[v]) continue;
+        double d = p->dist[v] > 1 ? (double)(p->dist[v] - 1) : 0;
+        double b = d + (double)need[v] / p->incap[v];
+        if (b > lb) lb = b;
+    }
+    return lb;
+}
+
+static void push_move(SynthMoves *m, SynthMove mv) {
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 256;
+        m->v = xrealloc(m->v, m->cap * sizeof *m->v);
+    }
+    m->v[m->n++] = mv;
+    if (mv.step > m->nsteps) m->nsteps = mv.step;
+}
+
+static int cmp_move(const void *pa, const void *pb) {
+    const SynthMove *a = pa, *b = pb;
+    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    if (a->to != b->to) return a->to < b->to ? -1 : 1;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
+                 SynthMoves *out) {
+    memset(out, 0, sizeof *out);
+    const TopoModel *t = g->t;
+    Phone p;
+    memset(&p, 0, sizeof p);
+    p.g = g;
+    p.N = g->N;
+    p.reverse = reverse;
+    int64_t N = p.N;
+    for (int64_t s = 0; s < N; s++)
+        if (hi[s] > p.X) p.X = hi[s];
+    p.owner = xmalloc((size_t)(p.X ? p.X : 1) * sizeof *p.owner);
+    p.holds = xcalloc((size_t)(N * p.X) + 1, 1);
+    p.sends = xcalloc((size_t)(N * p.X) + 1, 1);
+    p.nholders = xcalloc((size_t)(p.X ? p.X : 1), sizeof *p.nholders);
+    for (int64_t s = 0; s < N; s++)
+        for (int32_t x = lo[s]; x < hi[s]; x++) {
+            p.owner[x] = (int32_t)s;
+            p.holds[s * p.X + x] = 1;
+            p.sends[s * p.X + x] = 1;
+            p.nholders[x] = 1;
+        }
+    p.adj_first = xcalloc((size_t)N + 1, sizeof *p.adj_first);
+    p.adj_to = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.adj_to);
+    p.adj_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.adj_arc);
+    for (size_t a = 0; a < g->narcs; a++) p.adj_first[(reverse ? g->arc_to[a] : g->arc_from[a]) + 1]++;
+    for (int64_t u = 0; u < N; u++) p.adj_first[u + 1] += p.adj_first[u];
+    size_t *fill;
+    fill = xmalloc(((size_t)N + 1) * sizeof *fill);
+    memcpy(fill, p.adj_first, ((size_t)N + 1) * sizeof *fill);
+    for (size_t a = 0; a < g->narcs; a++) {
+        int32_t u = reverse ? g->arc_to[a] : g->arc_from[a], v = reverse ? g->arc_from[a] : g->arc_to[a];
+        p.adj_to[fill[u]] = v;
+        p.adj_arc[fill[u]] = (int32_t)a;
+        fill[u]++;
+    }
+    free(fill);
+    p.tpb = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p.tpb);
+    p.tmin = INFINITY;
+    for (size_t l = 0; l < t->nlinks; l++) {
+        p.tpb[l] = rat_to_double(t->links[l].tpb);
+        if (p.tpb[l] > 0 && p.tpb[l] < p.tmin) p.tmin = p.tpb[l];
+    }
+    p.cap = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p.cap);
+    p.pm = xmalloc((size_t)(N * p.X + 1) * sizeof *p.pm);
+    p.rm = xmalloc((size_t)(N * p.X + 1));
+    p.open = xmalloc((size_t)(p.X + 1) * sizeof *p.open);
+    p.lack_first = xmalloc((size_t)(p.X + 1) * sizeof *p.lack_first);
+    p.lack = xmalloc((size_t)(N * p.X + 1) * sizeof *p.lack);
+    p.pass = xmalloc(((size_t)N + 2) * sizeof *p.pass);
+    p.supply = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply);
+    p.supply0 = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply0);
+    p.rorder = xmalloc((size_t)N * sizeof *p.rorder);
+    p.dist = xmalloc((size_t)N * sizeof *p.dist);
+    p.queue = xmalloc((size_t)N * sizeof *p.queue);
+    /* phase arcs into every rank, and what it can receive per unit of time
+     * over the distinct links the arcs enter it by */
+    p.radj_first = xcalloc((size_t)N + 1, sizeof *p.radj_first);
+    p.radj_from = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.radj_from);
+    p.radj_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.radj_arc);
+    for (size_t a = 0; a < g->narcs; a++) p.radj_first[(reverse ? g->arc_from[a] : g->arc_to[a]) + 1]++;
+    for (int64_t v = 0; v < N; v++) p.radj_first[v + 1] += p.radj_first[v];
+    fill = xmalloc(((size_t)N + 1) * sizeof *fill);
+    memcpy(fill, p.radj_first, ((size_t)N + 1) * sizeof *fill);
+    for (size_t a = 0; a < g->narcs; a++) {
+        int32_t u = reverse ? g->arc_to[a] : g->arc_from[a], v = reverse ? g->arc_from[a] : g->arc_to[a];
+        p.radj_from[fill[v]] = u;
+        p.radj_arc[fill[v]] = (int32_t)a;
+        fill[v]++;
+    }
+    free(fill);
+    p.incap = xcalloc((size_t)N, sizeof *p.incap);
+    uint8_t *counted = xcalloc(t->nlinks + 1, 1);
+    for (int64_t v = 0; v < N; v++) {
+        for (size_t k = p.radj_first[v]; k < p.radj_first[v + 1]; k++) {
+            int32_t a = p.radj_arc[k];
+            /* the link the arc enters v by, in the phase's direction */
+            int32_t l = reverse ? g->links[g->link_first[a]] : g->links[g->link_first[a + 1] - 1];
+            if (!counted[l]) p.incap[v] += p.tmin / p.tpb[l];
+            counted[l] = 1;
+        }
+        for (size_t k = p.radj_first[v]; k < p.radj_first[v + 1]; k++) {
+            int32_t a = p.radj_arc[k];
+            counted[reverse ? g->links[g->link_first[a]] : g->links[g->link_first[a + 1] - 1]] = 0;
+        }
+    }
+    free(counted);
+    p.seen = xmalloc((size_t)N);
+    p.order = xmalloc((size_t)(p.X ? p.X : 1) * sizeof *p.order);
+
+    int64_t missing = 0;
+    for (int64_t x = 0; x < p.X; x++) missing += N - p.nholders[x];
+    /* keep the best assignment */
+    int32_t *bu = NULL, *bv = NULL, *bx = NULL;
+    size_t bcap = 0;
+    int32_t step = 0;
+    int64_t *need = xcalloc((size_t)N, sizeof *need);
+    for (int64_t v = 0; v < N; v++)
+        for (int64_t x = 0; x < p.X; x++) need[v] += !p.holds[v * p.X + x];
+    while (missing > 0) {
+        step++;
+        for (int64_t x = 0; x < p.X; x++) p.order[x] = (int32_t)x;
+        qsort_r(p.order, (size_t)p.X, sizeof *p.order, cmp_rarest, &p);
+        /* receivers furthest behind first: need / what they can receive */
+        for (int64_t v = 0; v < N; v++) p.rorder[v] = (int32_t)v;
+        qsort_r(p.rorder, (size_t)N, sizeof *p.rorder, cmp_behind, &(BehindCtx){need, p.incap});
+        p.lack_first[0] = 0;
+        for (int64_t x = 0; x < p.X; x++) {
+            size_t at = p.lack_first[x];
+            for (int64_t i = 0; i < N; i++)
+                if (!p.holds[p.rorder[i] * p.X + x]) p.lack[at++] = p.rorder[i];
+            p.lack_first[x + 1] = at;
+        }
+        double lb = node_bound(&p, need);
+        p.maxsupply = 1;
+        for (int64_t v = 0; v < N; v++)
+            for (int64_t x = 0; x < p.X; x++) {
+                int32_t n = 0;
+                if (!p.holds[v * p.X + x])
+                    for (size_t k = p.radj_first[v]; k < p.radj_first[v + 1]; k++) n += p.holds[p.radj_from[k] * p.X + x];
+                p.supply0[v * p.X + x] = n;
+                if (n > p.maxsupply) p.maxsupply = n;
+            }
+        for (int64_t v = 0; v < N; v++) {
+            int32_t d = (int32_t)(p.adj_first[v + 1] - p.adj_first[v]);
+            if (d + 1 > p.maxsupply) p.maxsupply = d + 1;
+        }
+        /* the levels present at the start, and the top one for what the
+         * step's own deliveries add */
+        uint8_t *lv = xcalloc((size_t)p.maxsupply + 1, 1);
+        for (int64_t k = 0; k < N * p.X; k++)
+            if (p.supply0[k] >= 1) lv[p.supply0[k]] = 1;
+        lv[p.maxsupply] = 1;
+        p.npass = 0;
+        for (int32_t l = 1; l <= p.maxsupply; l++)
+            if (lv[l]) p.pass[p.npass++] = l;
+        free(lv);
+        /* the most a step can deliver, at unlimited capacity */
+        size_t all = assign(&p, INT32_MAX);
+        COLLC_ASSERT(all > 0);
+        double best = -1;
+        size_t bn = 0;
+        int64_t *got = xcalloc((size_t)N, sizeof *got);
+        for (int64_t K = 1;; K = K < 8 ? K + 1 : K + K / 4) {
+            size_t n = assign(&p, K);
+            /* progress: how much the bound drops, per unit of step time */
+            for (int64_t v = 0; v < N; v++) got[v] = need[v];
+            for (size_t k = 0; k < n; k++) {
+                got[p.tr_v[k]]--;
+                p.holds[p.tr_v[k] * p.X + p.tr_x[k]] = 1;
+                p.nholders[p.tr_x[k]]++;
+            }
+            double after = node_bound(&p, got);
+            for (size_t k = 0; k < n; k++) {
+                p.holds[p.tr_v[k] * p.X + p.tr_x[k]] = 0;
+                p.nholders[p.tr_x[k]]--;
+            }
+            double score = (lb - after) / (double)K + 1e-9 * (double)n / (double)K;
+            if (small_steps ? score > best * (1 + 1e-12) : score >= best * (1 - 1e-12)) {
+                best = score;
+                if (n > bcap) {
+                    bcap = n;
+                    bu = xrealloc(bu, bcap * sizeof *bu);
+                    bv = xrealloc(bv, bcap * sizeof *bv);
+                    bx = xrealloc(bx, bcap * sizeof *bx);
+                }
+                memcpy(bu, p.tr_u, n * sizeof *bu);
+                memcpy(bv, p.tr_v, n * sizeof *bv);
+                memcpy(bx, p.tr_x, n * sizeof *bx);
+                bn = n;
+            }
+            if (n == all) break;
+            /* past the best by a margin: larger steps only waste */
+            if (score < best * 0.5 && K > 4) break;
+        }
+        free(got);
+        for (size_t k = 0; k < bn; k++) need[bv[k]]--;
+        size_t first = out->n;
+        for (size_t k = 0; k < bn; k++) {
+            int32_t x = bx[k];
+            p.holds[bv[k] * p.X + x] = 1;
+            p.sends[bu[k] * p.X + x] = 1;
+            p.nholders[x]++;
+            missing--;
+            push_move(out, (SynthMove){step, p.owner[x], bu[k], bv[k], x, x + 1});
+        }
+        qsort(out->v + first, out->n - first, sizeof *out->v, cmp_move);
+    }
+    out->nsteps = step;
+    free(need);
+    free(bu);
+    free(bv);
+    free(bx);
+    free(p.owner);
+    free(p.holds);
+    free(p.sends);
+    free(p.nholders);
+    free(p.adj_first);
+    free(p.adj_to);
+    free(p.adj_arc);
+    free(p.tpb);
+    free(p.cap);
+    free(p.pm);
+    free(p.rm);
+    free(p.open);
+    free(p.lack_first);
+    free(p.lack);
+    free(p.pass);
+    free(p.supply);
+    free(p.supply0);
+    free(p.rorder);
+    free(p.dist);
+    free(p.queue);
+    free(p.radj_first);
+    free(p.radj_from);
+    free(p.radj_arc);
+    free(p.incap);
+    free(p.seen);
+    free(p.order);
+    free(p.tr_u);
+    free(p.tr_v);
+    free(p.tr_x);
+}

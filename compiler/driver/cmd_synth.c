@@ -1,0 +1,234 @@
+/* cmd_synth.c - `collc synth COLLECTIVE --topo T -N n`: a schedule
+ * synthesized for a topology (analysis/synth.h), written as an ordinary
+ * .coll algorithm (schedule/print_coll.h) and checked before it is written:
+ * the printed text is parsed, instantiated and compared with the
+ * synthesized schedule, verified and priced again. docs/synth.md. */
+#include "driver/options.h"
+#include "driver/cost_cli.h"
+#include "driver/synth_cli.h"
+#include "analysis/synth.h"
+#include "analysis/verify.h"
+#include "schedule/print_coll.h"
+#include "front/front.h"
+#include "support/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* "torus(4,4)" -> "torus4x4": an identifier part. */
+static void ident_part(const char *s, char *buf, size_t size) {
+    size_t n = 0;
+    for (; *s && n + 1 < size; s++) {
+        char ch = *s;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_')
+            buf[n++] = ch;
+        else if (ch == ',' || ch == '-')
+            buf[n++] = ch == ',' ? 'x' : '_';
+    }
+    buf[n] = 0;
+}
+
+/* The synthesized schedule printed, parsed back and compared, verified and
+ * priced: any difference is a bug of collc, not of the input. */
+static void self_check(Session *s, const SynthResult *r, TopoModel *t, const char *text, size_t len) {
+    int id = source_add(&s->sm, "<synthesized>", text, len);
+    COLLC_ASSERT(id >= 0);
+    Program prog = {0};
+    unsigned before = diag_error_count(s->dx);
+    parse_source(&s->arena, s->dx, (uint32_t)id, &prog);
+    if (diag_error_count(s->dx) == before) sema_check(&s->arena, s->dx, &prog);
+    COLLC_ASSERT(diag_error_count(s->dx) == before && prog.nalgorithms == 1);
+    SchedParams p;
+    memset(&p, 0, sizeof p);
+    p.N = r->sched.N;
+    p.root = r->sched.root >= 0 ? r->sched.root : 0;
+    Schedule back;
+    const Stmt *req = NULL;
+    COLLC_ASSERT(instantiate(prog.algorithms[0], &p, s->dx, &back, &req) == INST_OK);
+    COLLC_ASSERT(back.nxfers == r->sched.nxfers && back.nsteps == r->sched.nsteps && back.split == r->sched.split);
+    for (size_t k = 0; k < back.nxfers; k++) {
+        const Transfer *a = &back.xfers[k], *b = &r->sched.xfers[k];
+        COLLC_ASSERT(a->op == b->op && memcmp(&a->src, &b->src, sizeof a->src) == 0 &&
+                     memcmp(&a->dst, &b->dst, sizeof a->dst) == 0);
+    }
+    COLLC_ASSERT(verify_schedule(&back, NULL, &s->arena, 1, NULL) == 0);
+    CostResult cr;
+    COLLC_ASSERT(cost_schedule(&back, t, s->dx, 0, &cr) == 0);
+    COLLC_ASSERT(rat_eq(cr.total.a, r->cost.a) && rat_eq(cr.total.b, r->cost.b) && rat_eq(cr.total.c, r->cost.c));
+    cost_result_free(&cr);
+    schedule_free(&back);
+}
+
+/* --objective's words are SynthObjective's values (options.def). */
+_Static_assert(OBJECTIVE_BANDWIDTH == (int)SYNTH_BANDWIDTH && OBJECTIVE_LATENCY == (int)SYNTH_LATENCY &&
+                   OBJECTIVE_BALANCED == (int)SYNTH_BALANCED,
+               "CHOICES(OBJECTIVE) follows SynthObjective");
+
+/* Is the option `a` -o (whose value the "Regenerate:" line leaves out)?
+ * 2: -o FILE, 1: -oFILE or -o=FILE, 0: another argument. */
+static int is_output_option(const char *a) {
+    if (strncmp(a, "-o", 2) != 0) return 0;
+    return a[2] ? 1 : 2;
+}
+
+int cmd_synth(int argc, char **argv) {
+    /* The collective is the first argument that is not an option; --help
+     * needs none. */
+    if (!options_given(argc, argv, OPT_HELP) && options_count_files(argc, argv) == 0)
+        return usage_error("synth", "the first argument must be the collective (allgather, reduce_scatter, "
+                                    "allreduce, broadcast or reduce)");
+    DriverOptions d;
+    int rc = options_parse(&d, CMD_synth, argc, argv);
+    if (rc >= 0) return rc;
+    Collective coll = collective_lookup(d.files[0]);
+    if (coll == COLLECTIVE__COUNT) {
+        const char *best = NULL;
+        int bd = 3;
+        for (int k = 0; k < COLLECTIVE__COUNT; k++) {
+            int dist = front_edit_distance(d.files[0], collective_info[k].keyword);
+            if (dist < bd) bd = dist, best = collective_info[k].keyword;
+        }
+        rc = best ? usage_error("synth", "unknown collective '%s'; did you mean '%s'?", d.files[0], best)
+                  : usage_error("synth", "unknown collective '%s'", d.files[0]);
+        options_free(&d);
+        return rc;
+    }
+    CostCli c;
+    int64_t N = 0;
+    rc = cost_cli_init(&c, &d);
+    if (!rc && options_single_n(&d, 8, "ranks", &N) >= 0) rc = EXIT_USAGE;
+    if (rc) {
+        options_free(&d);
+        return rc;
+    }
+    SynthOptions o;
+    memset(&o, 0, sizeof o);
+    o.coll = coll;
+    o.objective = (SynthObjective)d.objective;
+    o.max_split = d.max_split;
+    const char *output = d.output, *name = d.synth_name;
+    Session s;
+    /* files[0] is the collective; the others may hold topology blocks */
+    if (session_open(&s, &c.common, d.files + 1, d.nfiles - 1)) {
+        options_free(&d);
+        return session_close(&s, EXIT_INPUT);
+    }
+    int status = EXIT_OK;
+    TopoModel *t = NULL;
+    char err[256];
+    int tr = cost_cli_topology(&s, &c, N, &t, err, sizeof err);
+    if (tr == 2) status = EXIT_USAGE;
+    else if (tr == 1) {
+        diag_error(s.dx, span_none(), "topology-not-applicable", "%s", err);
+        status = EXIT_INPUT;
+    } else if (tr < 0) status = EXIT_INPUT;
+    if (status == EXIT_OK && collective_info[coll].rooted && c.root >= N) {
+        status = usage_error("synth", "--root %lld is not a rank of N = %lld", (long long)c.root, (long long)N);
+    }
+    if (status == EXIT_OK && N < 2) {
+        diag_error(s.dx, span_none(), "synth-unsupported", "synth needs N >= 2 (N = %lld)", (long long)N);
+        status = EXIT_INPUT;
+    }
+    if (status == EXIT_OK) {
+        char topo_id[64];
+        ident_part(t->name, topo_id, sizeof topo_id);
+        o.root = c.root;
+        o.machine = c.machine;
+        o.name = name ? name
+                      : arena_printf(&s.arena, "synth_%s_%s_n%lld", collective_info[coll].keyword, topo_id,
+                                     (long long)N);
+        SynthResult r;
+        SynthStatus ss = synth_run(&o, t, &s.arena, s.dx, &r, err, sizeof err);
+        if (ss != SYNTH_OK) {
+            diag_error(s.dx, span_none(),
+                       ss == SYNTH_UNSUPPORTED    ? "synth-unsupported"
+                       : ss == SYNTH_DISCONNECTED ? "synth-disconnected"
+                                                  : "synth-too-large",
+                       "%s", err);
+            status = EXIT_INPUT;
+        } else {
+            const char **hdr;
+            size_t nh = synth_header(&o, t, &r, &s.arena, &hdr);
+            /* the command that regenerates it, without -o */
+            char cmdline[512];
+            size_t len = (size_t)snprintf(cmdline, sizeof cmdline, "Regenerate: collc synth");
+            int only_files = 0;
+            for (int i = 1; i < argc && len < sizeof cmdline; i++) {
+                only_files |= strcmp(argv[i], "--") == 0;
+                int out = only_files ? 0 : is_output_option(argv[i]);
+                if (out) {
+                    i += out == 2;
+                    continue;
+                }
+                /* quoted when the shell would read it otherwise */
+                int plain = argv[i][0] != 0;
+                for (const char *q = argv[i]; *q; q++)
+                    plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                             strchr("_./=,:+-", *q) != NULL;
+                len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, plain ? " %s" : " '%s'", argv[i]);
+            }
+            const char **lines = ARENA_ARRAY(&s.arena, const char *, nh + 1);
+            memcpy(lines, hdr, nh * sizeof *hdr);
+            lines[nh] = cmdline;
+            CollPrintInfo info = {0};
+            info.header = lines;
+            info.nheader = nh + 1;
+            info.step_comment = r.step_comment;
+            info.require_why = arena_printf(&s.arena, "synthesized for %s, N = %lld", t->name, (long long)N);
+            char *text = NULL;
+            size_t tlen = 0;
+            FILE *mem = open_memstream(&text, &tlen);
+            COLLC_ASSERT(mem);
+            schedule_print_coll(mem, &r.sched, &info);
+            fclose(mem);
+            self_check(&s, &r, t, text, tlen);
+            FILE *f = output && strcmp(output, "-") != 0 ? fopen(output, "w") : stdout;
+            if (!f) {
+                diag_error(s.dx, span_none(), "cannot-open", "cannot write '%s'", output);
+                status = EXIT_INPUT;
+            } else {
+                fwrite(text, 1, tlen, f);
+                if (f != stdout && fclose(f) != 0) {
+                    diag_error(s.dx, span_none(), "cannot-open", "cannot write '%s'", output);
+                    status = EXIT_INPUT;
+                }
+            }
+            free(text);
+            schedule_free(&r.sched);
+        }
+    }
+    topo_free(t);
+    fflush(stdout);
+    options_free(&d);
+    return session_close(&s, status);
+}
+
+int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[SYNTH_COMPARE_MAX]) {
+    if (coll == COLLECTIVE_ALLTOALL || coll == COLLECTIVE_SCATTER || coll == COLLECTIVE_GATHER || t->N < 2)
+        return 0;
+    static const SynthObjective objs[SYNTH_COMPARE_MAX] = {SYNTH_BANDWIDTH, SYNTH_LATENCY};
+    static const char *names[2] = {"synth:bandwidth", "synth:latency"};
+    for (int k = 0; k < 2; k++) {
+        SynthOptions o;
+        memset(&o, 0, sizeof o);
+        o.coll = coll;
+        o.root = c->root < t->N ? c->root : 0;
+        o.objective = objs[k];
+        o.machine = c->machine;
+        o.max_split = 8;
+        o.name = names[k];
+        SynthResult r;
+        char err[256];
+        SynthStatus ss = synth_run(&o, t, &s->arena, s->dx, &r, err, sizeof err);
+        if (ss != SYNTH_OK) {
+            diag_error(s->dx, span_none(),
+                       ss == SYNTH_DISCONNECTED ? "synth-disconnected" : ss == SYNTH_TOO_LARGE ? "synth-too-large"
+                                                                                              : "synth-unsupported",
+                       "%s", err);
+            if (k) schedule_free(&out[0]);
+            return -1;
+        }
+        out[k] = r.sched;
+    }
+    return 2;
+}
