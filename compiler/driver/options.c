@@ -288,8 +288,15 @@ static int parse_define(const DriverOptions *o, const char *def, DefineSpec *d) 
     }
     if (n > 1 && !((SWEEP_COMMANDS >> o->cmd) & 1)) {
         free(v);
-        return usage_error(cmd, "-D %.*s=%s: a sweep (several values) is accepted by verify, cost and compare only",
-                           (int)nlen, def, text);
+        /* "verify, cost and compare": the commands of the set */
+        char names[128] = "", list[160];
+        for (int k = 0; k < CMD__COUNT; k++) {
+            if (!((SWEEP_COMMANDS >> k) & 1)) continue;
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", len ? "|" : "", commands[k].shown);
+        }
+        return usage_error(cmd, "-D %.*s=%s: a sweep (several values) is accepted by %s only", (int)nlen, def, text,
+                           prose(names, " and ", list, sizeof list));
     }
     /* kept reachable for the life of the process, as the names are */
     static int64_t **kept;
