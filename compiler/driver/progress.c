@@ -32,6 +32,7 @@ static struct {
     int shown;               /* the line is on the terminal */
     struct timespec t0;      /* the first progress_begin: the command's start */
     int have_t0;
+    double delay_ms;         /* PROGRESS_DELAY_MS or COLLC_PROGRESS_DELAY */
     char cmd[32], what[96], step[128];
     FILE *stream;            /* progress_stream's, made once */
 } P = {.mu = PTHREAD_MUTEX_INITIALIZER, .enabled = -1};
@@ -42,6 +43,12 @@ static int enabled(void) {
     if (P.enabled < 0) {
         const char *term = getenv("TERM");
         P.enabled = isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);
+        /* seconds, as git reads GIT_PROGRESS_DELAY; anything else keeps the
+         * default */
+        const char *delay = getenv("COLLC_PROGRESS_DELAY");
+        char *end;
+        double s = delay && *delay ? strtod(delay, &end) : -1;
+        P.delay_ms = delay && *delay && *end == 0 && s >= 0 && s <= 3600 ? s * 1000 : PROGRESS_DELAY_MS;
         pthread_condattr_t ca;
         pthread_condattr_init(&ca);
         pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -94,9 +101,9 @@ static void *drawer(void *arg) {
     pthread_mutex_lock(&P.mu);
     while (!P.stop) {
         double t = seconds_since(&P.t0);
-        if (!P.paused && t * 1000 >= PROGRESS_DELAY_MS) draw();
+        if (!P.paused && t * 1000 >= P.delay_ms) draw();
         /* the next tick, or the moment the delay is over */
-        double wait_ms = t * 1000 < PROGRESS_DELAY_MS ? PROGRESS_DELAY_MS - t * 1000 : PROGRESS_TICK_MS;
+        double wait_ms = t * 1000 < P.delay_ms ? P.delay_ms - t * 1000 : PROGRESS_TICK_MS;
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         long long ns = (long long)until.tv_nsec + (long long)(wait_ms * 1e6);

@@ -5,7 +5,10 @@
  *   collc verify: ring_allreduce: N = 128 (21 of 23), 3 s
  *
  * Shown on standard error, only when standard error is a terminal, once the
- * command has been at work for PROGRESS_DELAY_MS, redrawn by a thread a few
+ * command has been at work for PROGRESS_DELAY_MS (or COLLC_PROGRESS_DELAY
+ * seconds, like git's GIT_PROGRESS_DELAY; 0 shows it at once, which is how
+ * the tests see it without depending on the machine's speed), redrawn by a
+ * thread a few
  * times a second; erased before a diagnostic is written (the session's
  * diagnostics go through progress_stream()) and when the work ends or
  * pauses. Output that is captured (a pipe, a file, the tests) never holds
