@@ -394,7 +394,7 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
                        : "colour = origin chunk (letter = origin rank); arrow = copy");
     for (int64_t k = 0; k < nkeys; k++) {
         int lx = MARGIN + (int)(k % 12) * 84, yy = ly + 20 + (int)(k / 12) * 22;
-        char col[16], lab[32];
+        char col[16], lab[64]; /* a 15-letter rank name and a 20-digit index fit */
         key_colour(&m, k, col, sizeof col);
         if (m.reducing || m.root_held) snprintf(lab, sizeof lab, "chunk %lld", (long long)k);
         else {

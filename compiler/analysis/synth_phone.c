@@ -384,9 +384,13 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
                     bv = xrealloc(bv, bcap * sizeof *bv);
                     bx = xrealloc(bx, bcap * sizeof *bx);
                 }
-                memcpy(bu, p.tr_u, n * sizeof *bu);
-                memcpy(bv, p.tr_v, n * sizeof *bv);
-                memcpy(bx, p.tr_x, n * sizeof *bx);
+                /* an empty step leaves bu NULL until a larger one: memcpy
+                 * must not see it */
+                if (n) {
+                    memcpy(bu, p.tr_u, n * sizeof *bu);
+                    memcpy(bv, p.tr_v, n * sizeof *bv);
+                    memcpy(bx, p.tr_x, n * sizeof *bx);
+                }
                 bn = n;
             }
             if (n == all) break;

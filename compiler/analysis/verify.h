@@ -61,6 +61,11 @@ typedef struct VerifyOptions {
     int ndefines;
     size_t max_transfers;     /* 0 = instantiate's default */
     unsigned max_errors;      /* per failing instance; 0 = default */
+    /* NULL, or called before each N (done = the N done so far) and once
+     * after the last (done == total, N = 0) before the diagnostics are
+     * flushed and the summary is written: the driver's progress line. */
+    void (*progress)(void *ctx, size_t done, size_t total, int64_t N);
+    void *progress_ctx;
     const char *label;        /* the summary's name (a sweep point: "alg [K = 3]");
                                  NULL = the algorithm's name */
     int correctness_only;     /* compile, run, sim: no rank-consistency warning

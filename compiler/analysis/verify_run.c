@@ -111,6 +111,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     int reported = 0, warned = 0, any_failed = 0;
     for (size_t i = 0; i < nns; i++) {
         int64_t N = ns[i];
+        if (o->progress) o->progress(o->progress_ctx, i, nns, N);
         int64_t roots[16];
         size_t nroots = 1;
         roots[0] = -1;
@@ -168,6 +169,8 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         else r->outcome = NO_SKIPPED;
         if (nskip && r->outcome != NO_SKIPPED) r->root_why = r->why;
     }
+
+    if (o->progress) o->progress(o->progress_ctx, nns, nns, 0);
 
     size_t nver = 0, nfail = 0, nincons = 0, ncons = 0;
     for (size_t i = 0; i < nns; i++) {

@@ -144,14 +144,19 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
             if (!rat_is_zero(lines[k].t.c)) printf(" + %s", tc);
             printf("\n");
         }
-        printf("\nmessage size          fastest\n");
+        /* The range column is as wide as its widest range ("329.9 KiB ..
+         * 2.441 MiB"), at least 20, and two spaces from the name. */
+        char rng[64][80];
+        int rw = 20;
         for (int k = 0; k < nseg; k++) {
-            char a1[32], a2[32], rng[80];
+            char a1[32], a2[32];
             cost_fmt_bytes(seg_lo[k], a1, sizeof a1);
             cost_fmt_bytes(k + 1 < nseg ? seg_lo[k + 1] : hi, a2, sizeof a2);
-            snprintf(rng, sizeof rng, "%s .. %s", a1, a2);
-            printf("%-22s%s\n", rng, lines[seg_alg[k]].name);
+            int n = snprintf(rng[k], sizeof rng[k], "%s .. %s", a1, a2);
+            if (n > rw) rw = n;
         }
+        printf("\n%-*s  fastest\n", rw, "message size");
+        for (int k = 0; k < nseg; k++) printf("%-*s  %s\n", rw, rng[k], lines[seg_alg[k]].name);
         printf("\ncrossovers:\n");
         int any = 0;
         for (int i = 0; i < nl; i++)
@@ -179,51 +184,23 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
     }
 }
 
-static void compare_help(void) {
-    puts("usage: collc compare FILE... [-N n] [--topo T] [--ports d] [--routing R] [--alpha T]\n"
-         "                     [--beta BW] [--gamma BW] [--root r] [-D [ALG.]P=v|1..8|1,2,4]\n"
-         "                     [--range LO..HI]\n"
-         "                     [--format text|json] [--synth]\n"
-         "\n"
-         "For every algorithm of the input, the cost T = a·α + b·M/β + c·M/γ at N (default 8),\n"
-         "then per message size range (--range, default 1B..1GiB) the fastest algorithm and the\n"
-         "sizes where one overtakes another. --synth adds the schedules `collc synth` makes for\n"
-         "each collective of the input on the topology, bandwidth- and latency-optimal\n"
-         "(docs/synth.md). See docs/cost.md.");
-}
-
 int cmd_compare(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            compare_help();
-            return EXIT_OK;
-        }
-    /* --synth is compare's own; the rest is shared with cost */
-    int synth = 0, nargs = 0;
-    char **args = xcalloc((size_t)argc + 1, sizeof *args);
-    for (int i = 0; i < argc; i++) {
-        if (i > 0 && strcmp(argv[i], "--synth") == 0) synth = 1;
-        else args[nargs++] = argv[i];
-    }
+    DriverOptions o;
+    int rc = options_parse(&o, CMD_compare, argc, argv);
+    if (rc >= 0) return rc;
     CostCli c;
-    int rc = cost_cli_parse(&c, nargs, args, CCLI_N | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON | CCLI_RANGE);
+    int64_t N = 0;
+    rc = cost_cli_init(&c, &o);
+    if (!rc && options_single_n(&o, 8, "ranks", &N) >= 0) rc = EXIT_USAGE;
     if (rc) {
-        cost_cli_free(&c);
-        free(args);
+        options_free(&o);
         return rc;
     }
-    if (c.nN != 1) {
-        cost_cli_free(&c);
-        free(args);
-        return usage_error("compare", "compare takes a single -N value");
-    }
     Session s;
-    if (session_open(&s, &c.common, c.files, c.nfiles)) {
-        cost_cli_free(&c);
-        free(args);
+    if (session_open(&s, &c.common, o.files, o.nfiles)) {
+        options_free(&o);
         return session_close(&s, EXIT_INPUT);
     }
-    int64_t N = c.Ns[0];
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
     int status = EXIT_OK;
@@ -278,7 +255,7 @@ int cmd_compare(int argc, char **argv) {
     }
     /* the synthesized schedules of every collective the input has */
     int nreal = nl;
-    for (int coll = 0; synth && status == EXIT_OK && coll < COLLECTIVE__COUNT; coll++) {
+    for (int coll = 0; o.synth && status == EXIT_OK && coll < COLLECTIVE__COUNT; coll++) {
         int any = 0;
         for (int k = 0; k < nreal; k++) any |= lines[k].alg->coll == (Collective)coll;
         Schedule sy[SYNTH_COMPARE_MAX];
@@ -324,7 +301,6 @@ int cmd_compare(int argc, char **argv) {
     free(lines);
     topo_free(t);
     fflush(stdout);
-    cost_cli_free(&c);
-    free(args);
+    options_free(&o);
     return session_close(&s, status);
 }

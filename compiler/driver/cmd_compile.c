@@ -8,54 +8,20 @@
  *   -c -emit-llvm     LLVM bitcode       NAME.bc
  *   --emit=c          C source           NAME.c
  *   --emit=rankir     Rank IR dump       stdout
- * where NAME is the input file's base name; -o FILE overrides, -o - is stdout. */
-#include "driver/driver.h"
-#include "analysis/verify.h"
+ * where NAME is the input file's base name; -o FILE overrides, -o - is stdout.
+ * --emit-header[=FILE] also writes a header declaring every compiled
+ * function (default: beside the output, NAME.h). */
+#include "driver/options.h"
 #include "emit/emit_c.h"
 #include "emit/emit_header.h"
 #include "emit/emit_llvm.h"
 #include "emit/emit_mpi.h"
-#include "lower/rankir.h"
+#include "driver/pipeline.h"
+#include "driver/progress.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void compile_help(void) {
-    fputs("usage: collc compile [OPTIONS] FILE...\n"
-          "\n"
-          "Compiles the algorithms of FILE into per-rank programs that call the\n"
-          "collc runtime (runtime/include/coll.h).\n"
-          "\n"
-          "options:\n"
-          "  -c                            object file (default; NAME.o)\n"
-          "  -S                            assembly (NAME.s)\n"
-          "  -emit-llvm                    with -S: LLVM IR (NAME.ll); with -c: bitcode (NAME.bc)\n"
-          "  --emit=c                      C source (NAME.c)\n"
-          "  --emit=rankir                 the Rank IR (endpoint projection), for inspection\n"
-          "  -o FILE                       output file ('-' = stdout)\n"
-          "  --emit-header[=FILE]          also write a C header declaring every compiled\n"
-          "                                function (default FILE: the output's name with .h)\n"
-          "  -O0 -O1 -O2 -O3               LLVM optimisation level (default -O2)\n"
-          "  --target=cpu|mpi              runtime target (default cpu). mpi also emits, per\n"
-          "                                algorithm, NAME with the MPI collective's signature\n"
-          "                                (the algorithm itself becomes collc_NAME); see\n"
-          "                                docs/mpi.md\n"
-          "  --target=sg2260               SG2260 CDMA descriptor programs for a fixed -N (own\n"
-          "                                options: collc compile --target=sg2260 --help;\n"
-          "                                docs/sg2260.md)\n"
-          "  --target=TRIPLE, --triple=T   LLVM target triple (default: the host)\n"
-          "  --prefix=STR                  prepend STR to every generated function name\n"
-          "  --no-verify                   emit even if `collc verify` fails (default: refuse)\n"
-          "  -N LIST                       rank counts verified before emitting (default:\n"
-          "                                1..17, 24, 31..33, 64, 128, 256, 257)\n"
-          "  -D NAME=VALUE                 fix `param NAME` at compile time\n"
-          "  --algorithm NAME              compile only NAME (default: every algorithm)\n"
-          "  --diagnostics-format=FMT      text (default), json or sarif\n"
-          "\n"
-          "Exit status: 0 ok, 1 errors in the input, 2 usage error.\n",
-          stdout);
-}
 
 typedef enum EmitKind { EMIT_OBJECT, EMIT_ASM, EMIT_LLVM_IR, EMIT_BITCODE, EMIT_C, EMIT_RANKIR } EmitKind;
 
@@ -96,82 +62,31 @@ static int write_header(Session *s, const char *path, const RankProgram *const *
     return 0;
 }
 
-/* --target=sg2260: lowering to CDMA descriptor programs (cmd_sg2260.c). */
-int cmd_compile_sg2260(int argc, char **argv);
-
 int cmd_compile(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--target=sg2260") == 0) return cmd_compile_sg2260(argc, argv);
-    CommonOptions opts;
-    common_options_init(&opts);
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, only_files = 0;
-    int flag_c = 0, flag_S = 0, flag_emit_llvm = 0, opt_level = 2, no_verify = 0;
-    int target_mpi = 0;
-    int64_t *ns = NULL;
-    size_t nns = 0;
-    const char *emit = NULL, *output = NULL, *triple = NULL, *prefix = "";
-    const char *header = NULL; /* --emit-header: "" = beside the output */
-    int status = EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = argv[i];
-            continue;
-        }
-        if (strcmp(a, "--") == 0) { only_files = 1; continue; }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            compile_help();
-            free(files);
-            return EXIT_OK;
-        }
-        if (strcmp(a, "-c") == 0) { flag_c = 1; continue; }
-        if (strcmp(a, "--no-verify") == 0) { no_verify = 1; continue; }
-        if (strncmp(a, "-N", 2) == 0) {
-            const char *v = a[2] ? a + 2 + (a[2] == '=') : NULL;
-            if (!v) {
-                if (i + 1 >= argc) { status = usage_error("compile", "missing value after '-N'"); goto out; }
-                v = argv[++i];
-            }
-            free(ns);
-            if (parse_rank_list(v, &ns, &nns)) {
-                status = usage_error("compile", "bad rank list '%s' (examples: 8, 2..16, 4,8,16)", v);
-                goto out;
-            }
-            continue;
-        }
-        if (strcmp(a, "-S") == 0) { flag_S = 1; continue; }
-        if (strcmp(a, "-emit-llvm") == 0 || strcmp(a, "--emit-llvm") == 0) { flag_emit_llvm = 1; continue; }
-        if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) { opt_level = a[2] - '0'; continue; }
-        if (strncmp(a, "--emit=", 7) == 0) { emit = a + 7; continue; }
-        if (strcmp(a, "--emit-header") == 0) { header = ""; continue; }
-        if (strncmp(a, "--emit-header=", 14) == 0) {
-            header = a + 14;
-            if (!*header) { status = usage_error("compile", "missing file name after '--emit-header='"); goto out; }
-            continue;
-        }
-        if (strncmp(a, "--prefix=", 9) == 0) { prefix = a + 9; continue; }
-        if (strncmp(a, "--triple=", 9) == 0) { triple = a + 9; continue; }
-        if (strncmp(a, "--target=", 9) == 0) {
-            const char *t = a + 9;
-            if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) {
-                target_mpi = strcmp(t, "mpi") == 0;
-                continue;
-            }
-            if (strchr(t, '-')) { triple = t; continue; }
-            status = usage_error("compile", "unknown target '%s' (expected cpu, mpi or an LLVM triple)", t);
+    /* --target=sg2260 lowers to CDMA descriptor programs: a command line
+     * with options of its own (cmd_sg2260.c) */
+    const char *target = options_value(argc, argv, OPT_TARGET);
+    if (target && strcmp(target, "sg2260") == 0) return cmd_compile_sg2260(argc, argv);
+    DriverOptions o;
+    int status = options_parse(&o, CMD_compile, argc, argv);
+    if (status >= 0) return status;
+    const CommonOptions opts = o.common;
+    char **files = o.files;
+    int flag_c = o.flag_c, flag_S = o.flag_S, flag_emit_llvm = o.emit_llvm, opt_level = (int)o.opt_level;
+    int no_verify = o.no_verify, target_mpi = 0;
+    const int64_t *ns = o.ns.v;
+    size_t nns = o.ns.n;
+    const char *emit = o.emit, *output = o.output, *triple = o.triple, *prefix = o.prefix;
+    const char *header = o.emit_header; /* --emit-header: "" = beside the output */
+    if (o.target) {
+        const char *t = o.target;
+        if (strcmp(t, "cpu") == 0 || strcmp(t, "mpi") == 0) target_mpi = strcmp(t, "mpi") == 0;
+        else if (strchr(t, '-')) triple = t;
+        else {
+            status = usage_error("compile", "unknown target '%s' (expected cpu, mpi, sg2260 or an LLVM triple)", t);
             goto out;
         }
-        if (strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc) { status = usage_error("compile", "missing file name after '-o'"); goto out; }
-            output = argv[++i];
-            continue;
-        }
-        int r = common_option(&opts, argc, argv, &i);
-        if (r < 0) { status = EXIT_USAGE; goto out; }
-        if (r == 0) { status = usage_error("compile", "unknown option '%s'", a); goto out; }
     }
-    if (nfiles == 0) { status = usage_error("compile", "no input files"); goto out; }
 
     EmitKind kind;
     if (emit) {
@@ -209,7 +124,7 @@ int cmd_compile(int argc, char **argv) {
         }
     }
     Session s;
-    if (session_open(&s, &opts, files, nfiles) != 0) {
+    if (session_open(&s, &opts, files, o.nfiles) != 0) {
         status = session_close(&s, EXIT_INPUT);
         goto out;
     }
@@ -219,29 +134,14 @@ int cmd_compile(int argc, char **argv) {
     const RankProgram **progs = ARENA_ARRAY(&s.arena, const RankProgram *, nalgs > 0 ? nalgs : 1);
     int nprogs = 0;
     for (int k = 0; k < nalgs; k++) {
-        const Define *defs;
-        int ndefs = session_defines(&s, algs[k], 0, &defs);
-        if (!no_verify) {
-            /* A schedule that does not verify is not compiled: the object
-             * would compute something other than its collective. */
-            VerifyOptions vo = {.ns = ns, .nns = nns, .root = -1, .defines = defs,
-                                .ndefines = ndefs, .max_transfers = opts.max_transfers,
-                                .correctness_only = 1};
-            if (verify_algorithm(algs[k], &vo, s.dx, &s.arena, NULL)) {
-                diag_note(s.dx, algs[k]->name_span,
-                          "not compiling '%s' because it does not verify; --no-verify compiles it anyway",
-                          algs[k]->name);
-                failed = 1;
-                continue;
-            }
-        }
-        RankProgram *rp = ARENA_NEW(&s.arena, RankProgram);
-        if (lower_algorithm(algs[k], defs, ndefs, &s.arena, s.dx, rp)) {
-            failed = 1;
-            continue;
-        }
-        progs[nprogs++] = rp;
+        PipelineRequest rq = {.use = PIPE_COMPILE, .ns = ns, .nns = nns, .root = -1, .no_verify = no_verify,
+                              .rank_program = 1};
+        Prepared pp;
+        progress_begin("compile", algs[k]->name);
+        if (pipeline_prepare(&s, algs[k], &rq, &pp)) failed = 1;
+        else progs[nprogs++] = pp.rp;
     }
+    progress_end();
     /* --target=mpi: the algorithms become collc_PREFIXNAME; PREFIXNAME is the
      * MPI-signature wrapper (emit_mpi.h). */
     const char *core_prefix = target_mpi ? arena_printf(&s.arena, "%s%s", EMIT_MPI_CORE_PREFIX, prefix)
@@ -269,6 +169,9 @@ int cmd_compile(int argc, char **argv) {
                 }
             }
         } else {
+            /* LLVM's code generation of many algorithms takes its time */
+            progress_begin("compile", path);
+            progress_step("generating code");
             EmitLLVMOptions lo = {
                 .module_name = files[0],
                 .triple = triple,
@@ -283,6 +186,7 @@ int cmd_compile(int argc, char **argv) {
             if (target_mpi ? emit_llvm_file_mpi(progs, nprogs, &lo, prefix, s.dx)
                            : emit_llvm_file(progs, nprogs, &lo, s.dx))
                 failed = 1;
+            progress_end();
         }
     }
     if (!failed && header) {
@@ -295,7 +199,6 @@ int cmd_compile(int argc, char **argv) {
     }
     status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 out:
-    free(ns);
-    free(files);
+    options_free(&o);
     return status;
 }

@@ -1,10 +1,12 @@
 /* cmd_cost.c - `collc cost`: the alpha-beta-gamma cost of each algorithm,
  * beside its lower bounds, for one or more N, or as a closed form in N
- * (--n). Also the option parsing shared with compare and draw
- * (driver/cost_cli.h). The model is documented in docs/cost.md. */
+ * (--closed-form). Also the cost model of the command line shared with
+ * compare and draw (driver/cost_cli.h). The model is documented in
+ * docs/cost.md. */
 #include "driver/driver.h"
 #include "driver/cost_cli.h"
 #include "driver/cost_machine.h"
+#include "driver/pipeline.h"
 #include "support/json.h"
 #include "support/util.h"
 
@@ -12,193 +14,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- shared options ---- */
+/* ---- the model of the command line ---- */
 
-static const char *optval(const char *name, int argc, char **argv, int *i, int *missing) {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != 0) {
-        /* -N8 */
-        if (name[1] != '-' && n == 2) return a + n;
-        return NULL;
-    }
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-int cost_cli_parse(CostCli *c, int argc, char **argv, unsigned allowed) {
+int cost_cli_init(CostCli *c, const DriverOptions *o) {
+    static const int64_t default_n = 8;
     memset(c, 0, sizeof *c);
-    c->cmd = argv[0];
-    common_options_init(&c->common);
-    c->machine.M = 64.0 * 1024 * 1024;
-    c->machine.alpha = 2e-6;
-    c->machine.beta = 64e9;
-    c->machine.gamma = 512e9;
-    c->topo = "full";
-    c->range_lo = 1;
-    c->range_hi = 1024.0 * 1024 * 1024;
-    c->files = xcalloc((size_t)argc + 1, sizeof *c->files);
-    const char *cmd = c->cmd;
-    /* explicit --alpha/--beta/--gamma win over a --machine file */
-    double explicit_v[3] = {0, 0, 0};
-    int explicit_set[3] = {0, 0, 0};
-    int explicit_topo = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v;
-        int missing = 0;
-        int r = common_option(&c->common, argc, argv, &i);
-        if (r < 0) return EXIT_USAGE;
-        if (r > 0) continue;
-#define MISSING(opt) return usage_error(cmd, "missing value after '%s'", opt)
-        if ((allowed & CCLI_N) && ((v = optval("-N", argc, argv, &i, &missing)) || missing)) {
-            if (missing) MISSING("-N");
-            free(c->Ns);
-            if (parse_rank_list(v, &c->Ns, &c->nN) || c->nN == 0 || c->Ns[0] < 1)
-                return usage_error(cmd, "-N expects rank counts like 8, 2..16 or 4,8,16; got '%s'", v);
-            continue;
-        }
-        if ((allowed & CCLI_CLOSED) && ((v = optval("--n", argc, argv, &i, &missing)) || missing)) {
-            if (missing) MISSING("--n");
-            free(c->closed);
-            if (parse_rank_list(v, &c->closed, &c->nclosed) || c->nclosed == 0 || c->closed[0] < 1)
-                return usage_error(cmd, "--n expects a range of rank counts like 2..64; got '%s'", v);
-            continue;
-        }
-        if ((v = optval("--root", argc, argv, &i, &missing)) || missing) {
-            if (missing) MISSING("--root");
-            if (parse_int64(v, &c->root) || c->root < 0)
-                return usage_error(cmd, "--root expects a rank, got '%s'", v);
-            continue;
-        }
-        if (allowed & CCLI_MACHINE) {
-            if ((v = optval("--size", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--size");
-                if (parse_size(v, &c->machine.M))
-                    return usage_error(cmd, "--size expects a size like 64MiB or 4KB, got '%s'", v);
-                continue;
-            }
-            if ((v = optval("--alpha", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--alpha");
-                if (parse_time(v, &c->machine.alpha))
-                    return usage_error(cmd, "--alpha expects a time like 2us, got '%s'", v);
-                explicit_v[0] = c->machine.alpha;
-                explicit_set[0] = 1;
-                continue;
-            }
-            if ((v = optval("--beta", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--beta");
-                if (parse_bandwidth(v, &c->machine.beta) || c->machine.beta <= 0)
-                    return usage_error(cmd, "--beta expects a bandwidth like 64GB/s, got '%s'", v);
-                explicit_v[1] = c->machine.beta;
-                explicit_set[1] = 1;
-                continue;
-            }
-            if ((v = optval("--gamma", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--gamma");
-                if (parse_bandwidth(v, &c->machine.gamma) || c->machine.gamma <= 0)
-                    return usage_error(cmd, "--gamma expects a bandwidth like 512GB/s, got '%s'", v);
-                explicit_v[2] = c->machine.gamma;
-                explicit_set[2] = 1;
-                continue;
-            }
-        }
-        if (allowed & CCLI_TOPO) {
-            if ((v = optval("--topo", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--topo");
-                c->topo = v;
-                explicit_topo = 1;
-                continue;
-            }
-            if ((v = optval("--machine", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--machine");
-                c->machine_file = v;
-                continue;
-            }
-            if ((v = optval("--ports", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--ports");
-                if (parse_int64(v, &c->ports) || c->ports < 1 || c->ports > 1024)
-                    return usage_error(cmd, "--ports expects a count from 1 to 1024, got '%s'", v);
-                continue;
-            }
-            if ((v = optval("--routing", argc, argv, &i, &missing)) || missing) {
-                if (missing) MISSING("--routing");
-                if (strcmp(v, "store-forward") == 0) c->cut_through = 0;
-                else if (strcmp(v, "cut-through") == 0) c->cut_through = 1;
-                else
-                    return usage_error(cmd, "--routing expects store-forward or cut-through, got '%s'", v);
-                continue;
-            }
-        }
-        if ((allowed & CCLI_STEPS) && strcmp(a, "--per-step") == 0) {
-            c->per_step = 1;
-            continue;
-        }
-        if ((allowed & (CCLI_JSON | CCLI_DRAW)) &&
-            ((v = optval("--format", argc, argv, &i, &missing)) || missing)) {
-            if (missing) MISSING("--format");
-            if ((allowed & CCLI_JSON) && strcmp(v, "text") == 0) c->json = 0;
-            else if ((allowed & CCLI_JSON) && strcmp(v, "json") == 0) c->json = 1;
-            else if ((allowed & CCLI_DRAW) && strcmp(v, "svg") == 0) c->dot = 0;
-            else if ((allowed & CCLI_DRAW) && strcmp(v, "dot") == 0) c->dot = 1;
-            else
-                return usage_error(cmd, "unknown format '%s' (expected %s)", v,
-                                   (allowed & CCLI_DRAW) ? "svg or dot" : "text or json");
-            continue;
-        }
-        if ((allowed & CCLI_DRAW) && ((v = optval("-o", argc, argv, &i, &missing)) || missing)) {
-            if (missing) MISSING("-o");
-            c->output = v;
-            continue;
-        }
-        if ((allowed & CCLI_RANGE) && ((v = optval("--range", argc, argv, &i, &missing)) || missing)) {
-            if (missing) MISSING("--range");
-            const char *dots = strstr(v, "..");
-            char lo[64];
-            if (!dots || (size_t)(dots - v) >= sizeof lo) goto bad_range;
-            memcpy(lo, v, (size_t)(dots - v));
-            lo[dots - v] = 0;
-            if (parse_size(lo, &c->range_lo) || parse_size(dots + 2, &c->range_hi) ||
-                c->range_lo >= c->range_hi)
-                goto bad_range;
-            continue;
-        bad_range:
-            return usage_error(cmd, "--range expects LO..HI sizes like 1KiB..1GiB, got '%s'", v);
-        }
-#undef MISSING
-        if (a[0] == '-' && a[1] != 0) return usage_error(cmd, "unknown option '%s'", a);
-        c->files[c->nfiles++] = argv[i];
-    }
-    if (c->nfiles == 0) return usage_error(cmd, "no input files");
-    if (c->machine_file) {
-        Sg2260Machine m;
-        int rc = cost_machine_load(cmd, c->machine_file, &m);
-        if (rc) return rc;
-        cost_machine_params(&m, &c->machine);
-        for (int k = 0; k < 3; k++)
-            if (explicit_set[k]) *(k == 0 ? &c->machine.alpha : k == 1 ? &c->machine.beta : &c->machine.gamma) = explicit_v[k];
-        if (explicit_topo) c->machine_file_topology = 0;
-        else c->machine_file_topology = 1;
-    }
-    if (c->nN && c->nclosed) return usage_error(cmd, "-N and --n cannot be combined");
-    if (!c->nN && !c->nclosed) {
-        c->Ns = xmalloc(sizeof *c->Ns);
-        c->Ns[0] = 8; /* documented default */
+    c->cmd = o->name;
+    c->common = o->common;
+    if (o->closed_form || o->given[OPT_CLOSED_N]) {
+        if (o->given[OPT_N] && o->given[OPT_CLOSED_N])
+            return usage_error(c->cmd, "-N and --n cannot be combined");
+        if (!o->ns.n)
+            return usage_error(c->cmd, "--closed-form needs the rank counts to fit: -N LIST (e.g. -N 2..64)");
+        c->closed = o->ns.v;
+        c->nclosed = o->ns.n;
+    } else if (o->ns.n) {
+        c->Ns = o->ns.v;
+        c->nN = o->ns.n;
+    } else {
+        c->Ns = &default_n; /* documented default */
         c->nN = 1;
     }
+    c->root = o->root;
+    c->machine = (CostMachine){.M = o->size, .alpha = o->alpha, .beta = o->beta, .gamma = o->gamma};
+    c->topo = o->topo;
+    c->machine_file = o->machine;
+    c->ports = o->ports;
+    c->cut_through = o->routing == ROUTING_CUT_THROUGH;
+    c->per_step = o->per_step;
+    c->output = o->output;
+    c->range_lo = o->range.lo;
+    c->range_hi = o->range.hi;
+    int draw = o->cmd == CMD_draw;
+    if (o->given[OPT_FORMAT]) {
+        int ok = draw ? o->format == FORMAT_SVG || o->format == FORMAT_DOT
+                      : o->format == FORMAT_TEXT || o->format == FORMAT_JSON;
+        char word[16];
+        if (!ok)
+            return usage_error(c->cmd, "unknown format '%s' (expected %s)",
+                               options_choice(OPT_FORMAT, o->format, word, sizeof word),
+                               draw ? "svg or dot" : "text or json");
+        c->json = o->format == FORMAT_JSON;
+        c->dot = o->format == FORMAT_DOT;
+    }
+    if (c->machine_file) {
+        Sg2260Machine m;
+        int rc = cost_machine_load(c->cmd, c->machine_file, &m);
+        if (rc) return rc;
+        /* explicit --alpha/--beta/--gamma win over the machine file */
+        CostMachine file = c->machine;
+        cost_machine_params(&m, &file);
+        if (!o->given[OPT_ALPHA]) c->machine.alpha = file.alpha;
+        if (!o->given[OPT_BETA]) c->machine.beta = file.beta;
+        if (!o->given[OPT_GAMMA]) c->machine.gamma = file.gamma;
+        c->machine_file_topology = !o->given[OPT_TOPO];
+    }
     return 0;
-}
-
-void cost_cli_free(CostCli *c) {
-    free(c->Ns);
-    free(c->closed);
-    free(c->files);
-    memset(c, 0, sizeof *c);
 }
 
 int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, char *err,
@@ -206,7 +77,7 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
     TopoStatus st;
     if (c->machine_file_topology) {
         Sg2260Machine m;
-        /* read once more: cost_cli_parse checked it */
+        /* read once more: cost_cli_init checked it */
         if (cost_machine_load(c->cmd, c->machine_file, &m)) return 2;
         st = cost_machine_topology(&m, N, c->ports, out, err, errsz);
     } else {
@@ -226,12 +97,7 @@ int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, 
 
 int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
                          size_t point, Schedule *out, const char **why) {
-    SchedParams p;
-    memset(&p, 0, sizeof p);
-    p.N = N;
-    p.root = c->root;
-    p.ndefines = session_defines(s, a, point, &p.defines);
-    p.max_transfers = c->common.max_transfers;
+    SchedParams p = pipeline_params(s, a, point, N, c->root);
     const Stmt *failed = NULL;
     InstStatus st = instantiate(a, &p, s->dx, out, &failed);
     if (st == INST_OK) return 0;
@@ -954,39 +820,20 @@ static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
 
 /* ---- command ---- */
 
-static void cost_help(void) {
-    puts("usage: collc cost FILE... [-N n|list] [--n LIST] [--size M] [--alpha T] [--beta BW]\n"
-         "                  [--gamma BW] [--topo T] [--ports d] [--routing store-forward|cut-through]\n"
-         "                  [--machine FILE] [--root r] [-D P=v] [--algorithm A]\n"
-         "                  [--format text|json] [--per-step]\n"
-         "\n"
-         "Prices each algorithm as T = a·α + b·M/β + c·M/γ (exact fractions), beside its\n"
-         "lower bounds, for N ranks (-N, default 8) or as a closed form over --n 2..64.\n"
-         "M (--size, default 64MiB) is the larger per-rank buffer. Defaults: --alpha 2us,\n"
-         "--beta 64GB/s, --gamma 512GB/s, --topo full. Topologies: full, full(d), switch,\n"
-         "ring, biring, hypercube, torus(A,B), sg2260, or a topology block of the input.\n"
-         "--machine FILE|NAME (e.g. sg2260-board, a machine shipped with collc) takes α, β,\n"
-         "γ and the topology from a target's machine file; explicit options win.\n"
-         "See docs/cost.md.");
-}
-
 int cmd_cost(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            cost_help();
-            return EXIT_OK;
-        }
+    DriverOptions o;
+    int rc = options_parse(&o, CMD_cost, argc, argv);
+    if (rc >= 0) return rc;
     CostCli c;
-    int rc = cost_cli_parse(&c, argc, argv,
-                            CCLI_N | CCLI_CLOSED | CCLI_MACHINE | CCLI_TOPO | CCLI_JSON | CCLI_STEPS);
+    rc = cost_cli_init(&c, &o);
     if (rc) {
-        cost_cli_free(&c);
+        options_free(&o);
         return rc;
     }
     Session s;
-    int st = session_open(&s, &c.common, c.files, c.nfiles);
+    int st = session_open(&s, &c.common, o.files, o.nfiles);
     if (st) {
-        cost_cli_free(&c);
+        options_free(&o);
         return session_close(&s, EXIT_INPUT);
     }
     Algorithm **algs;
@@ -1015,6 +862,6 @@ int cmd_cost(int argc, char **argv) {
             }
     }
     fflush(stdout);
-    cost_cli_free(&c);
+    options_free(&o);
     return session_close(&s, status);
 }

@@ -10,41 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void draw_help(void) {
-    puts("usage: collc draw FILE... [-N n] [--root r] [-D P=v] [--algorithm A] [-o OUT]\n"
-         "                  [--format svg|dot] [--topo T] [--ports d] [--size M] [--alpha T]\n"
-         "                  [--beta BW] [--gamma BW]\n"
-         "\n"
-         "Draws the chunk flows of one algorithm at N ranks (default 8): one panel per step,\n"
-         "one row per rank, chunks coloured by origin, one arrow per transfer. Writes SVG\n"
-         "(default) or Graphviz dot to OUT (default: standard output).");
-}
-
 int cmd_draw(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            draw_help();
-            return EXIT_OK;
-        }
+    DriverOptions o;
+    int rc = options_parse(&o, CMD_draw, argc, argv);
+    if (rc >= 0) return rc;
     CostCli c;
-    int rc = cost_cli_parse(&c, argc, argv, CCLI_N | CCLI_MACHINE | CCLI_TOPO | CCLI_DRAW);
+    int64_t N = 0;
+    rc = cost_cli_init(&c, &o);
+    if (!rc && options_single_n(&o, 8, "ranks", &N) >= 0) rc = EXIT_USAGE;
     if (rc) {
-        cost_cli_free(&c);
+        options_free(&o);
         return rc;
     }
-    if (c.nN != 1) {
-        cost_cli_free(&c);
-        return usage_error("draw", "draw takes a single -N value");
-    }
     Session s;
-    if (session_open(&s, &c.common, c.files, c.nfiles)) {
-        cost_cli_free(&c);
+    if (session_open(&s, &c.common, o.files, o.nfiles)) {
+        options_free(&o);
         return session_close(&s, EXIT_INPUT);
     }
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
     int status = EXIT_OK;
-    int64_t N = c.Ns[0];
     if (nalgs == 0) {
         diag_error(s.dx, span_none(), "no-algorithm", "no algorithm to draw in the input");
         status = EXIT_INPUT;
@@ -116,6 +101,6 @@ int cmd_draw(int argc, char **argv) {
     if (have_cost) cost_result_free(&cost);
     if (have_sched) schedule_free(&sch);
     fflush(stdout);
-    cost_cli_free(&c);
+    options_free(&o);
     return session_close(&s, status);
 }

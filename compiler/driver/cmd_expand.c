@@ -3,7 +3,8 @@
  * of one buffer (--table BUF), or the communicating pairs of every step
  * (--pairs), or the schedule written back as a .coll algorithm
  * (--emit=coll). */
-#include "driver/driver.h"
+#include "driver/options.h"
+#include "driver/pipeline.h"
 #include "analysis/simulate.h"
 #include "schedule/print_coll.h"
 #include "support/util.h"
@@ -11,32 +12,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void expand_help(void) {
-    fputs("usage: collc expand [OPTIONS] FILE... -N n\n"
-          "\n"
-          "Instantiates the algorithms of FILE for N ranks and prints the schedule:\n"
-          "one block per step with one line per transfer (docs/schedule-format.md).\n"
-          "\n"
-          "options:\n"
-          "  -N n                          number of ranks (required)\n"
-          "  --root r                      root rank of rooted collectives (default 0)\n"
-          "  -D NAME=VALUE                 override `param NAME`\n"
-          "  --algorithm NAME              expand only NAME (default: every algorithm)\n"
-          "  --table BUF                   print who holds which chunk of BUF after each\n"
-          "                                step (chunks named by origin: A, B, .. or r0, r1 ..;\n"
-          "                                N <= 64)\n"
-          "  --pairs                       print the communicating rank pairs of each step\n"
-          "  --emit=coll                   print the schedule as a .coll algorithm for this N\n"
-          "                                (and root): loops where transfers follow a pattern\n"
-          "  --emit=dump                   print the schedule dump (the default)\n"
-          "  --max-transfers=N             refuse schedules larger than N (default 50000000)\n"
-          "  --diagnostics-format=FMT      text (default), json or sarif\n"
-          "  -Werror, -Werror=CODE, -Wno-CODE, -ferror-limit=N, -f[no-]color-diagnostics\n"
-          "\n"
-          "Exit status: 0 ok, 1 errors in the input (or a failed `require`), 2 usage error.\n",
-          stdout);
-}
 
 /* ---------- growable string list ---------- */
 
@@ -398,86 +373,36 @@ static void print_pairs(const Schedule *s) {
 /* ---------- the command ---------- */
 
 int cmd_expand(int argc, char **argv) {
-    CommonOptions opts;
-    common_options_init(&opts);
-    char **files = calloc((size_t)argc + 1, sizeof *files);
-    int nfiles = 0, only_files = 0, have_N = 0, pairs = 0, emit_coll = 0;
-    int64_t N = 0, root = 0;
-    const char *table = NULL;
-    int status = EXIT_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = argv[i];
-            continue;
-        }
-        if (strcmp(a, "--") == 0) { only_files = 1; continue; }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            expand_help();
-            free(files);
-            return EXIT_OK;
-        }
-        if (strncmp(a, "-N", 2) == 0) {   /* -N 8, -N8, -N=8 */
-            const char *v = a[2] ? a + 2 + (a[2] == '=') : NULL;
-            if (!v) {
-                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '-N'"); goto out; }
-                v = argv[++i];
-            }
-            if (parse_int64(v, &N)) {
-                status = usage_error("expand", "-N expects an integer, got '%s'", v);
-                goto out;
-            }
-            have_N = 1;
-            continue;
-        }
-        if (strcmp(a, "--root") == 0 || strncmp(a, "--root=", 7) == 0) {
-            const char *v = a[6] == '=' ? a + 7 : NULL;
-            if (!v) {
-                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '--root'"); goto out; }
-                v = argv[++i];
-            }
-            if (parse_int64(v, &root)) {
-                status = usage_error("expand", "--root expects an integer, got '%s'", v);
-                goto out;
-            }
-            continue;
-        }
-        if (strcmp(a, "--table") == 0 || strncmp(a, "--table=", 8) == 0) {
-            table = a[7] == '=' ? a + 8 : NULL;
-            if (!table) {
-                if (i + 1 >= argc) { status = usage_error("expand", "missing value after '--table'"); goto out; }
-                table = argv[++i];
-            }
-            continue;
-        }
-        if (strcmp(a, "--pairs") == 0) { pairs = 1; continue; }
-        if (strncmp(a, "--emit=", 7) == 0) {
-            if (strcmp(a + 7, "coll") == 0) emit_coll = 1;
-            else if (strcmp(a + 7, "dump") == 0) emit_coll = 0;
-            else { status = usage_error("expand", "--emit expects coll or dump, got '%s'", a + 7); goto out; }
-            continue;
-        }
-        int r = common_option(&opts, argc, argv, &i);
-        if (r < 0) { status = EXIT_USAGE; goto out; }
-        if (r == 0) { status = usage_error("expand", "unknown option '%s'", a); goto out; }
+    DriverOptions o;
+    int status = options_parse(&o, CMD_expand, argc, argv);
+    if (status >= 0) return status;
+    int64_t N = 0, root = o.root;
+    const char *table = o.table;
+    int pairs = o.pairs;
+    status = options_single_n(&o, -1, "ranks", &N);
+    /* --emit=coll or dump: the one --emit row, with expand's own words */
+    int emit_coll = 0;
+    if (status < 0 && o.emit) {
+        if (strcmp(o.emit, "coll") == 0) emit_coll = 1;
+        else if (strcmp(o.emit, "dump") != 0)
+            status = usage_error("expand", "--emit expects coll or dump, got '%s'", o.emit);
     }
-    if (nfiles == 0) { status = usage_error("expand", "no input files"); goto out; }
-    if (!have_N) { status = usage_error("expand", "missing -N (the number of ranks)"); goto out; }
-    if (emit_coll && (table || pairs)) {
+    if (status < 0 && emit_coll && (table || pairs))
         status = usage_error("expand", "--emit=coll cannot be combined with --table or --pairs");
-        goto out;
-    }
     /* the table has N columns of up to N*chunks labels per row: keep it readable */
-    if (table && N > TABLE_MAX_N) {
+    if (status < 0 && table && N > TABLE_MAX_N)
         status = usage_error("expand", "--table needs N <= %d (got %" PRId64 ")", TABLE_MAX_N, N);
-        goto out;
+    if (status >= 0) {
+        options_free(&o);
+        return status;
     }
+    const CommonOptions opts = o.common;
 
     Session s;
-    int st = session_open(&s, &opts, files, nfiles);
+    int st = session_open(&s, &opts, o.files, o.nfiles);
     if (st != 0) {
-        status = session_close(&s, EXIT_INPUT);
-        goto out;
+        options_free(&o);
+        return session_close(&s, EXIT_INPUT);
     }
     Algorithm **algs;
     int nalgs = session_algorithms(&s, &algs);
@@ -497,27 +422,12 @@ int cmd_expand(int argc, char **argv) {
         }
         /* a -D applies to the algorithms that declare it (session_open
          * rejected one that reaches none) */
-        SchedParams sp;
-        memset(&sp, 0, sizeof sp);
-        sp.N = N;
-        sp.root = root;
-        sp.ndefines = session_defines(&s, alg, 0, &sp.defines);
-        sp.max_transfers = opts.max_transfers;
+        SchedParams sp = pipeline_params(&s, alg, 0, N, root);
         Schedule sched;
-        const Stmt *req = NULL;
-        InstStatus is = instantiate(alg, &sp, s.dx, &sched, &req);
-        if (is == INST_NOT_APPLICABLE) {
-            if (req && req->u.require.why)
-                diag_error(s.dx, req->span, "require-failed",
-                           "'%s' does not apply for N = %" PRId64 ": %s", alg->name, N,
-                           req->u.require.why);
-            else
-                diag_error(s.dx, req ? req->span : alg->name_span, "require-failed",
-                           "'%s' does not apply for N = %" PRId64, alg->name, N);
+        if (pipeline_instantiate(&s, alg, &sp, &sched)) {
             failed = 1;
             break;
         }
-        if (is != INST_OK) { failed = 1; break; }
         if (k) printf("\n");
         if (nalgs > 1 && (table || pairs)) printf("algorithm %s\n", alg->name);
         if (table && print_table(&sched, tbuf)) {
@@ -544,8 +454,6 @@ int cmd_expand(int argc, char **argv) {
         schedule_free(&sched);
     }
     fflush(stdout);
-    status = session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
-out:
-    free(files);
-    return status;
+    options_free(&o);
+    return session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
 }

@@ -5,16 +5,15 @@
  * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/sg2260/. */
 #include "driver/sg2260_cli.h"
 #include "analysis/cost.h"
-#include "analysis/verify.h"
+#include "driver/cost_machine.h"
+#include "driver/pipeline.h"
+#include "driver/progress.h"
 #include "support/util.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-int cmd_compile_sg2260(int argc, char **argv);
 
 int sg_ref_dtype(Sg2260Dtype t, coll_dtype *out) {
     switch (t) {
@@ -36,41 +35,6 @@ coll_op sg_ref_op(Sg2260Op op) {
     }
 }
 
-static const struct { const char *names[3]; Sg2260Dtype t; } dtypes[] = {
-    {{"fp32", "f32", "float"}, SG2260_FP32}, {{"fp16", "f16", "half"}, SG2260_FP16},
-    {{"bf16", NULL, NULL}, SG2260_BF16},     {{"int32", "i32", NULL}, SG2260_INT32},
-    {{"int8", "i8", NULL}, SG2260_INT8},     {{"int16", "i16", NULL}, SG2260_INT16},
-    {{"fp20", "f20", NULL}, SG2260_FP20},
-};
-
-static int parse_dtype(const char *v, Sg2260Dtype *t) {
-    for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
-        for (int k = 0; k < 3; k++)
-            if (dtypes[i].names[k] && strcasecmp(v, dtypes[i].names[k]) == 0) {
-                *t = dtypes[i].t;
-                return 0;
-            }
-    return -1;
-}
-
-static int parse_op(SgOptions *o, const char *v) {
-    static const struct { const char *a, *b; Sg2260Op op; } ops[] = {
-        {"sum", "add", SG2260_OP_ADD}, {"prod", "mul", SG2260_OP_MUL},
-        {"max", NULL, SG2260_OP_MAX},  {"min", NULL, SG2260_OP_MIN},
-    };
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (strcasecmp(v, ops[i].a) == 0 || (ops[i].b && strcasecmp(v, ops[i].b) == 0)) {
-            o->op = ops[i].op;
-            o->op_bitwise = 0;
-            return 0;
-        }
-    if (strcasecmp(v, "band") == 0 || strcasecmp(v, "bor") == 0 || strcasecmp(v, "bxor") == 0) {
-        o->op_bitwise = 1;
-        return 0;
-    }
-    return -1;
-}
-
 static int parse_chips(const char *v, SgOptions *o) {
     o->nchips = 0;
     const char *p = v;
@@ -86,156 +50,59 @@ static int parse_chips(const char *v, SgOptions *o) {
     return o->nchips ? 0 : -1;
 }
 
-static void help(int sim) {
-    if (sim)
-        fputs("usage: collc sim [OPTIONS] FILE -N n\n"
-              "\n"
-              "Compiles the algorithm for N SG2260 chips (as compile --target=sg2260),\n"
-              "runs the descriptor programs on the model of its CDMA, GDMA and VSDMA\n"
-              "engines, checks every rank's output bit for bit against the naive\n"
-              "reference (all of it, or sampled windows of large buffers) and reports\n"
-              "the simulated time and per-link utilisation.\n",
-              stdout);
-    else
-        fputs("usage: collc compile --target=sg2260 [OPTIONS] FILE -N n\n"
-              "\n"
-              "Lowers the algorithm for N SG2260 chips to per-chip, per-port CDMA\n"
-              "descriptor programs (docs/sg2260.md).\n",
-              stdout);
-    fputs("\noptions:\n"
-          "  -N n                          number of chips (ranks), required\n"
-          "  --chips C0,C1,...             chip of each rank (default: the machine's ring of n\n"
-          "                                chips; n = 2: two adjacent chips of its first ring)\n"
-          "  --machine FILE                machine file (default: the SC11 board, 32 GB/s links)\n"
-          "  --dtype T                     fp32 (default) fp16 bf16 int32 int8 int16 fp20\n"
-          "  --op OP                       sum (default) prod max min\n"
-          "  --count K                     elements per block (MPI's count)\n"
-          "  --size M                      or: bytes of the larger per-rank buffer (default\n"
-          "                                1MiB); the count is rounded down to a multiple of\n"
-          "                                split x 128/sizeof(T) so that every chunk is aligned\n"
-          "  --root r                      root of rooted collectives (default 0)\n"
-          "  --route=direct|store-forward  transfers between chips without a link: rejected\n"
-          "                                (default) or routed through other chips\n"
-          "  --no-verify                   skip collc verify for n (default: refuse to lower\n"
-          "                                an algorithm that does not verify)\n"
-          "  --no-sink-copies              keep every local copy in its step (default: move\n"
-          "                                it to a later step where it overlaps link traffic)\n",
-          stdout);
-    if (sim)
-        fputs("  --trace OUT.json              Chrome trace (Perfetto, chrome://tracing)\n"
-              "  --svg OUT.svg                 SVG timeline\n"
-              "  --no-race-check               do not reject overlapping in-flight transfers\n"
-              "  --check=full|sampled|none     move and compare every byte, or windows of every\n"
-              "                                buffer (bounded memory), or no data at all (default:\n"
-              "                                full while the data fit 2 GiB, else sampled)\n"
-              "  --timing-only                 the same as --check=none: sizes only, no data\n"
-              "  --progress                    report the progress of the run on stderr\n",
-              stdout);
-    else
-        fputs("  --emit=cdma-asm               readable descriptor programs (stdout by default)\n"
-              "  --emit=cdma                   binary bundle image (NAME.cdma)\n"
-              "  --emit=c                      C source with the bundle as an array (NAME.c)\n"
-              "  -c                            object file with the same symbols (default; NAME.o)\n"
-              "  -o FILE                       output file ('-' = stdout)\n"
-              "  --prefix=STR                  prepend STR to the symbol names\n"
-              "  --triple=T                    LLVM target triple of the object (default: host)\n",
-              stdout);
-    fputs("  -D NAME=VALUE, --algorithm NAME, --diagnostics-format=FMT\n"
-          "\nExit status: 0 ok, 1 errors in the input (or a wrong result), 2 usage error.\n",
-          stdout);
-}
-
-/* Parses the command line; returns -1 to continue, else an exit status. */
-static int parse_args(SgOptions *o, int argc, char **argv) {
-    const char *cmd = o->sim ? "sim" : "compile";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-' || strcmp(a, "-") == 0) {
-            o->files[o->nfiles++] = argv[i];
-            continue;
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help(o->sim);
-            return EXIT_OK;
-        }
-        static const char *const names[] = {"-N",      "--chips", "--machine", "--dtype", "--op",   "--count",
-                                            "--size",  "--root",  "--route",   "--trace", "--svg",  "--emit",
-                                            "--prefix", "--triple", "-o"};
-        enum { NNAMES = sizeof names / sizeof names[0] };
-        int matched = -1;
-        const char *v = NULL;
-        for (int k = 0; k < NNAMES && matched < 0; k++) {
-            size_t n = strlen(names[k]);
-            if (strncmp(a, names[k], n) == 0 && (a[n] == 0 || a[n] == '=' || (k == 0 && a[n]))) {
-                matched = k;
-                v = a[n] == '=' ? a + n + 1 : a[n] ? a + n : NULL;
-            }
-        }
-        if (matched >= 0) {
-            if (!v) {
-                if (i + 1 >= argc) return usage_error(cmd, "missing value after '%s'", a);
-                v = argv[++i];
-            }
-            int bad = 0;
-            switch (matched) {
-            case 0: bad = parse_int64(v, &o->N) || o->N < 1; o->have_N = 1; break;
-            case 1: bad = parse_chips(v, o); break;
-            case 2: o->machine_path = v; break;
-            case 3: bad = parse_dtype(v, &o->dtype); o->dtype_name = v; break;
-            case 4: bad = parse_op(o, v); o->op_name = v; break;
-            case 5: bad = parse_int64(v, &o->count) || o->count < 1; break;
-            case 6: bad = parse_size(v, &o->size) || o->size < 1 || o->size > 64.0 * (1 << 30); break;
-            case 7: bad = parse_int64(v, &o->root) || o->root < 0; break;
-            case 8:
-                if (strcmp(v, "direct") == 0) o->store_forward = 0;
-                else if (strcmp(v, "store-forward") == 0) o->store_forward = 1;
-                else bad = 1;
-                break;
-            case 9: if (!o->sim) bad = 1; o->trace = v; break;
-            case 10: if (!o->sim) bad = 1; o->svg = v; break;
-            case 11:
-                if (o->sim) bad = 1;
-                else if (strcmp(v, "cdma-asm") == 0) o->emit = SG_EMIT_ASM;
-                else if (strcmp(v, "cdma") == 0) o->emit = SG_EMIT_BIN;
-                else if (strcmp(v, "c") == 0) o->emit = SG_EMIT_C;
-                else if (strcmp(v, "obj") == 0) o->emit = SG_EMIT_OBJECT;
-                else return usage_error(cmd, "unknown --emit kind '%s' for --target=sg2260 (expected cdma-asm, "
-                                             "cdma, c or obj)", v);
-                break;
-            case 12: o->prefix = v; break;
-            case 13: o->triple = v; break;
-            case 14: o->output = v; break;
-            }
-            if (bad) return usage_error(cmd, "invalid value '%s' for %s", v, names[matched]);
-            continue;
-        }
-        if (strncmp(a, "--target=", 9) == 0 && !o->sim) {
-            if (strcmp(a + 9, "sg2260") != 0)
-                return usage_error(cmd, "--target=sg2260 cannot be combined with --target=%s", a + 9);
-            continue;
-        }
-        if (strcmp(a, "-c") == 0 && !o->sim) { o->flag_c = 1; continue; }
-        if (strcmp(a, "--no-verify") == 0) { o->no_verify = 1; continue; }
-        if (strcmp(a, "--no-sink-copies") == 0) { o->sink_local = 0; continue; }
-        if (strcmp(a, "--no-race-check") == 0 && o->sim) { o->race_check = 0; continue; }
-        if (strcmp(a, "--timing-only") == 0 && o->sim) { o->check = SG_CHECK_NONE; continue; }
-        if (strcmp(a, "--progress") == 0 && o->sim) { o->progress = 1; continue; }
-        if (strncmp(a, "--check=", 8) == 0 && o->sim) {
-            if (strcmp(a + 8, "full") == 0) o->check = SG_CHECK_FULL;
-            else if (strcmp(a + 8, "sampled") == 0) o->check = SG_CHECK_SAMPLED;
-            else if (strcmp(a + 8, "none") == 0) o->check = SG_CHECK_NONE;
-            else return usage_error(cmd, "invalid value '%s' for --check (expected full, sampled or none)", a + 8);
-            continue;
-        }
-        int r = common_option(&o->common, argc, argv, &i);
-        if (r < 0) return EXIT_USAGE;
-        if (r == 0) return usage_error(cmd, "unknown option '%s'%s", a, o->sim ? "" : " for --target=sg2260");
+/* The engine's view of the command line; -1 to go on, else the exit
+ * status after a usage error. */
+static int sg_options(SgOptions *o, const DriverOptions *d) {
+    const char *cmd = d->name;
+    int status = options_single_n(d, -1, "chips", &o->N);
+    if (status >= 0) return status;
+    o->common = d->common;
+    o->files = d->files;
+    o->nfiles = d->nfiles;
+    o->root = d->root;
+    if (d->chips && parse_chips(d->chips, o))
+        return usage_error(cmd, "--chips expects chip numbers like 0,2,6,7, got '%s'", d->chips);
+    o->machine_path = d->machine;
+    if (driver_dtypes[d->dtype].sg < 0) {
+        char list[160];
+        return usage_error(cmd, "the SG2260 CDMA engine has no %s; its element types are %s",
+                           driver_dtypes[d->dtype].name, options_dtype_list(1, list, sizeof list));
     }
-    if (o->nfiles == 0) return usage_error(cmd, "no input file");
-    if (!o->have_N) return usage_error(cmd, "missing -N (the number of chips)");
-    if (o->flag_c && o->emit != SG_EMIT_OBJECT) return usage_error(cmd, "-c and --emit=%s cannot be used together",
-                                                                    o->emit == SG_EMIT_ASM ? "cdma-asm"
-                                                                    : o->emit == SG_EMIT_BIN ? "cdma" : "c");
+    o->dtype = (Sg2260Dtype)driver_dtypes[d->dtype].sg;
+    o->op_name = driver_ops[d->op].name;
+    /* band, bor, bxor: no CDMA reduce op, refused for algorithms that reduce */
+    o->op_bitwise = driver_ops[d->op].sg < 0;
+    o->op = o->op_bitwise ? SG2260_OP_ADD : (Sg2260Op)driver_ops[d->op].sg;
+    o->count = d->given[OPT_COUNT] ? d->count : -1;
+    if (d->size > 64.0 * (1 << 30)) return usage_error(cmd, "--size must be at most 64GiB");
+    o->size = d->size;
+    o->store_forward = d->route == ROUTE_STORE_FORWARD;
+    o->sink_local = !d->no_sink_copies;
+    o->no_verify = d->no_verify;
+    o->race_check = !d->no_race_check;
+    o->check = d->check;
+    o->progress = d->progress;
+    o->align = SG2260_ALIGN;
+    o->trace = d->trace;
+    o->svg = d->svg;
+    o->flag_c = d->flag_c;
+    o->output = d->output;
+    o->prefix = d->prefix;
+    o->triple = d->triple;
+    if (d->target && strcmp(d->target, "sg2260") != 0)
+        return usage_error(cmd, "--target=sg2260 cannot be combined with --target=%s", d->target);
+    o->emit = SG_EMIT_OBJECT;
+    if (d->emit) {
+        if (strcmp(d->emit, "cdma-asm") == 0) o->emit = SG_EMIT_ASM;
+        else if (strcmp(d->emit, "cdma") == 0) o->emit = SG_EMIT_BIN;
+        else if (strcmp(d->emit, "c") == 0) o->emit = SG_EMIT_C;
+        else if (strcmp(d->emit, "obj") == 0) o->emit = SG_EMIT_OBJECT;
+        else
+            return usage_error(cmd, "unknown --emit kind '%s' for --target=sg2260 (expected cdma-asm, cdma, c or obj)",
+                               d->emit);
+    }
+    if (o->flag_c && o->emit != SG_EMIT_OBJECT)
+        return usage_error(cmd, "-c and --emit=%s cannot be used together", d->emit);
     return -1;
 }
 
@@ -270,32 +137,10 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     memset(L, 0, sizeof *L);
     L->alg = alg;
     int64_t root = collective_info[alg->coll].rooted ? o->root : 0;
-    if (collective_info[alg->coll].rooted && root >= o->N)
-        return diag_error(dx, alg->name_span, "bad-root", "--root %" PRId64 " is not a rank of N = %" PRId64, root,
-                          o->N), 1;
-    const Define *defs;
-    int ndefs = session_defines(s, alg, 0, &defs);
-    SchedParams sp = {.N = o->N, .root = root, .defines = defs, .ndefines = ndefs,
-                      .max_transfers = s->opts.max_transfers};
-    const Stmt *failed = NULL;
-    InstStatus ist = instantiate(alg, &sp, dx, &L->sched, &failed);
-    if (ist == INST_ERROR) return 1;
-    if (ist == INST_NOT_APPLICABLE) {
-        diag_error(dx, failed->span, "require-failed", "'%s' does not apply for N = %" PRId64 "%s%s", alg->name,
-                   o->N, failed->u.require.why ? ": " : "", failed->u.require.why ? failed->u.require.why : "");
-        return 1;
-    }
-    if (!o->no_verify) {
-        VerifyOptions vo = {.ns = &o->N, .nns = 1, .root = root, .defines = defs,
-                            .ndefines = ndefs, .max_transfers = s->opts.max_transfers,
-                            .correctness_only = 1};
-        if (verify_algorithm(alg, &vo, dx, &s->arena, NULL)) {
-            diag_note(dx, alg->name_span,
-                      "not lowering '%s' because it does not verify for N = %" PRId64 "; --no-verify lowers it anyway",
-                      alg->name, o->N);
-            return 1;
-        }
-    }
+    PipelineRequest rq = {.use = PIPE_LOWER, .N = o->N, .root = root, .no_verify = o->no_verify, .keep_schedule = 1};
+    Prepared pp;
+    if (pipeline_prepare(s, alg, &rq, &pp)) return 1;
+    L->sched = pp.sched;
     /* Several reduces into one chunk in one step would be reducing writes
      * in flight on one destination: one after another instead. */
     schedule_split_reduces(&L->sched);
@@ -331,6 +176,7 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
                              .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local,
                              .align = o->align, .sources = diag_sources(dx)};
+    progress_step("lowering for %" PRId64 " chips", o->N);
     if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return 1;
     if (L->layout.end > m->mem_bytes) {
         diag_error(dx, alg->name_span, "addr-range",
@@ -379,13 +225,7 @@ static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
         sg2260_machine_default(m);
         return -1;
     }
-    Sg2260Error err;
-    if (sg2260_machine_load(o->machine_path, m, &err)) {
-        fprintf(stderr, "collc %s: ", cmd);
-        sg2260_error_print(stderr, &err);
-        return EXIT_INPUT;
-    }
-    return -1;
+    return cost_machine_load(cmd, o->machine_path, m) ? EXIT_USAGE : -1;
 }
 
 static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *Ls, int n) {
@@ -443,34 +283,25 @@ int sg_open(SgCommand *c, int sim, int argc, char **argv) {
     SgOptions *o = &c->o;
     memset(c, 0, sizeof *c);
     o->sim = sim;
-    common_options_init(&o->common);
-    o->files = xcalloc((size_t)argc + 1, sizeof *o->files);
-    o->dtype = SG2260_FP32;
-    o->op = SG2260_OP_ADD;
-    o->count = -1;
-    o->size = 1024.0 * 1024;
-    o->prefix = "";
-    o->race_check = 1;
-    o->align = SG2260_ALIGN;
-    o->sink_local = 1;
-    o->emit = SG_EMIT_OBJECT;
-    int status = parse_args(o, argc, argv);
+    int status = options_parse(&c->opts, sim ? CMD_sim : CMD_compile_sg2260, argc, argv);
+    if (status >= 0) return status;
+    status = sg_options(o, &c->opts);
     if (status < 0) status = load_machine(o, &c->m, cmd);
     if (status < 0) status = choose_chips(o, &c->m, cmd);
-    if (status < 0 && sim && o->check != SG_CHECK_NONE && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
+    if (status < 0 && sim && o->check != CHECK_NONE && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
         status = usage_error(cmd,
                              "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 "
                              "(--timing-only runs any)",
                              sg2260_dtype_name(o->dtype));
     if (status < 0 && session_open(&c->s, &o->common, o->files, o->nfiles) != 0)
         status = session_close(&c->s, EXIT_INPUT);
-    if (status >= 0) free(o->files);
+    if (status >= 0) options_free(&c->opts);
     else c->nalgs = session_algorithms(&c->s, &c->algs);
     return status;
 }
 
 int sg_close(SgCommand *c, int failed) {
-    free(c->o.files);
+    options_free(&c->opts);
     return session_close(&c->s, failed ? EXIT_INPUT : EXIT_OK);
 }
 
@@ -481,6 +312,7 @@ int cmd_compile_sg2260(int argc, char **argv) {
     SgLowered *Ls = xcalloc((size_t)(c.nalgs > 0 ? c.nalgs : 1), sizeof *Ls);
     int failed = 0, n = 0;
     for (int k = 0; k < c.nalgs; k++) {
+        progress_begin("compile", c.algs[k]->name);
         if (sg_lower_one(&c.s, &c.o, &c.m, c.algs[k], &Ls[n])) {
             sg_lowered_free(&Ls[n]);
             memset(&Ls[n], 0, sizeof Ls[n]);
@@ -489,6 +321,7 @@ int cmd_compile_sg2260(int argc, char **argv) {
         }
         n++;
     }
+    progress_end();
     if (!failed) failed = emit_outputs(&c.s, &c.o, &c.m, Ls, n);
     for (int i = 0; i < n; i++) sg_lowered_free(&Ls[i]);
     free(Ls);

@@ -6,24 +6,17 @@
  * the time, the link utilisation and, on request, a trace. */
 #include "driver/sg2260_cli.h"
 #include "analysis/cost.h"
+#include "driver/progress.h"
 #include "support/util.h"
 #include "collref.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* The sampled check keeps SAMPLE_WINDOW bytes of every SAMPLE_STRIDE. */
 #define SAMPLE_STRIDE (UINT64_C(1) << 20)
 #define SAMPLE_WINDOW (UINT64_C(4) << 10)
-
-static void human_bytes(double b, char *buf, size_t n) {
-    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int k = 0;
-    while (b >= 1024 && k < 4) { b /= 1024; k++; }
-    snprintf(buf, n, k ? "%.4g %s" : "%.0f %s", b, u[k]);
-}
 
 /* Writes the trace of the run to path with `writer`; 1 after reporting. */
 static int write_trace(DiagEngine *dx, const char *path, const Sg2260Sim *sim,
@@ -35,20 +28,13 @@ static int write_trace(DiagEngine *dx, const char *path, const Sg2260Sim *sim,
     return bad;
 }
 
-/* Progress reports of one run: every report when asked for (--progress),
- * else (a terminal on stderr) the interim ones of a long run and its end. */
-typedef struct Progress {
-    const char *name;
-    int all;     /* --progress */
-    int printed; /* reports printed so far */
-} Progress;
-
+/* --progress: the engine's reports of a run, one line each on standard
+ * error (about twice a second of host time, and one at the end). Without
+ * it a terminal gets the status line of progress.h instead. */
 static void progress(void *ctx, double t_us, double done, int final) {
-    Progress *p = ctx;
-    if (final && !p->all && !p->printed) return;
-    fprintf(stderr, "collc sim: %s: %.0f%% of the descriptors done, simulated time %.3f us%s\n", p->name, 100 * done,
-            t_us, final ? " (end)" : "");
-    p->printed++;
+    const char *name = ctx;
+    fprintf(progress_stream(), "collc sim: %s: %.0f%% of the descriptors done, simulated time %.3f us%s\n", name,
+            100 * done, t_us, final ? " (end)" : "");
 }
 
 /* Bytes of data the full check holds for the lowered algorithm: every
@@ -71,9 +57,9 @@ static uint64_t sample_stride(uint64_t chunk_bytes) {
 static int lower_for_check(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L,
                            Sg2260DataMode *mode, uint64_t *stride, uint64_t *window) {
     o->align = SG2260_ALIGN;
-    *mode = o->check == SG_CHECK_NONE ? SG2260_DATA_NONE : SG2260_DATA_FULL;
+    *mode = o->check == CHECK_NONE ? SG2260_DATA_NONE : SG2260_DATA_FULL;
     if (sg_lower_one(s, o, m, alg, L)) return 1;
-    int sampled = o->check == SG_CHECK_SAMPLED || (o->check == SG_CHECK_AUTO && full_bytes(o, L) > SG_CHECK_FULL_LIMIT);
+    int sampled = o->check == CHECK_SAMPLED || (o->check == CHECK_AUTO && full_bytes(o, L) > SG_CHECK_FULL_LIMIT);
     if (!sampled) return 0;
     uint64_t es = sg2260_dtype_size(o->dtype), split = (uint64_t)L->sched.split;
     /* with --size the count is rounded to split x stride; with --count the
@@ -82,7 +68,7 @@ static int lower_for_check(Session *s, SgOptions *o, const Sg2260Machine *m, Alg
                                   : (uint64_t)(o->size / (double)(cost_blocks(alg->coll, o->N) * (int64_t)split));
     uint64_t st = sample_stride(chunk);
     if (!st) {
-        if (o->check == SG_CHECK_SAMPLED) {
+        if (o->check == CHECK_SAMPLED) {
             diag_error(s->dx, alg->name_span, "sample-align",
                        "--check=sampled needs chunks of at least 1 KiB that are a multiple of the sampling stride "
                        "(%s chunks of %" PRIu64 " bytes)",
@@ -112,7 +98,7 @@ typedef struct RefRun {
 static RefRun ref_run(const SgOptions *o, const SgLowered *L) {
     RefRun R = {(coll_collective)L->alg->coll, COLL_F32, sg_ref_op(o->op), (int)o->N,
                 collective_info[L->alg->coll].rooted ? (int)o->root : 0, sg2260_dtype_size(o->dtype), (size_t)L->count};
-    if (o->check != SG_CHECK_NONE && sg_ref_dtype(o->dtype, &R.dt)) COLLC_UNREACHABLE("sim checked the element type");
+    if (o->check != CHECK_NONE && sg_ref_dtype(o->dtype, &R.dt)) COLLC_UNREACHABLE("sim checked the element type");
     return R;
 }
 
@@ -189,13 +175,14 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
     }
     sg2260_sim_enable_trace(sim, o->trace || o->svg);
     sg2260_sim_set_race_check(sim, o->race_check);
-    Progress prog = {alg->name, o->progress, 0};
-    if (o->progress || isatty(STDERR_FILENO)) sg2260_sim_set_progress(sim, progress, &prog);
+    if (o->progress) sg2260_sim_set_progress(sim, progress, (void *)alg->name);
     for (int r = 0; r < N; r++) fill_input(sim, o, L, r, mode, stride, window);
     Sg2260Result res;
+    progress_step("simulating");
     int rc = sg2260_sim_run(sim, &res);
+    progress_end();
     char szbuf[32];
-    human_bytes(M, szbuf, sizeof szbuf);
+    cost_fmt_bytes(M, szbuf, sizeof szbuf);
     printf("%s (%s) on %s: N = %d, chips ", alg->name, collective_info[alg->coll].keyword, m->name, N);
     sg_print_chips(stdout, o);
     if (collective_info[alg->coll].rooted) printf(", root %d", root);
@@ -232,8 +219,8 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
             printf("  check    OK (every rank bit-exact against the naive reference)\n");
         } else if (mode == SG2260_DATA_SAMPLED) {
             char sb[32], wb[32];
-            human_bytes((double)stride, sb, sizeof sb);
-            human_bytes((double)window, wb, sizeof wb);
+            cost_fmt_bytes((double)stride, sb, sizeof sb);
+            cost_fmt_bytes((double)window, wb, sizeof wb);
             printf("  check    OK (sampled: %zu elements, the first %s of every %s of every rank, bit-exact against "
                    "the naive reference)\n",
                    checked, wb, sb);
@@ -257,6 +244,7 @@ int cmd_sim(int argc, char **argv) {
         SgLowered L;
         Sg2260DataMode mode;
         uint64_t stride = 0, window = 0;
+        progress_begin("sim", c.algs[k]->name);
         if (lower_for_check(&c.s, &c.o, &c.m, c.algs[k], &L, &mode, &stride, &window) ||
             sim_one(&c.s, &c.o, &c.m, &L, mode, stride, window))
             failed = 1;

@@ -3,7 +3,7 @@
  * .coll algorithm (schedule/print_coll.h) and checked before it is written:
  * the printed text is parsed, instantiated and compared with the
  * synthesized schedule, verified and priced again. docs/synth.md. */
-#include "driver/driver.h"
+#include "driver/options.h"
 #include "driver/cost_cli.h"
 #include "driver/synth_cli.h"
 #include "analysis/synth.h"
@@ -14,24 +14,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-static void synth_help(void) {
-    puts("usage: collc synth COLLECTIVE [FILE...] [--topo T] [-N n] [-o OUT.coll]\n"
-         "                   [--objective bandwidth|latency|balanced] [--size M] [--alpha T]\n"
-         "                   [--beta BW] [--gamma BW] [--ports d] [--machine FILE] [--root r]\n"
-         "                   [--max-split K] [--name NAME]\n"
-         "\n"
-         "Synthesizes COLLECTIVE (allgather, reduce_scatter, allreduce, broadcast, reduce) for\n"
-         "the N ranks (default 8) of topology T (default full; built-ins, sg2260, a --machine\n"
-         "file, or a topology block of FILE) and writes it as a .coll algorithm (stdout or -o),\n"
-         "after checking that it verifies and costs what its header says.\n"
-         "  --objective bandwidth  smallest β term (default); latency: one chunk per block,\n"
-         "                         fewest steps; balanced: fastest at --size, --alpha, --beta,\n"
-         "                         --gamma\n"
-         "  --max-split K          try 1..K chunks per block (default 8)\n"
-         "  --name NAME            the algorithm's name (default synth_COLLECTIVE_TOPOLOGY_nN)\n"
-         "See docs/synth.md.");
-}
 
 /* "torus(4,4)" -> "torus4x4": an identifier part. */
 static void ident_part(const char *s, char *buf, size_t size) {
@@ -77,98 +59,58 @@ static void self_check(Session *s, const SynthResult *r, TopoModel *t, const cha
     schedule_free(&back);
 }
 
+/* --objective's words are SynthObjective's values (options.def). */
+_Static_assert(OBJECTIVE_BANDWIDTH == (int)SYNTH_BANDWIDTH && OBJECTIVE_LATENCY == (int)SYNTH_LATENCY &&
+                   OBJECTIVE_BALANCED == (int)SYNTH_BALANCED,
+               "CHOICES(OBJECTIVE) follows SynthObjective");
+
+/* Is the option `a` -o (whose value the "Regenerate:" line leaves out)?
+ * 2: -o FILE, 1: -oFILE or -o=FILE, 0: another argument. */
+static int is_output_option(const char *a) {
+    if (strncmp(a, "-o", 2) != 0) return 0;
+    return a[2] ? 1 : 2;
+}
+
 int cmd_synth(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            synth_help();
-            return EXIT_OK;
-        }
-    if (argc < 2 || argv[1][0] == '-')
+    /* The collective is the first argument that is not an option; --help
+     * needs none. */
+    if (!options_given(argc, argv, OPT_HELP) && options_count_files(argc, argv) == 0)
         return usage_error("synth", "the first argument must be the collective (allgather, reduce_scatter, "
                                     "allreduce, broadcast or reduce)");
-    Collective coll = collective_lookup(argv[1]);
+    DriverOptions d;
+    int rc = options_parse(&d, CMD_synth, argc, argv);
+    if (rc >= 0) return rc;
+    Collective coll = collective_lookup(d.files[0]);
     if (coll == COLLECTIVE__COUNT) {
         const char *best = NULL;
         int bd = 3;
         for (int k = 0; k < COLLECTIVE__COUNT; k++) {
-            int d = front_edit_distance(argv[1], collective_info[k].keyword);
-            if (d < bd) bd = d, best = collective_info[k].keyword;
+            int dist = front_edit_distance(d.files[0], collective_info[k].keyword);
+            if (dist < bd) bd = dist, best = collective_info[k].keyword;
         }
-        if (best) return usage_error("synth", "unknown collective '%s'; did you mean '%s'?", argv[1], best);
-        return usage_error("synth", "unknown collective '%s'", argv[1]);
+        rc = best ? usage_error("synth", "unknown collective '%s'; did you mean '%s'?", d.files[0], best)
+                  : usage_error("synth", "unknown collective '%s'", d.files[0]);
+        options_free(&d);
+        return rc;
     }
-
-    /* synth's own options out; the rest (and the collective, as the first
-     * "file") to the options shared with cost */
+    CostCli c;
+    int64_t N = 0;
+    rc = cost_cli_init(&c, &d);
+    if (!rc && options_single_n(&d, 8, "ranks", &N) >= 0) rc = EXIT_USAGE;
+    if (rc) {
+        options_free(&d);
+        return rc;
+    }
     SynthOptions o;
     memset(&o, 0, sizeof o);
     o.coll = coll;
-    o.objective = SYNTH_BANDWIDTH;
-    o.max_split = 8;
-    const char *output = NULL, *name = NULL;
-    char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
-    int nrest = 0;
-    rest[nrest++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        const char *opts[] = {"-o", "--objective", "--max-split", "--name"};
-        int which = -1;
-        for (int k = 0; k < 4 && which < 0; k++) {
-            size_t n = strlen(opts[k]);
-            if (strcmp(a, opts[k]) == 0) {
-                which = k;
-                if (i + 1 >= argc) {
-                    free(rest);
-                    return usage_error("synth", "missing value after '%s'", opts[k]);
-                }
-                v = argv[++i];
-            } else if (k > 0 && strncmp(a, opts[k], n) == 0 && a[n] == '=') {
-                which = k;
-                v = a + n + 1;
-            }
-        }
-        if (which < 0) {
-            rest[nrest++] = argv[i];
-            continue;
-        }
-        int bad = 0;
-        switch (which) {
-        case 0: output = v; break;
-        case 1:
-            if (strcmp(v, "bandwidth") == 0) o.objective = SYNTH_BANDWIDTH;
-            else if (strcmp(v, "latency") == 0) o.objective = SYNTH_LATENCY;
-            else if (strcmp(v, "balanced") == 0) o.objective = SYNTH_BALANCED;
-            else bad = 1;
-            break;
-        case 2: bad = parse_int64(v, &o.max_split) || o.max_split < 1 || o.max_split > 64; break;
-        default: name = v; break;
-        }
-        if (bad) {
-            free(rest);
-            return usage_error("synth", which == 1 ? "--objective expects bandwidth, latency or balanced, got '%s'"
-                                                   : "--max-split expects a count from 1 to 64, got '%s'",
-                               v);
-        }
-    }
-    CostCli c;
-    int rc = cost_cli_parse(&c, nrest, rest, CCLI_N | CCLI_MACHINE | CCLI_TOPO);
-    if (rc) {
-        cost_cli_free(&c);
-        free(rest);
-        return rc;
-    }
-    if (c.nN != 1) {
-        cost_cli_free(&c);
-        free(rest);
-        return usage_error("synth", "synth takes a single -N value");
-    }
-    int64_t N = c.Ns[0];
+    o.objective = (SynthObjective)d.objective;
+    o.max_split = d.max_split;
+    const char *output = d.output, *name = d.synth_name;
     Session s;
-    /* files[0] is the collective */
-    if (session_open(&s, &c.common, c.files + 1, c.nfiles - 1)) {
-        cost_cli_free(&c);
-        free(rest);
+    /* files[0] is the collective; the others may hold topology blocks */
+    if (session_open(&s, &c.common, d.files + 1, d.nfiles - 1)) {
+        options_free(&d);
         return session_close(&s, EXIT_INPUT);
     }
     int status = EXIT_OK;
@@ -210,9 +152,12 @@ int cmd_synth(int argc, char **argv) {
             /* the command that regenerates it, without -o */
             char cmdline[512];
             size_t len = (size_t)snprintf(cmdline, sizeof cmdline, "Regenerate: collc synth");
+            int only_files = 0;
             for (int i = 1; i < argc && len < sizeof cmdline; i++) {
-                if (strcmp(argv[i], "-o") == 0) {
-                    i++;
+                only_files |= strcmp(argv[i], "--") == 0;
+                int out = only_files ? 0 : is_output_option(argv[i]);
+                if (out) {
+                    i += out == 2;
                     continue;
                 }
                 /* quoted when the shell would read it otherwise */
@@ -254,8 +199,7 @@ int cmd_synth(int argc, char **argv) {
     }
     topo_free(t);
     fflush(stdout);
-    cost_cli_free(&c);
-    free(rest);
+    options_free(&d);
     return session_close(&s, status);
 }
 

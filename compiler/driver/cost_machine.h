@@ -16,8 +16,10 @@
 extern const TopoExtra cost_machine_boards[];
 extern const size_t cost_machine_nboards;
 
-/* Loads machine file `path`. Returns 0, or EXIT_USAGE after printing the
- * error as `collc CMD: ...`. */
+/* Loads machine file `path` (--machine FILE, for every command that takes
+ * it: the cost commands, sim, compile --target=sg2260). Returns 0, or
+ * EXIT_USAGE after printing the error as `collc CMD: ...`: a file that
+ * cannot be read or is not a machine file is a bad option value. */
 int cost_machine_load(const char *cmd, const char *path, Sg2260Machine *m);
 /* alpha = startup_latency + sync_latency (a message pays one command start-up
  * and one wait), beta = the slower of link_bandwidth and cdma_bandwidth,

@@ -1,10 +1,11 @@
-/* driver.c - what all subcommands share: common options, value parsers and
- * the Session (load + parse + check); see driver.h and docs/cli.md. */
+/* driver.c - what all subcommands share: usage errors, value parsers and
+ * the Session (load + parse + check); see driver.h and docs/cli.md. The
+ * command line itself is parsed in options.c. */
 #include "driver/driver.h"
 #include "support/util.h"
+#include "driver/progress.h"
 #include "quantity.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -134,224 +135,6 @@ int parse_bandwidth(const char *s, double *bytes_per_s) {
         {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
     };
     return collrt_parse_quantity(s, units, ARRAY_LEN(units), 0, bytes_per_s);
-}
-
-/* ---- common options ---- */
-
-void common_options_init(CommonOptions *o) {
-    memset(o, 0, sizeof *o);
-    o->diag_format = DIAG_FMT_TEXT;
-    o->color = -1;
-    o->error_limit = 20;
-    o->max_transfers = 0; /* instantiate's default */
-}
-
-/* For "--name=value" or "--name value": returns the value (advancing *i in
- * the second form), NULL when argv[*i] is not this option, and sets *missing
- * when the value is absent. */
-static const char *opt_value(const char *name, int argc, char **argv, int *i, int *missing) {
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != 0) return NULL;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-/* -D names must be NUL-terminated copies that outlive every CommonOptions
- * copy (sessions copy the options); they are kept, reachable, for the life
- * of the process. */
-static const char *keep_name(const char *s, size_t n) {
-    static char **kept;
-    static size_t nkept;
-    char *name = xmalloc(n + 1);
-    memcpy(name, s, n);
-    name[n] = 0;
-    kept = xrealloc(kept, (nkept + 1) * sizeof *kept);
-    kept[nkept++] = name;
-    return name;
-}
-
-static int is_ident(const char *s, size_t n) {
-    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
-    for (size_t k = 1; k < n; k++)
-        if (!(isalnum((unsigned char)s[k]) || s[k] == '_')) return 0;
-    return 1;
-}
-
-/* The commands that run a -D sweep once per value. */
-static int sweeps_allowed(const char *cmd) {
-    return !strcmp(cmd, "verify") || !strcmp(cmd, "cost") || !strcmp(cmd, "compare");
-}
-
-enum { DEFINE_MAX_VALUES = 4096 };
-
-/* "[ALG.]NAME=VALUES" -> *d (names and values kept for the life of the
- * process, like keep_name's). Returns 0, or -1 after a usage error. */
-static int parse_define(const char *cmd, const char *def, DefineSpec *d) {
-    const char *eq = strchr(def, '=');
-    if (!eq || eq == def) return usage_error(cmd, "-D expects NAME=VALUE, got '%s'", def), -1;
-    size_t nlen = (size_t)(eq - def);
-    const char *dot = memchr(def, '.', nlen);
-    memset(d, 0, sizeof *d);
-    if (dot) {
-        if (!is_ident(def, (size_t)(dot - def)) || !is_ident(dot + 1, (size_t)(eq - dot - 1)))
-            return usage_error(cmd, "-D expects NAME=VALUE or ALGORITHM.NAME=VALUE, got '%s'", def), -1;
-        d->alg = keep_name(def, (size_t)(dot - def));
-        d->name = keep_name(dot + 1, (size_t)(eq - dot - 1));
-    } else {
-        d->name = keep_name(def, nlen);
-    }
-    /* VALUES: items "v" or "lo..hi", separated by commas */
-    const char *text = eq + 1;
-    int64_t *v = NULL;
-    size_t n = 0, cap = 0;
-    const char *p = text;
-    int bad = !*p;
-    while (!bad && *p) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char item[64];
-        if (len == 0 || len >= sizeof item) { bad = 1; break; }
-        memcpy(item, p, len);
-        item[len] = 0;
-        int64_t lo, hi;
-        char *dots = strstr(item, "..");
-        if (dots) {
-            *dots = 0;
-            if (parse_int64(item, &lo) || parse_int64(dots + 2, &hi) || lo > hi) { bad = 1; break; }
-        } else {
-            if (parse_int64(item, &lo)) { bad = 1; break; }
-            hi = lo;
-        }
-        if ((uint64_t)hi - (uint64_t)lo >= DEFINE_MAX_VALUES) {
-            free(v);
-            return usage_error(cmd, "-D %.*s: more than %d values", (int)nlen, def,
-                               DEFINE_MAX_VALUES), -1;
-        }
-        for (int64_t x = lo;; x++) {
-            int dup = 0;
-            for (size_t k = 0; k < n && !dup; k++) dup = v[k] == x;
-            if (!dup) {
-                if (n == DEFINE_MAX_VALUES) {
-                    free(v);
-                    return usage_error(cmd, "-D %.*s: more than %d values", (int)nlen, def,
-                                       DEFINE_MAX_VALUES), -1;
-                }
-                if (n == cap) {
-                    cap = cap ? cap * 2 : 4;
-                    v = xrealloc(v, cap * sizeof *v);
-                }
-                v[n++] = x;
-            }
-            if (x == hi) break;
-        }
-        p = end ? end + 1 : p + len;
-        if (end && !*p) bad = 1;  /* a trailing comma */
-    }
-    if (bad) {
-        free(v);
-        if (!strchr(text, ',') && !strstr(text, ".."))
-            return usage_error(cmd, "-D %.*s: '%s' is not an integer", (int)nlen, def, text), -1;
-        return usage_error(cmd, "-D %.*s: '%s' is not a list of integers (like 1..16 or 1,2,4)",
-                           (int)nlen, def, text), -1;
-    }
-    if (n > 1 && !sweeps_allowed(cmd)) {
-        free(v);
-        return usage_error(cmd, "-D %.*s=%s: a sweep (several values) is accepted by verify, "
-                           "cost and compare only", (int)nlen, def, text), -1;
-    }
-    /* kept reachable for the life of the process, as the names are */
-    static int64_t **kept;
-    static size_t nkept;
-    kept = xrealloc(kept, (nkept + 1) * sizeof *kept);
-    kept[nkept++] = v;
-    d->values = v;
-    d->nvalues = n;
-    return 0;
-}
-
-int common_option(CommonOptions *o, int argc, char **argv, int *i) {
-    const char *a = argv[*i];
-    const char *cmd = argv[0];
-    const char *v;
-    int missing = 0;
-
-    if (strncmp(a, "-D", 2) == 0) {
-        const char *def = a + 2;
-        if (!*def) {
-            if (*i + 1 >= argc) return usage_error(cmd, "missing value after '-D'"), -1;
-            def = argv[++*i];
-        }
-        if (o->ndefines >= (int)ARRAY_LEN(o->defines))
-            return usage_error(cmd, "too many -D options (at most %d)",
-                               (int)ARRAY_LEN(o->defines)), -1;
-        DefineSpec d;
-        if (parse_define(cmd, def, &d)) return -1;
-        /* A later -D of the same [ALG.]NAME wins, as with cc. */
-        for (int k = 0; k < o->ndefines; k++) {
-            const DefineSpec *e = &o->defines[k];
-            if (strcmp(e->name, d.name) == 0 &&
-                (e->alg == d.alg || (e->alg && d.alg && strcmp(e->alg, d.alg) == 0))) {
-                o->defines[k] = o->defines[--o->ndefines];
-                break;
-            }
-        }
-        o->defines[o->ndefines++] = d;
-        return 1;
-    }
-    if ((v = opt_value("--algorithm", argc, argv, i, &missing)) || missing) {
-        if (missing || !*v) return usage_error(cmd, "missing value after '--algorithm'"), -1;
-        o->algorithm = v;
-        return 1;
-    }
-    if ((v = opt_value("--diagnostics-format", argc, argv, i, &missing)) || missing) {
-        if (missing) return usage_error(cmd, "missing value after '--diagnostics-format'"), -1;
-        if (strcmp(v, "text") == 0) o->diag_format = DIAG_FMT_TEXT;
-        else if (strcmp(v, "json") == 0) o->diag_format = DIAG_FMT_JSON;
-        else if (strcmp(v, "sarif") == 0) o->diag_format = DIAG_FMT_SARIF;
-        else
-            return usage_error(cmd, "unknown diagnostics format '%s' (expected text, json or sarif)",
-                               v), -1;
-        return 1;
-    }
-    if ((v = opt_value("--max-transfers", argc, argv, i, &missing)) || missing) {
-        int64_t n;
-        if (missing) return usage_error(cmd, "missing value after '--max-transfers'"), -1;
-        if (parse_int64(v, &n) || n < 1)
-            return usage_error(cmd, "--max-transfers expects a positive integer, got '%s'", v), -1;
-        o->max_transfers = (size_t)n;
-        return 1;
-    }
-    if (strncmp(a, "-ferror-limit=", 14) == 0) {
-        int64_t n;
-        if (parse_int64(a + 14, &n) || n < 0 || n > UINT32_MAX)
-            return usage_error(cmd, "-ferror-limit expects a non-negative integer, got '%s'",
-                               a + 14), -1;
-        o->error_limit = (unsigned)n;
-        return 1;
-    }
-    if (strcmp(a, "-fcolor-diagnostics") == 0) { o->color = 1; return 1; }
-    if (strcmp(a, "-fno-color-diagnostics") == 0) { o->color = 0; return 1; }
-    if (strcmp(a, "-Werror") == 0 || strncmp(a, "-Werror=", 8) == 0) {
-        const char *code = a[7] == '=' ? a + 8 : NULL;
-        if (code && !*code) return usage_error(cmd, "missing diagnostic code after '-Werror='"), -1;
-        if (o->nwerror >= (int)ARRAY_LEN(o->werror))
-            return usage_error(cmd, "too many -Werror options"), -1;
-        o->werror[o->nwerror++] = code;
-        return 1;
-    }
-    if (strncmp(a, "-Wno-", 5) == 0) {
-        if (!a[5]) return usage_error(cmd, "missing diagnostic code after '-Wno-'"), -1;
-        if (o->nwno >= (int)ARRAY_LEN(o->wno)) return usage_error(cmd, "too many -Wno- options"), -1;
-        o->wno[o->nwno++] = a + 5;
-        return 1;
-    }
-    return 0;
 }
 
 /* ---- session ---- */
@@ -590,6 +373,9 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
     arena_init(&s->arena);
     source_init(&s->sm);
     s->dx = diag_new(&s->sm, stderr, opts->diag_format);
+    /* on a terminal, through the stream that erases the progress line */
+    FILE *ds = progress_stream();
+    if (ds != stderr) diag_set_stream(s->dx, ds);
     apply_options(s->dx, opts);
 
     int unreadable = 0;
@@ -638,6 +424,7 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
 }
 
 int session_close(Session *s, int status) {
+    progress_end();
     if (s->dx) {
         diag_finish(s->dx);
         if (status == EXIT_OK && diag_error_count(s->dx)) status = EXIT_INPUT;

@@ -1,5 +1,6 @@
-/* driver.h - what every collc subcommand shares: option parsing helpers and
- * a Session (arena + sources + diagnostics + parsed/checked program).
+/* driver.h - what every collc subcommand shares: value parsers, usage
+ * errors and a Session (arena + sources + diagnostics + parsed/checked
+ * program). The command line is parsed by options.h.
  *
  * Exit statuses: EXIT_OK 0, EXIT_INPUT 1 (errors in the input), EXIT_USAGE 2. */
 #ifndef COLLC_DRIVER_H
@@ -12,7 +13,9 @@
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-#define X(name, fn, synopsis) int fn(int argc, char **argv);
+/* cmd_check, ..., and the variants' cmd_compile_sg2260 (commands.def) */
+#define X(name, fn, args, summary, description, exit1) int fn(int argc, char **argv);
+#define VARIANT(id, shown, args, description, exit1) int cmd_##id(int argc, char **argv);
 #include "driver/commands.def"
 #undef X
 
@@ -27,7 +30,8 @@ typedef struct DefineSpec {
     size_t nvalues;
 } DefineSpec;
 
-/* Options common to the subcommands that read .coll files. */
+/* What every command that reads .coll files passes to session_open (the
+ * common options of options.def). */
 typedef struct CommonOptions {
     DiagFormat diag_format;       /* --diagnostics-format=text|json|sarif */
     int color;                    /* -fcolor-diagnostics / -fno-...; -1 = auto */
@@ -42,13 +46,8 @@ typedef struct CommonOptions {
     int defines_unused;           /* the command uses no params (check): a -D
                                      that reaches none is not an error */
     const char *algorithm;        /* --algorithm NAME */
-    size_t max_transfers;         /* --max-transfers=N */
+    size_t max_transfers;         /* --max-transfers=N; 0 = instantiate's default */
 } CommonOptions;
-
-/* If argv[*i] is a common option, consume it (and its argument, advancing
- * *i) and return 1; return -1 after printing a usage error; 0 if not one. */
-int common_option(CommonOptions *o, int argc, char **argv, int *i);
-void common_options_init(CommonOptions *o);
 
 /* Parses an integer with optional K/M/G suffix-free syntax; -1 on error. */
 int parse_int64(const char *s, int64_t *out);

@@ -6,6 +6,7 @@
  * name; `--help`/`-h` prints its help on stdout and returns 0 (that is what
  * `collc help CMD` runs); exit status 0 ok, 1 errors in the input, 2 usage. */
 #include "driver/driver.h"
+#include "driver/options.h"
 
 #include <string.h>
 
@@ -19,46 +20,14 @@
 typedef struct Command {
     const char *name;
     int (*fn)(int argc, char **argv);
-    const char *synopsis;
 } Command;
 
 static const Command commands[] = {
-#define X(name, fn, synopsis) {#name, fn, synopsis},
+#define X(name, fn, args, summary, description, exit1) {#name, fn},
 #include "driver/commands.def"
 #undef X
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0] };
-
-static void print_usage(FILE *out) {
-    fputs("usage: collc COMMAND [OPTIONS] [FILE...]\n"
-          "\n"
-          "collc compiles collective-communication algorithms written in .coll files:\n"
-          "it checks them, expands them into schedules, verifies, prices and\n"
-          "compiles them.\n"
-          "\n"
-          "commands:\n",
-          out);
-    for (int i = 0; i < NCOMMANDS; i++) fprintf(out, "  %s\n", commands[i].synopsis);
-    fputs("  help COMMAND                  show the options of a command\n"
-          "\n"
-          "common options (commands that read .coll files):\n"
-          "  -D NAME=VALUE                 override `param NAME` of the algorithm\n"
-          "  --algorithm NAME              only this algorithm (default: all in the files)\n"
-          "  --diagnostics-format=FMT      text (default), json (JSON Lines) or sarif\n"
-          "  -Werror, -Werror=CODE         treat all warnings / warning CODE as errors\n"
-          "  -Wno-CODE                     silence warning CODE\n"
-          "  -ferror-limit=N               stop showing errors after N (0 = no limit; default 20)\n"
-          "  -f[no-]color-diagnostics      colour text diagnostics (default: on a terminal)\n"
-          "  --max-transfers=N             refuse schedules with more transfers (default 50000000)\n"
-          "\n"
-          "other options:\n"
-          "  -h, --help                    this help\n"
-          "  --version                     print the collc and LLVM versions\n"
-          "\n"
-          "Exit status: 0 success, 1 errors in the input, 2 usage error.\n"
-          "FILE '-' reads standard input. See docs/cli.md.\n",
-          out);
-}
 
 static void print_version(void) {
     printf("collc version %s\n", COLLC_VERSION);
@@ -71,32 +40,11 @@ static const Command *find_command(const char *name) {
     return NULL;
 }
 
-/* Plain Levenshtein distance; command names are short. */
-static int edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 32 || lb > 32) return 99;
-    int row[33];
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 static int unknown_command(const char *name) {
     const char *best = NULL;
     int bestd = 3;
     for (int i = 0; i < NCOMMANDS; i++) {
-        int d = edit_distance(name, commands[i].name);
+        int d = front_edit_distance(name, commands[i].name);
         /* A prefix ("ver" for "verify") is as good a guess as a typo. */
         if (strncmp(commands[i].name, name, strlen(name)) == 0 && strlen(name) >= 2) d = 1;
         if (d < bestd) {
@@ -111,7 +59,7 @@ static int unknown_command(const char *name) {
 
 static int run_help(int argc, char **argv) {
     if (argc < 2) {
-        print_usage(stdout);
+        options_usage(stdout);
         return EXIT_OK;
     }
     if (argc > 2) return usage_error("help", "expected one command name");
@@ -128,12 +76,12 @@ static int run_help(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        print_usage(stderr);
+        options_usage(stderr);
         return EXIT_USAGE;
     }
     const char *a = argv[1];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-        print_usage(stdout);
+        options_usage(stdout);
         return EXIT_OK;
     }
     if (strcmp(a, "--version") == 0 || strcmp(a, "version") == 0) {

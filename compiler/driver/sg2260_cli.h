@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "driver/driver.h"
+#include "driver/options.h"
 #include "emit/emit_sg2260.h"
 #include "sg2260/lower.h"
 #include "collref.h"
@@ -20,29 +20,21 @@ typedef enum SgEmit {
     SG_EMIT_C,      /* --emit=c: C source with the bundle as an array */
 } SgEmit;
 
-/* sim --check=KIND: how the engine model treats data. */
-typedef enum SgCheck {
-    SG_CHECK_AUTO,    /* full while the data fit SG_CHECK_FULL_LIMIT, else sampled */
-    SG_CHECK_FULL,    /* every byte moved and compared */
-    SG_CHECK_SAMPLED, /* windows of every buffer moved and compared */
-    SG_CHECK_NONE,    /* --timing-only: sizes only, no data, no check */
-} SgCheck;
-
-/* Host memory the full check may use for the data of all chips. */
+/* Host memory the full check (sim --check=full, or auto while the data fit)
+ * may use for the data of all chips. */
 #define SG_CHECK_FULL_LIMIT (UINT64_C(2) << 30)
 
 typedef struct SgOptions {
     int sim;                      /* collc sim (else compile) */
     CommonOptions common;
-    char **files;
+    char **files;                 /* the DriverOptions' */
     int nfiles;
     int64_t N, root;
-    int have_N;
     int chips[SG2260_MAX_CHIPS];
     int nchips;                   /* 0 = default order */
     const char *machine_path;
     Sg2260Dtype dtype;
-    const char *dtype_name, *op_name;
+    const char *op_name;          /* --op's canonical name */
     int op_bitwise;               /* band/bor/bxor: no CDMA reduce op */
     Sg2260Op op;
     int64_t count;                /* -1 = from size */
@@ -55,7 +47,8 @@ typedef struct SgOptions {
     const char *output, *prefix, *triple;
     const char *trace, *svg;
     int race_check;
-    SgCheck check;
+    int check;                    /* sim --check: CHECK_AUTO, CHECK_FULL, CHECK_SAMPLED or
+                                     CHECK_NONE (--timing-only); options.def */
     int progress;                 /* 1: report progress of long runs on stderr */
     uint64_t align;               /* lowering alignment (sampled check: the stride) */
 } SgOptions;
@@ -72,6 +65,7 @@ typedef struct SgLowered {
 
 /* One run of either command. */
 typedef struct SgCommand {
+    DriverOptions opts;           /* the command line */
     SgOptions o;
     Sg2260Machine m;
     Session s;

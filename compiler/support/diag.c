@@ -128,6 +128,11 @@ void diag_delete(DiagEngine *d) {
     free(d);
 }
 
+void diag_set_stream(DiagEngine *d, FILE *out) {
+    fflush(d->out);
+    d->out = out;
+}
+
 void diag_set_color(DiagEngine *d, int on) { d->color = on && d->fmt == DIAG_FMT_TEXT; }
 void diag_set_error_limit(DiagEngine *d, unsigned limit) { d->error_limit = limit; }
 

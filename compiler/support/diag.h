@@ -38,6 +38,11 @@ typedef struct DiagEngine DiagEngine;
 
 DiagEngine *diag_new(SourceManager *sm, FILE *out, DiagFormat fmt);
 void diag_delete(DiagEngine *d);
+/* Writes to `out` from now on. The colour decided for the stream given to
+ * diag_new stays: a stream that passes everything on to the terminal (the
+ * driver's, which erases its progress line first) keeps the terminal's
+ * colours. */
+void diag_set_stream(DiagEngine *d, FILE *out);
 /* Colour the text sink (default: only when out is a terminal). */
 void diag_set_color(DiagEngine *d, int on);
 /* Stop reporting after this many errors (0 = unlimited; default 20). Further

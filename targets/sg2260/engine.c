@@ -720,9 +720,12 @@ static int link_res(const Sg2260Sim *s, int chip, int port, int outgoing) {
 /* Checks a view lies in the chip's memory. */
 static int check_view(Sg2260Sim *s, Sg2260Error *e, Channel *h, const char *what, int chip, uint64_t addr,
                       const Sg2260Shape *v, Sg2260Dtype t) {
-    uint64_t ext = view_extent(v, sg2260_dtype_size(t)), limit;
+    uint64_t ext = view_extent(v, sg2260_dtype_size(t)), limit = 0;
     int sp = space_of(s, addr, &limit);
     uint64_t off = addr & SG2260_OFFSET_MASK;
+    if (sp < 0)
+        return run_err(s, e, h, "addr-range", "%s view at 0x%llx on chip %d is in no memory of the chip", what,
+                       (unsigned long long)addr, chip);
     if (off > limit || ext > limit - off)
         return run_err(s, e, h, "addr-range", "%s view [%s0x%llx, 0x%llx) on chip %d is outside its %s (0x%llx bytes)",
                        what, sp ? "l2:" : "", (unsigned long long)off, (unsigned long long)(off + ext), chip,

@@ -56,7 +56,11 @@ static MPI_Datatype vector_of(int c) {
 }
 
 static double *dalloc(size_t n, double fillv) {
-    double *p = malloc(sizeof(double) * (n ? n : 1));
+    double *p = n <= SIZE_MAX / sizeof(double) ? malloc(sizeof(double) * (n ? n : 1)) : NULL;
+    if (!p) {
+        fprintf(stderr, "consist_app: cannot allocate %zu doubles\n", n);
+        exit(2);
+    }
     for (size_t i = 0; i < n; i++) p[i] = fillv;
     return p;
 }

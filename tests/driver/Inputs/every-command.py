@@ -1,7 +1,8 @@
 """Every command of commands.def is listed by `collc --help` and answers
 `collc help CMD` / `collc CMD --help` with exit 0 and a usage line on stdout
-(scripts/demo.sh and users rely on it); a bogus option is a usage error
-(exit 2). usage: every-command.py COLLC COMMANDS.DEF"""
+(scripts/demo.sh and users rely on it); its help page (generated from the
+option table) lists its arguments, options and exit status; a bogus option
+is a usage error (exit 2). usage: every-command.py COLLC COMMANDS.DEF"""
 import re
 import subprocess
 import sys
@@ -19,6 +20,10 @@ for n in names:
         if p.returncode != 0 or "usage: collc %s" % n not in p.stdout:
             problems.append("'%s' exit %d, stdout %r" % (" ".join(argv[1:]), p.returncode,
                                                          p.stdout[:80]))
+        for section in ("\narguments:\n  FILE", "options:\n  -D ",
+                        "\nexit status:\n  0  ", "\n  1  ", "\n  2  usage error"):
+            if section not in p.stdout:
+                problems.append("'%s' has no %r" % (" ".join(argv[1:]), section.strip()))
     p = subprocess.run([collc, n, "--no-such-option"], capture_output=True, text=True)
     if p.returncode != 2:
         problems.append("unknown option: exit %d instead of 2" % p.returncode)

@@ -1,8 +1,10 @@
-/* values-harness.c - the value parsers and common_option() of driver.c,
- * linked with stubs for the front end (they are not called here).
+/* values-harness.c - the value parsers of driver.c and the option parser
+ * of options.c, linked with stubs for the front end and the SG2260 target
+ * (they are not called here).
  * usage: values-harness int|ranks|size|time|bw VALUE...
- *        values-harness opts ARG...   (prints the CommonOptions) */
-#include "driver/driver.h"
+ *        values-harness opts ARG...   (prints the common options of `check`) */
+#include "driver/options.h"
+#include "sg2260.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +13,21 @@ int parse_source(Arena *a, DiagEngine *d, uint32_t f, Program *p) { (void)a; (vo
 int sema_check(Arena *a, DiagEngine *d, Program *p) { (void)a; (void)d; (void)p; return 0; }
 Algorithm *program_find_algorithm(const Program *p, const char *n) { (void)p; (void)n; return NULL; }
 int front_edit_distance(const char *a, const char *b) { (void)a; (void)b; return 99; }
+const char *sg2260_dtype_name(Sg2260Dtype t) { (void)t; return "?"; }
 
 int main(int argc, char **argv) {
     if (argc < 2) return 2;
     const char *kind = argv[1];
     if (strcmp(kind, "opts") == 0) {
-        CommonOptions o;
-        /* Walk the options as a command would. */
-        common_options_init(&o);
-        argv[1] = "test";
-        char **av = argv + 1; /* av[0] = "test" */
-        int ac = argc - 1;
-        for (int i = 1; i < ac; i++) {
-            int r = common_option(&o, ac, av, &i);
-            if (r < 0) { printf("usage error\n"); return 0; }
-            if (r == 0) printf("not common: %s\n", av[i]);
+        /* Parse the options as `collc check` would. */
+        DriverOptions d;
+        argv[1] = "check";
+        if (options_parse(&d, CMD_check, argc - 1, argv + 1) >= 0) {
+            printf("usage error\n");
+            return 0;
         }
+        const CommonOptions o = d.common;
+        for (int k = 0; k < d.nfiles; k++) printf("not common: %s\n", d.files[k]);
         printf("format=%d color=%d limit=%u max=%zu alg=%s\n", (int)o.diag_format, o.color,
                o.error_limit, o.max_transfers, o.algorithm ? o.algorithm : "-");
         for (int k = 0; k < o.ndefines; k++) {
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
         }
         for (int k = 0; k < o.nwerror; k++) printf("werror %s\n", o.werror[k] ? o.werror[k] : "(all)");
         for (int k = 0; k < o.nwno; k++) printf("wno %s\n", o.wno[k]);
+        options_free(&d);
         return 0;
     }
     for (int i = 2; i < argc; i++) {

@@ -1,0 +1,139 @@
+/* options.h - the command line of every collc command: one table of options
+ * (driver/options.def) read by one parser, and the help pages generated
+ * from that table (docs/cli.md).
+ *
+ * A command calls options_parse(); the values land in the fields of
+ * DriverOptions that the table names, already checked against the option's
+ * kind (an integer in range, a rank list, a size, an element type, ...).
+ * What the table cannot say (-N must be one value here, --root must be a
+ * rank of N) the command checks after parsing and reports with
+ * usage_error(). */
+#ifndef COLLC_OPTIONS_H
+#define COLLC_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "driver/driver.h"
+
+/* The commands and variants, in the order of commands.def. */
+typedef enum CommandId {
+#define X(name, fn, args, summary, description, exit1) CMD_##name,
+#define VARIANT(id, shown, args, description, exit1)
+#include "driver/commands.def"
+#undef X
+    CMD__LISTED, /* commands before this are listed by `collc --help` */
+    CMD__BEFORE_VARIANTS = CMD__LISTED - 1,
+#define X(name, fn, args, summary, description, exit1)
+#define VARIANT(id, shown, args, description, exit1) CMD_##id,
+#include "driver/commands.def"
+#undef X
+    CMD__COUNT
+} CommandId;
+
+/* The option ids, in the order of options.def. */
+typedef enum OptionId {
+#define OPT(id, spelling, kind, field, arg, min, max, dflt, cmds, help) OPT_##id,
+#include "driver/options.def"
+    OPT__COUNT
+} OptionId;
+
+/* The element types and reduction operators of --dtype and --op: one set
+ * of names for every command (driver/options.def, DTYPE and OPNAME rows). */
+typedef enum DriverDtype {
+#define DTYPE(id, name, spellings, coll, sg) DT_##id,
+#include "driver/options.def"
+    DT__COUNT
+} DriverDtype;
+
+typedef enum DriverOp {
+#define OPNAME(id, name, spellings, coll, sg) OP_##id,
+#include "driver/options.def"
+    OP__COUNT
+} DriverOp;
+
+/* What a DTYPE / OPNAME row says: the canonical name, every accepted
+ * spelling, and the runtime's and the SG2260 engine's value (-1: that
+ * target has no such type or operator). */
+typedef struct DtypeInfo { const char *name, *spellings; int coll, sg; } DtypeInfo;
+extern const DtypeInfo driver_dtypes[DT__COUNT];
+extern const DtypeInfo driver_ops[OP__COUNT];
+
+typedef struct RankList { int64_t *v; size_t n; } RankList; /* sorted, unique */
+typedef struct SizeRange { double lo, hi; } SizeRange;       /* lo < hi */
+
+/* The C type of the field that each kind of option (the `kind` column of
+ * options.def) fills. */
+#define OPTK_TYPE_FLAG int             /* set to the row's min */
+#define OPTK_TYPE_INT int64_t
+#define OPTK_TYPE_LIST RankList
+#define OPTK_TYPE_SIZE double          /* bytes */
+#define OPTK_TYPE_TIME double          /* seconds */
+#define OPTK_TYPE_BANDWIDTH double     /* bytes per second */
+#define OPTK_TYPE_SIZES SizeRange
+#define OPTK_TYPE_STRING const char *
+#define OPTK_TYPE_OPTFILE const char * /* "": given without =FILE */
+#define OPTK_TYPE_ENUM int             /* the index of the word in CHOICES */
+#define OPTK_TYPE_DTYPE int            /* a DriverDtype */
+#define OPTK_TYPE_OP int               /* a DriverOp */
+#define OPTK_TYPE_DEFINE CommonOptions
+#define OPTK_TYPE_WERROR CommonOptions
+#define OPTK_TYPE_WNO CommonOptions
+
+/* The command line, parsed: one field per OPT row of options.def (named by
+ * its `field` column, typed by its kind), set to the row's default when
+ * the option is not given. */
+typedef struct DriverOptions {
+    CommandId cmd;
+    const char *name;          /* "verify", "compile": for messages */
+    unsigned char given[OPT__COUNT]; /* the option was on the command line */
+    char **files;              /* the arguments that are not options (malloc) */
+    int nfiles;
+    CommonOptions common;      /* -D, --algorithm, diagnostics (session_open) */
+#define OPT(id, spelling, kind, field, arg, min, max, dflt, cmds, help) OPTK_TYPE_##kind field;
+#define OPT_INTO(id, spelling, kind, field, arg, min, max, dflt, cmds, help)
+#include "driver/options.def"
+} DriverOptions;
+
+/* The values of the ENUM options (--format, --routing, --route, ...): one
+ * enum per CHOICES row of options.def, FORMAT_TEXT = 0, FORMAT_JSON, ... */
+#define CHOICES(id, words) enum { words };
+#define CHOICE(constant, word) constant,
+#include "driver/options.def"
+#undef CHOICE
+
+/* Parses argv (argv[0] is the command name) for command `cmd`. Returns -1
+ * when the command goes on (then options_free), EXIT_OK after printing the
+ * help (--help), EXIT_USAGE after printing a usage error; nothing is left
+ * to free in the last two cases. */
+int options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv);
+void options_free(DriverOptions *o);
+
+/* The one N of a command that takes a single -N value: -N's value, or
+ * `dflt` without -N (dflt < 0: -N is required; `what` names N: "ranks",
+ * "chips"). Returns -1 ok, else EXIT_USAGE after the usage error. */
+int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int64_t *N);
+
+/* The value of option `id` on a command line not parsed yet (the last one
+ * given, matched as options_parse matches it; NULL: not given). A command
+ * that hands some command lines to a variant looks at it first (compile
+ * --target=sg2260). */
+const char *options_value(int argc, char **argv, OptionId id);
+/* Is option `id` on that command line (a flag such as --help included)? */
+int options_given(int argc, char **argv, OptionId id);
+/* How many arguments of that command line are not options (files, or
+ * synth's COLLECTIVE). */
+int options_count_files(int argc, char **argv);
+
+/* The word of an ENUM option's value: "json" for OPT_FORMAT, FORMAT_JSON. */
+const char *options_choice(OptionId id, int value, char *buf, size_t size);
+
+/* The help page of a command (what `collc help NAME` and NAME --help print),
+ * and the command list and common options of `collc --help`. */
+void options_help(FILE *out, CommandId cmd);
+void options_usage(FILE *out);
+
+/* "fp32, fp16, bf16 and int8": the canonical names of the element types
+ * whose runtime (sg = 0) or SG2260 (sg = 1) value is not -1. */
+const char *options_dtype_list(int sg, char *buf, size_t size);
+
+#endif
