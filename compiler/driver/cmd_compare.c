@@ -190,8 +190,7 @@ int cmd_compare(int argc, char **argv) {
     if (rc >= 0) return rc;
     CostCli c;
     int64_t N = 0;
-    rc = cost_cli_init(&c, &o);
-    if (!rc && options_single_n(&o, 8, "ranks", &N) >= 0) rc = EXIT_USAGE;
+    rc = cost_cli_init_one_n(&c, &o, &N);
     if (rc) {
         options_free(&o);
         return rc;

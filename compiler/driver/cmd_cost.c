@@ -72,6 +72,12 @@ int cost_cli_init(CostCli *c, const DriverOptions *o) {
     return 0;
 }
 
+int cost_cli_init_one_n(CostCli *c, const DriverOptions *o, int64_t *N) {
+    int rc = cost_cli_init(c, o);
+    if (!rc && options_single_n(o, 8, "ranks", N) >= 0) rc = EXIT_USAGE;
+    return rc;
+}
+
 int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, char *err,
                       size_t errsz) {
     TopoStatus st;
@@ -574,20 +580,58 @@ static int closed_collect(Session *s, const CostCli *c, const Algorithm *a, size
     return EXIT_OK;
 }
 
+/* The six fitted coefficients of a closed form (α, M/β, M/γ of the cost,
+ * then of its lower bound) and the two formulas made of them. */
+typedef struct {
+    char fit[6][256];
+    char T[800], L[800];
+    int ok_fit, ok_lb; /* every coefficient of the cost / the bound fitted */
+} ClosedFit;
+
+static void closed_fit_formulas(ClosedFit *f) {
+    formula(f->fit[0], f->fit[1], f->fit[2], f->T, sizeof f->T);
+    formula(f->fit[3], f->fit[4], f->fit[5], f->L, sizeof f->L);
+    f->ok_fit = f->ok_lb = 1;
+    for (int k = 0; k < 6; k++)
+        if (strcmp(f->fit[k], "?") == 0) *(k < 3 ? &f->ok_fit : &f->ok_lb) = 0;
+}
+
+static void closed_fit_json(JsonWriter *w, const ClosedFit *f) {
+    static const char *const nm[3] = {"alpha", "beta", "gamma"};
+    json_key(w, "closed_form");
+    json_object_begin(w);
+    for (int k = 0; k < 3; k++) json_field_string(w, nm[k], f->fit[k]);
+    json_field_string(w, "formula", f->ok_fit ? f->T : "");
+    json_object_end(w);
+    json_key(w, "lower_bound_closed_form");
+    json_object_begin(w);
+    for (int k = 0; k < 3; k++) json_field_string(w, nm[k], f->fit[3 + k]);
+    json_field_string(w, "formula", f->ok_lb ? f->L : "");
+    json_object_end(w);
+}
+
+/* "T(N)  = ..." and "LB(N) = ..." ("T(N, K)" with args "N, K"). */
+static void closed_fit_print(const ClosedFit *f, const char *args) {
+    if (f->ok_fit) printf("T(%s)  = %s\n", args, f->T);
+    else
+        printf("T(%s)  : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", args, f->fit[0],
+               f->fit[1], f->fit[2]);
+    if (f->ok_lb) printf("LB(%s) = %s\n", args, f->L);
+    else
+        printf("LB(%s) : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", args, f->fit[3],
+               f->fit[4], f->fit[5]);
+}
+
 /* One closed form in N: the report of Closed rows of a single point.
  * `label` names the point's swept params ("" without a sweep). */
 static void closed_report(const CostCli *c, const Algorithm *a, const char *label, Closed *d) {
     size_t m = d->m;
-    char fit[6][256];
-    for (int k = 0; k < 6; k++) cost_fit(d->pt[k], m, fit[k], sizeof fit[k]);
-    char T[800], L[800], nl[512], sk[512];
-    formula(fit[0], fit[1], fit[2], T, sizeof T);
-    formula(fit[3], fit[4], fit[5], L, sizeof L);
+    ClosedFit f;
+    for (int k = 0; k < 6; k++) cost_fit(d->pt[k], m, f.fit[k], sizeof f.fit[k]);
+    closed_fit_formulas(&f);
+    char nl[512], sk[512];
     fmt_nlist(d->Ns, m, nl, sizeof nl);
     fmt_nlist(d->skipped, d->nskipped, sk, sizeof sk);
-    int ok_fit = 1, ok_lb = 1;
-    for (int k = 0; k < 6; k++)
-        if (strcmp(fit[k], "?") == 0) *(k < 3 ? &ok_fit : &ok_lb) = 0;
     char vb[3][300];
     const char *verd[3];
     for (int k = 0; k < 3; k++) verd[k] = over_n(d->opt[k], m, vb[k], sizeof vb[k], d->Ns);
@@ -607,17 +651,7 @@ static void closed_report(const CostCli *c, const Algorithm *a, const char *labe
         json_array_begin(&w);
         for (size_t i = 0; i < d->nskipped; i++) json_int(&w, d->skipped[i]);
         json_array_end(&w);
-        const char *nm[3] = {"alpha", "beta", "gamma"};
-        json_key(&w, "closed_form");
-        json_object_begin(&w);
-        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[k]);
-        json_field_string(&w, "formula", ok_fit ? T : "");
-        json_object_end(&w);
-        json_key(&w, "lower_bound_closed_form");
-        json_object_begin(&w);
-        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[3 + k]);
-        json_field_string(&w, "formula", ok_lb ? L : "");
-        json_object_end(&w);
+        closed_fit_json(&w, &f);
         const char *what[3] = {"latency", "bandwidth", "compute"};
         json_key(&w, "optimal");
         json_object_begin(&w);
@@ -656,14 +690,7 @@ static void closed_report(const CostCli *c, const Algorithm *a, const char *labe
         }
     }
     printf("\n");
-    if (ok_fit) printf("T(N)  = %s\n", T);
-    else
-        printf("T(N)  : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[0], fit[1],
-               fit[2]);
-    if (ok_lb) printf("LB(N) = %s\n", L);
-    else
-        printf("LB(N) : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", fit[3], fit[4],
-               fit[5]);
+    closed_fit_print(&f, "N");
     printf("latency:   %s\n", verd[0]);
     printf("bandwidth: %s\n", verd[1]);
     if (collective_info[a->coll].reducing) printf("compute:   %s\n", verd[2]);
@@ -685,17 +712,13 @@ static const char *over_np(const uint8_t *opt, size_t n, const char *pname, char
 static void closed_report2(const CostCli *c, const Algorithm *a, const char *pname,
                            const int64_t *vals, size_t nvals, Closed *d) {
     size_t m = d->m;
-    char fit[6][256];
-    for (int k = 0; k < 6; k++) cost_fit2(d->pt[k], m, pname, fit[k], sizeof fit[k]);
-    char T[800], L[800], nl[512], pl[512], sk[512];
-    formula(fit[0], fit[1], fit[2], T, sizeof T);
-    formula(fit[3], fit[4], fit[5], L, sizeof L);
+    ClosedFit f;
+    for (int k = 0; k < 6; k++) cost_fit2(d->pt[k], m, pname, f.fit[k], sizeof f.fit[k]);
+    closed_fit_formulas(&f);
+    char nl[512], pl[512], sk[512];
     fmt_nlist(c->closed, c->nclosed, nl, sizeof nl);
     fmt_nlist(vals, nvals, pl, sizeof pl);
     fmt_nlist(d->skipped, d->nskipped, sk, sizeof sk);
-    int ok_fit = 1, ok_lb = 1;
-    for (int k = 0; k < 6; k++)
-        if (strcmp(fit[k], "?") == 0) *(k < 3 ? &ok_fit : &ok_lb) = 0;
     char vb[3][128];
     const char *verd[3];
     for (int k = 0; k < 3; k++) verd[k] = over_np(d->opt[k], m, pname, vb[k], sizeof vb[k]);
@@ -707,17 +730,7 @@ static void closed_report2(const CostCli *c, const Algorithm *a, const char *pna
         json_field_string(&w, "param", pname);
         json_field_string(&w, "collective", collective_info[a->coll].keyword);
         json_field_string(&w, "topology", d->topo_name);
-        const char *nm[3] = {"alpha", "beta", "gamma"};
-        json_key(&w, "closed_form");
-        json_object_begin(&w);
-        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[k]);
-        json_field_string(&w, "formula", ok_fit ? T : "");
-        json_object_end(&w);
-        json_key(&w, "lower_bound_closed_form");
-        json_object_begin(&w);
-        for (int k = 0; k < 3; k++) json_field_string(&w, nm[k], fit[3 + k]);
-        json_field_string(&w, "formula", ok_lb ? L : "");
-        json_object_end(&w);
+        closed_fit_json(&w, &f);
         const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
         json_key(&w, "points");
         json_array_begin(&w);
@@ -755,14 +768,9 @@ static void closed_report2(const CostCli *c, const Algorithm *a, const char *pna
         }
     }
     printf("\n");
-    if (ok_fit) printf("T(N, %s)  = %s\n", pname, T);
-    else
-        printf("T(N, %s)  : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", pname,
-               fit[0], fit[1], fit[2]);
-    if (ok_lb) printf("LB(N, %s) = %s\n", pname, L);
-    else
-        printf("LB(N, %s) : no closed form in the basis (α: %s, M/β: %s, M/γ: %s)\n", pname,
-               fit[3], fit[4], fit[5]);
+    char args[300];
+    snprintf(args, sizeof args, "N, %s", pname);
+    closed_fit_print(&f, args);
     printf("latency:   %s\n", verd[0]);
     printf("bandwidth: %s\n", verd[1]);
     if (collective_info[a->coll].reducing) printf("compute:   %s\n", verd[2]);

@@ -95,8 +95,7 @@ int cmd_synth(int argc, char **argv) {
     }
     CostCli c;
     int64_t N = 0;
-    rc = cost_cli_init(&c, &d);
-    if (!rc && options_single_n(&d, 8, "ranks", &N) >= 0) rc = EXIT_USAGE;
+    rc = cost_cli_init_one_n(&c, &d, &N);
     if (rc) {
         options_free(&d);
         return rc;

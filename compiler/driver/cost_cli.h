@@ -35,6 +35,9 @@ typedef struct CostCli {
  * checks --format for the command. Returns 0, or EXIT_USAGE / EXIT_INPUT
  * after printing the error. The arrays point into o. */
 int cost_cli_init(CostCli *c, const DriverOptions *o);
+/* cost_cli_init for a command of one rank count (compare, draw, synth):
+ * also reads -N into *N, 8 when it is not given. */
+int cost_cli_init_one_n(CostCli *c, const DriverOptions *o, int64_t *N);
 
 /* Builds the topology for N. Returns 0 ok; 1 when it does not apply to this
  * N (message in err); 2 on a usage error (printed); -1 after input errors
