@@ -244,7 +244,9 @@ int cmd_sim(int argc, char **argv) {
         SgLowered L;
         Sg2260DataMode mode;
         uint64_t stride = 0, window = 0;
-        progress_begin("sim", c.algs[k]->name);
+        /* --progress prints the engine's own reports; a status line among
+         * them would only be erased and redrawn between them */
+        if (!c.o.progress) progress_begin("sim", c.algs[k]->name);
         if (lower_for_check(&c.s, &c.o, &c.m, c.algs[k], &L, &mode, &stride, &window) ||
             sim_one(&c.s, &c.o, &c.m, &L, mode, stride, window))
             failed = 1;
