@@ -49,6 +49,13 @@ static const struct {
 };
 #define NALGS ((int)(sizeof algs / sizeof *algs))
 
+/* The name of a contender: an example, or the library's own ("native"). */
+static const char *contender(void (*fn)(void)) {
+    for (int a = 0; fn && a < NALGS; a++)
+        if (algs[a].fn == fn) return algs[a].name;
+    return "native";
+}
+
 typedef int (*fn_bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
 typedef int (*fn_gs)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
 typedef int (*fn_reduce)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
@@ -77,6 +84,16 @@ static int call(kind k, void (*fn)(void), float *sb, float *rb, size_t bytes) {
     }
 }
 
+/* A call that failed is never timed: the benchmark stops and says why. */
+static void check(int rc, const char *what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    fprintf(stderr, "mpi_bench: rank %d: %s failed: %s\n", me, what, text);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -86,7 +103,7 @@ static int cmp_d(const void *a, const void *b) {
 static double timed(kind k, void (*fn)(void), float *sb, float *rb, size_t bytes, int iters) {
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++) call(k, fn, sb, rb, bytes);
+    for (int i = 0; i < iters; i++) check(call(k, fn, sb, rb, bytes), contender(fn));
     double t = (MPI_Wtime() - t0) / iters, tmax;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
     return tmax;
@@ -143,8 +160,13 @@ int main(int argc, char **argv) {
         if (!alg) idx[n++] = -1;
         for (int a = 0; a < NALGS; a++) {
             if (algs[a].k != (kind)k || (alg && strcmp(alg, algs[a].name) != 0)) continue;
-            /* require fails for this N: MPI_ERR_UNSUPPORTED_OPERATION, no message sent */
-            if (call((kind)k, algs[a].fn, sb, rb, 4096) == MPI_ERR_UNSUPPORTED_OPERATION) continue;
+            /* require fails for this N: an error code of class
+             * MPI_ERR_UNSUPPORTED_OPERATION (the reason is its string), on
+             * every rank alike, no message sent */
+            int rc = call((kind)k, algs[a].fn, sb, rb, 4096), cls = MPI_SUCCESS;
+            if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+            if (cls == MPI_ERR_UNSUPPORTED_OPERATION) continue;
+            check(rc, algs[a].name);
             idx[n++] = a;
         }
         if (me == 0) {
@@ -160,8 +182,11 @@ int main(int argc, char **argv) {
             if (iters > 100) iters = 100;
             /* warm-up: first touch, cached scratch, connections */
             int native = !alg || strcmp(alg, "native") == 0;
-            if (native) call((kind)k, NULL, sb, rb, bytes);
-            for (int j = 0; j < n; j++) call((kind)k, idx[j] < 0 ? NULL : algs[idx[j]].fn, sb, rb, bytes);
+            if (native) check(call((kind)k, NULL, sb, rb, bytes), "native");
+            for (int j = 0; j < n; j++) {
+                void (*fn)(void) = idx[j] < 0 ? NULL : algs[idx[j]].fn;
+                check(call((kind)k, fn, sb, rb, bytes), contender(fn));
+            }
             /* Contender c = 0 is the library, c = j + 1 is idx[j]. Each round
              * starts one contender later, so that none always runs right
              * after the same other one (a slow one disturbs its successor). */
