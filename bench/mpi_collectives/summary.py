@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""summary.py RUN_OUTPUT: the table of bench/mpi_collectives/run.sh, reduced
+"""summary.py RUN_OUTPUT...: the table of bench/mpi_collectives/run.sh, reduced
 to one markdown row per (MPI, N, collective): in each size column the best
 collc algorithm's median busbw ratio (ours / native), and after it the range
-of the "(native again)" noise column over the row. Cells under the target
+of the "(native again)" noise column over the row. Given several runs, each
+cell is the median of the runs' cells (a run in which the library's own
+collective happens to be slow lifts every ratio of that run), and the noise
+range is over all of them. Cells under the target
 (< 0.90 from 256 KiB, 1.0 less 10 % noise; < 0.67 below) are marked with
 '*', cells in [0.90, 1.0) from 256 KiB with '~'. Results: bench/RESULTS.md.
 
@@ -13,7 +16,8 @@ import re
 import sys
 
 
-def main(path):
+def read(path):
+    """[(MPI, N, collective)] in order, and per key [(label, bytes, noise, best)]."""
     order, rows, impl, n = [], {}, "?", "?"
     for line in open(path, encoding="utf-8"):
         m = re.match(r"# collc --target=mpi vs (.*?), N=(\d+)", line)
@@ -36,6 +40,24 @@ def main(path):
             rows[order[-1]].append((m.group(1) + m.group(2)[0], size, vals[0], max(vals[1:])))
     if not order:
         sys.exit("no table in " + path)
+    return order, rows
+
+
+def median(xs):
+    xs = sorted(xs)
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
+def main(paths):
+    runs = [read(p) for p in paths]
+    order = runs[0][0]
+    rows = {}
+    for key in order:
+        if any(key not in r for _, r in runs) or len({len(r[key]) for _, r in runs}) != 1:
+            sys.exit(f"the runs differ in {key}: not runs of one table")
+        cells = zip(*(r[key] for _, r in runs))
+        rows[key] = [(c[0][0], c[0][1], [x[2] for x in c], median([x[3] for x in c])) for c in cells]
     sizes = [s for s, _, _, _ in rows[order[0]]]
     print("| MPI | N | collective | " + " | ".join(sizes) + " | noise |")
     print("|---|---|---|" + "---|" * (len(sizes) + 1))
@@ -49,13 +71,13 @@ def main(path):
             below += low
             near += close
             cells.append(f"{best:.2f}{'*' if low else '~' if close else ''}")
-        noise = [x for _, _, x, _ in rows[key]]
+        noise = [x for _, _, xs, _ in rows[key] for x in xs]
         print(f"| {key[0]} | {key[1]} | {key[2]} | " + " | ".join(cells) +
               f" | {min(noise):.2f}–{max(noise):.2f} |")
     print(f"\n{below} cells under target (*), {near} within 10 % under 1.0 (~)")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: summary.py RUN_OUTPUT")
-    main(sys.argv[1])
+    if len(sys.argv) < 2:
+        sys.exit("usage: summary.py RUN_OUTPUT...")
+    main(sys.argv[1:])
