@@ -14,6 +14,7 @@ range is over all of them. Cells under the target
 """
 import re
 import sys
+from statistics import median
 
 
 def read(path):
@@ -41,12 +42,6 @@ def read(path):
     if not order:
         sys.exit("no table in " + path)
     return order, rows
-
-
-def median(xs):
-    xs = sorted(xs)
-    k = len(xs) // 2
-    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
 
 
 def main(paths):

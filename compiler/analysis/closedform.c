@@ -159,31 +159,32 @@ static int solve_in(Rat (*m)[4], const CostPoint *pts, size_t n, const int *fs, 
     return !ovf;
 }
 
-static int solve(const CostPoint *pts, size_t n, const int *fs, int k, Rat *w) {
-    Rat(*m)[4] = xmalloc(n * sizeof *m);
-    int ok = solve_in(m, pts, n, fs, k, w);
-    free(m);
-    return ok;
-}
-
 /* The first subset of at most three of the first `count` basis products,
  * by size, then in lexicographic order, whose weights fit every point:
  * returns its size k with the products in fs and the weights in w, or 0. */
 static int find_fit(const CostPoint *pts, size_t n, int count, int fs[3], Rat w[3]) {
-    for (int k = 1; k <= 3; k++) {
+    /* one work matrix for every subset tried (tens of thousands in N and a
+     * param) */
+    Rat(*m)[4] = xmalloc(n * sizeof *m);
+    int found = 0;
+    for (int k = 1; k <= 3 && !found; k++) {
         int idx[3] = {0, 1, 2};
         for (;;) {
             for (int j = 0; j < k; j++) fs[j] = idx[j];
             /* k points determine k weights; at least one more must confirm */
-            if ((size_t)k < n && solve(pts, n, fs, k, w)) return k;
+            if ((size_t)k < n && solve_in(m, pts, n, fs, k, w)) {
+                found = k;
+                break;
+            }
             int j = k - 1;
             while (j >= 0 && idx[j] == count - k + j) j--;
             if (j < 0) break;
             idx[j]++;
-            for (int m = j + 1; m < k; m++) idx[m] = idx[m - 1] + 1;
+            for (int i = j + 1; i < k; i++) idx[i] = idx[i - 1] + 1;
         }
     }
-    return 0;
+    free(m);
+    return found;
 }
 
 /* ---- printing ---- */
@@ -205,9 +206,6 @@ static void put(Buf *b, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Writes |k|·X with the conventions 2(N-1), (N-1)/2, 3(N-1)/4. `core` is a
- * parenthesised expression like "(N-1)" and `over` an extra denominator
- * ("N" or ""). */
 /* The sign of a term, "-" first and " - " or " + " after another term;
  * returns |w|. */
 static Rat put_sign(Buf *b, Rat w, int first) {
@@ -221,6 +219,9 @@ static Rat put_sign(Buf *b, Rat w, int first) {
     return w;
 }
 
+/* Writes |k|·X with the conventions 2(N-1), (N-1)/2, 3(N-1)/4. `core` is a
+ * parenthesised expression like "(N-1)" and `over` an extra denominator
+ * ("N" or ""). */
 static void put_scaled(Buf *b, Rat k, const char *core, const char *over) {
     int64_t p = k.num < 0 ? -k.num : k.num, q = k.den;
     if (p != 1) put(b, "%lld", (long long)p);

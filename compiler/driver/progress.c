@@ -118,7 +118,8 @@ static void *drawer(void *arg) {
 
 void progress_begin(const char *cmd, const char *what) {
     if (!enabled()) return;
-    progress_end();
+    /* a running thread draws the new piece of work (a sweep begins one per
+     * value: no thread per piece) */
     pthread_mutex_lock(&P.mu);
     snprintf(P.cmd, sizeof P.cmd, "%s", cmd);
     snprintf(P.what, sizeof P.what, "%s", what);
@@ -131,7 +132,7 @@ void progress_begin(const char *cmd, const char *what) {
     }
     pthread_mutex_unlock(&P.mu);
     /* Without a thread there is no line; the work goes on all the same. */
-    P.have_thread = pthread_create(&P.thread, NULL, drawer, NULL) == 0;
+    if (!P.have_thread) P.have_thread = pthread_create(&P.thread, NULL, drawer, NULL) == 0;
 }
 
 void progress_step(const char *fmt, ...) {
