@@ -14,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The largest buffer run allocates (per rank and buffer). */
-#define RUN_MAX_BYTES (64.0 * 1024 * 1024 * 1024)
-
 /* count < 0: from size. */
 static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double size, int64_t count_opt,
                    coll_dtype dt, coll_op op, int iters, int warmup, int in_place, int no_verify, int opt_level) {
@@ -26,8 +23,8 @@ static int run_one(Session *s, Algorithm *alg, int64_t N, int64_t root, double s
     size_t esz = coll_dtype_size(dt);
     int blocks = run_blocks(coll, (int)N);
     size_t count = count_opt >= 0 ? (size_t)count_opt : (size_t)(size / ((double)blocks * (double)esz));
-    if ((double)count * (double)esz * blocks > RUN_MAX_BYTES)
-        return usage_error("run", "--count %" PRId64 " makes the larger buffer of '%s' exceed 64GiB", count_opt,
+    if ((double)count * (double)esz * blocks > DRIVER_MAX_MOVED_BYTES)
+        return usage_error("run", "--count %" PRId64 " makes the larger buffer of '%s' exceed " DRIVER_MAX_MOVED_TEXT, count_opt,
                            alg->name);
     PipelineRequest rq = {.use = PIPE_RUN, .N = N, .root = root, .no_verify = no_verify, .rank_program = 1};
     Prepared pp;
@@ -103,8 +100,8 @@ int cmd_run(int argc, char **argv) {
         status = usage_error("run", "the cpu target has no %s; its element types are %s", driver_dtypes[o.dtype].name,
                              options_dtype_list(0, list, sizeof list));
     }
-    if (status < 0 && size > RUN_MAX_BYTES)
-        status = usage_error("run", "--size must be at most 64GiB");
+    if (status < 0 && size > DRIVER_MAX_MOVED_BYTES)
+        status = usage_error("run", "--size must be at most " DRIVER_MAX_MOVED_TEXT);
     if (status >= 0) goto out;
 
     Session s;

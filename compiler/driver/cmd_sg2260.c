@@ -74,7 +74,7 @@ static int sg_options(SgOptions *o, const DriverOptions *d) {
     o->op_bitwise = driver_ops[d->op].sg < 0;
     o->op = o->op_bitwise ? SG2260_OP_ADD : (Sg2260Op)driver_ops[d->op].sg;
     o->count = d->given[OPT_COUNT] ? d->count : -1;
-    if (d->size > 64.0 * (1 << 30)) return usage_error(cmd, "--size must be at most 64GiB");
+    if (d->size > DRIVER_MAX_MOVED_BYTES) return usage_error(cmd, "--size must be at most " DRIVER_MAX_MOVED_TEXT);
     o->size = d->size;
     o->store_forward = d->route == ROUTE_STORE_FORWARD;
     o->sink_local = !d->no_sink_copies;

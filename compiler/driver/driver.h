@@ -54,6 +54,11 @@ int parse_int64(const char *s, int64_t *out);
 /* "-N" value: "8", "2..16" (inclusive), "8,16,1024", or a mix "2..8,16".
  * Fills a malloc'ed sorted unique array. Returns 0, or -1 on a bad list. */
 int parse_rank_list(const char *s, int64_t **out, size_t *n);
+/* The largest --size of the commands that move real bytes (run, sim,
+ * --target=sg2260): one host's memory, with room to spare. */
+#define DRIVER_MAX_MOVED_BYTES (64.0 * 1024 * 1024 * 1024)
+#define DRIVER_MAX_MOVED_TEXT "64GiB"
+
 /* Sizes: "64MiB", "4KB", "64K", "1024", "8B" (runtime/quantity.h); times:
  * "2us", "1.5ms", "3e-6"; bandwidth: "64GB/s", "32GiB/s". Return 0 ok, -1
  * on error. */
