@@ -69,8 +69,7 @@ static void cut_need(Collective coll, int64_t N, int64_t k, int root_in, Rat *in
         if (root_in && rest > 0) *in = rat_int(1);
         if (!root_in && k > 0) *out = rat_int(1);
         break;
-    default:
-        COLLC_UNREACHABLE("collective");
+    case COLLECTIVE__COUNT: COLLC_UNREACHABLE("not a collective");
     }
 }
 

@@ -50,177 +50,229 @@ static Rat port_waves(PortUse *u, size_t n, const int64_t *ports, int *ovf) {
     return worst;
 }
 
+/* The work arrays of one pricing, reused from step to step. */
+typedef struct CostWork {
+    const Schedule *s;
+    TopoModel *t;
+    DiagEngine *dx;
+    int64_t *load;        /* [nlinks] chunks crossing each link this step */
+    int32_t *touched;     /* the links with a load */
+    size_t ntouched;
+    int64_t *reduced;     /* [N] chunks reduced into each rank */
+    int64_t max_reduced;
+    int any_reduce;
+    int64_t *sent, *recvd; /* [N] messages per rank (equal start-ups) */
+    int32_t *route;       /* [nnodes] */
+    int64_t *inj, *ej;    /* --ports on a graph: chunks each rank injects / ejects */
+    int64_t max_port_load;
+    uint64_t *pairs;      /* the messages: src * N + dst */
+    size_t npairs, pairs_cap;
+    PortUse *senders, *receivers; /* start-ups that differ */
+    int max_hops;
+    int ovf;
+} CostWork;
+
+static void work_init(CostWork *w, const Schedule *s, TopoModel *t, DiagEngine *dx) {
+    memset(w, 0, sizeof *w);
+    size_t N = (size_t)s->N;
+    w->s = s;
+    w->t = t;
+    w->dx = dx;
+    w->load = xcalloc(t->nlinks ? t->nlinks : 1, sizeof *w->load);
+    w->touched = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *w->touched);
+    w->reduced = xcalloc(N, sizeof *w->reduced);
+    w->sent = xcalloc(N, sizeof *w->sent);
+    w->recvd = xcalloc(N, sizeof *w->recvd);
+    w->route = xmalloc((size_t)t->nnodes * sizeof *w->route);
+    if (t->port_limit) {
+        w->inj = xcalloc(N, sizeof *w->inj);
+        w->ej = xcalloc(N, sizeof *w->ej);
+    }
+}
+
+static void work_free(CostWork *w) {
+    free(w->load);
+    free(w->touched);
+    free(w->reduced);
+    free(w->sent);
+    free(w->recvd);
+    free(w->route);
+    free(w->pairs);
+    free(w->senders);
+    free(w->receivers);
+    free(w->inj);
+    free(w->ej);
+}
+
+/* Loads the links, the reducers and the ports with the transfers of step
+ * st and collects its messages. Returns 0, or -1 after reporting a transfer
+ * the topology cannot route. */
+static int step_transfers(CostWork *w, const Step *st) {
+    const Schedule *s = w->s;
+    TopoModel *t = w->t;
+    uint64_t N = (uint64_t)s->N;
+    w->ntouched = w->npairs = 0;
+    w->max_reduced = 0;
+    w->any_reduce = 0;
+    if (st->count > w->pairs_cap) {
+        w->pairs_cap = st->count;
+        w->pairs = xrealloc(w->pairs, w->pairs_cap * sizeof *w->pairs);
+        if (!t->uniform_startup) {
+            w->senders = xrealloc(w->senders, w->pairs_cap * sizeof *w->senders);
+            w->receivers = xrealloc(w->receivers, w->pairs_cap * sizeof *w->receivers);
+        }
+    }
+    for (size_t xi = st->first; xi < st->first + st->count; xi++) {
+        const Transfer *x = &s->xfers[xi];
+        int64_t len = x->src.hi - x->src.lo;
+        if (x->op == XFER_REDUCE) {
+            w->reduced[x->dst.rank] += len;
+            if (w->reduced[x->dst.rank] > w->max_reduced) w->max_reduced = w->reduced[x->dst.rank];
+            w->any_reduce = 1;
+        }
+        if (x->src.rank == x->dst.rank) continue; /* local: free */
+        int h = topo_route(t, x->src.rank, x->dst.rank, w->route);
+        if (h < 0) {
+            diag_error(w->dx, x->span, "cost-unroutable", "topology '%s' has no path from rank %d to rank %d",
+                       t->name, (int)x->src.rank, (int)x->dst.rank);
+            Arena tmp;
+            arena_init(&tmp);
+            const char *why = schedule_describe_transfer(s, xi, &tmp);
+            if (why && *why) diag_note(w->dx, x->span, "with %s", why);
+            arena_free(&tmp);
+            return -1;
+        }
+        for (int k = 0; k < h; k++) {
+            if (w->load[w->route[k]] == 0) w->touched[w->ntouched++] = w->route[k];
+            w->load[w->route[k]] += len;
+        }
+        w->pairs[w->npairs++] = (uint64_t)x->src.rank * N + (uint64_t)x->dst.rank;
+        if (w->inj) {
+            w->inj[x->src.rank] += len;
+            w->ej[x->dst.rank] += len;
+            if (w->inj[x->src.rank] > w->max_port_load) w->max_port_load = w->inj[x->src.rank];
+            if (w->ej[x->dst.rank] > w->max_port_load) w->max_port_load = w->ej[x->dst.rank];
+        }
+    }
+    return 0;
+}
+
+/* The latency term of the step's messages: the largest route alpha, or the
+ * port serialisation when that is longer. */
+static Rat step_latency(CostWork *w) {
+    TopoModel *t = w->t;
+    uint64_t N = (uint64_t)w->s->N;
+    if (!w->npairs) return rat_zero();
+    uint64_t *pairs = w->pairs;
+    qsort(pairs, w->npairs, sizeof *pairs, cmp_u64);
+    size_t u = 0;
+    for (size_t k = 0; k < w->npairs; k++)
+        if (u == 0 || pairs[u - 1] != pairs[k]) pairs[u++] = pairs[k];
+    size_t npairs = w->npairs = u;
+    Rat a = rat_zero();
+    for (size_t k = 0; k < npairs; k++) {
+        int64_t src = (int64_t)(pairs[k] / N), dst = (int64_t)(pairs[k] % N);
+        int h = topo_route(t, src, dst, w->route);
+        Rat ra = rat_zero();
+        for (int j = 0; j < h; j++)
+            ra = t->cut_through ? rat_max(ra, t->links[w->route[j]].alpha)
+                                : rat_add(ra, t->links[w->route[j]].alpha, &w->ovf);
+        a = rat_max(a, ra);
+        if (h > w->max_hops) w->max_hops = h;
+        if (t->uniform_startup) {
+            w->sent[src]++;
+            w->recvd[dst]++;
+        } else {
+            Rat su = t->links[w->route[0]].alpha;
+            w->senders[k] = (PortUse){src, su};
+            w->receivers[k] = (PortUse){dst, su};
+        }
+    }
+    /* port serialisation: each rank starts (and accepts) at most msg_ports
+     * messages at a time, each paying its start-up */
+    Rat ser;
+    if (t->uniform_startup) {
+        int64_t waves = 0;
+        for (size_t k = 0; k < npairs; k++) {
+            int64_t src = (int64_t)(pairs[k] / N), dst = (int64_t)(pairs[k] % N);
+            int64_t v1 = ceil_div(w->sent[src], t->msg_ports[src]);
+            int64_t v2 = ceil_div(w->recvd[dst], t->msg_ports[dst]);
+            if (v1 > waves) waves = v1;
+            if (v2 > waves) waves = v2;
+        }
+        for (size_t k = 0; k < npairs; k++) {
+            w->sent[pairs[k] / N] = 0;
+            w->recvd[pairs[k] % N] = 0;
+        }
+        ser = rat_mul(rat_int(waves), t->startup, &w->ovf);
+    } else {
+        ser = rat_max(port_waves(w->senders, npairs, t->msg_ports, &w->ovf),
+                      port_waves(w->receivers, npairs, t->msg_ports, &w->ovf));
+    }
+    return rat_max(a, ser);
+}
+
+/* The bandwidth term of step st in chunks: its busiest link (or the port
+ * limit); clears the loads. */
+static Rat step_bandwidth(CostWork *w, const Step *st) {
+    TopoModel *t = w->t;
+    Rat b = rat_zero();
+    for (size_t k = 0; k < w->ntouched; k++) {
+        const TopoLink *l = &t->links[w->touched[k]];
+        b = rat_max(b, rat_mul(rat_int(w->load[w->touched[k]]), l->tpb, &w->ovf));
+        w->load[w->touched[k]] = 0;
+    }
+    if (w->inj && w->max_port_load) {
+        b = rat_max(b, rat_make(w->max_port_load, t->port_limit, &w->ovf));
+        for (size_t xi = st->first; xi < st->first + st->count; xi++) {
+            w->inj[w->s->xfers[xi].src.rank] = 0;
+            w->ej[w->s->xfers[xi].dst.rank] = 0;
+        }
+        w->max_port_load = 0;
+    }
+    return b;
+}
+
 int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_steps,
                   CostResult *out) {
     memset(out, 0, sizeof *out);
-    int ovf = 0;
     int64_t N = s->N;
     COLLC_ASSERT(t->N == N);
-    out->chunk = rat_make(1, cost_blocks(s->alg->coll, N) * s->split, &ovf);
+    CostWork w;
+    work_init(&w, s, t, dx);
+    out->chunk = rat_make(1, cost_blocks(s->alg->coll, N) * s->split, &w.ovf);
     out->total.a = out->total.b = out->total.c = rat_zero();
     out->nsteps = s->nsteps;
     if (keep_steps) out->steps = xcalloc(s->nsteps ? s->nsteps : 1, sizeof *out->steps);
-
-    int64_t *load = xcalloc(t->nlinks ? t->nlinks : 1, sizeof *load);
-    int32_t *touched = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *touched);
-    int64_t *reduced = xcalloc((size_t)N, sizeof *reduced);
-    int64_t *sent = xcalloc((size_t)N, sizeof *sent);
-    int64_t *recvd = xcalloc((size_t)N, sizeof *recvd);
-    int32_t *route = xmalloc((size_t)t->nnodes * sizeof *route);
-    /* --ports on a graph: chunks each rank injects / ejects this step */
-    int64_t *inj = t->port_limit ? xcalloc((size_t)N, sizeof *inj) : NULL;
-    int64_t *ej = t->port_limit ? xcalloc((size_t)N, sizeof *ej) : NULL;
-    int64_t max_port_load = 0;
-    uint64_t *pairs = NULL;
-    PortUse *senders = NULL, *receivers = NULL; /* start-ups that differ */
-    size_t pairs_cap = 0;
     int status = 0;
-
     for (size_t si = 0; si < s->nsteps && status == 0; si++) {
         const Step *st = &s->steps[si];
-        size_t ntouched = 0, npairs = 0;
-        int64_t max_reduced = 0;
-        int any_reduce = 0;
-        if (st->count > pairs_cap) {
-            pairs_cap = st->count;
-            pairs = xrealloc(pairs, pairs_cap * sizeof *pairs);
-            if (!t->uniform_startup) {
-                senders = xrealloc(senders, pairs_cap * sizeof *senders);
-                receivers = xrealloc(receivers, pairs_cap * sizeof *receivers);
-            }
+        if (step_transfers(&w, st)) {
+            status = -1;
+            break;
         }
-        for (size_t xi = st->first; xi < st->first + st->count; xi++) {
-            const Transfer *x = &s->xfers[xi];
-            int64_t len = x->src.hi - x->src.lo;
-            if (x->op == XFER_REDUCE) {
-                reduced[x->dst.rank] += len;
-                if (reduced[x->dst.rank] > max_reduced) max_reduced = reduced[x->dst.rank];
-                any_reduce = 1;
-            }
-            if (x->src.rank == x->dst.rank) continue; /* local: free */
-            int h = topo_route(t, x->src.rank, x->dst.rank, route);
-            if (h < 0) {
-                diag_error(dx, x->span, "cost-unroutable",
-                           "topology '%s' has no path from rank %d to rank %d", t->name,
-                           (int)x->src.rank, (int)x->dst.rank);
-                Arena tmp;
-                arena_init(&tmp);
-                const char *why = schedule_describe_transfer(s, xi, &tmp);
-                if (why && *why) diag_note(dx, x->span, "with %s", why);
-                arena_free(&tmp);
-                status = -1;
-                break;
-            }
-            for (int k = 0; k < h; k++) {
-                if (load[route[k]] == 0) touched[ntouched++] = route[k];
-                load[route[k]] += len;
-            }
-            pairs[npairs++] = (uint64_t)x->src.rank * (uint64_t)N + (uint64_t)x->dst.rank;
-            if (inj) {
-                inj[x->src.rank] += len;
-                ej[x->dst.rank] += len;
-                if (inj[x->src.rank] > max_port_load) max_port_load = inj[x->src.rank];
-                if (ej[x->dst.rank] > max_port_load) max_port_load = ej[x->dst.rank];
-            }
-        }
-        if (status) break;
-
         CostTerms step = {rat_zero(), rat_zero(), rat_zero()};
-        /* latency: distinct messages, their route alphas and port serialisation */
-        if (npairs) {
-            qsort(pairs, npairs, sizeof *pairs, cmp_u64);
-            size_t u = 0;
-            for (size_t k = 0; k < npairs; k++)
-                if (u == 0 || pairs[u - 1] != pairs[k]) pairs[u++] = pairs[k];
-            npairs = u;
-            Rat a = rat_zero();
-            for (size_t k = 0; k < npairs; k++) {
-                int64_t src = (int64_t)(pairs[k] / (uint64_t)N), dst = (int64_t)(pairs[k] % (uint64_t)N);
-                int h = topo_route(t, src, dst, route);
-                Rat ra = rat_zero();
-                for (int j = 0; j < h; j++)
-                    ra = t->cut_through ? rat_max(ra, t->links[route[j]].alpha)
-                                        : rat_add(ra, t->links[route[j]].alpha, &ovf);
-                a = rat_max(a, ra);
-                if (h > out->max_hops) out->max_hops = h;
-                if (t->uniform_startup) {
-                    sent[src]++;
-                    recvd[dst]++;
-                } else {
-                    Rat su = t->links[route[0]].alpha;
-                    senders[k] = (PortUse){src, su};
-                    receivers[k] = (PortUse){dst, su};
-                }
-            }
-            /* port serialisation: each rank starts (and accepts) at most
-             * msg_ports messages at a time, each paying its start-up */
-            Rat ser;
-            if (t->uniform_startup) {
-                int64_t waves = 0;
-                for (size_t k = 0; k < npairs; k++) {
-                    int64_t src = (int64_t)(pairs[k] / (uint64_t)N), dst = (int64_t)(pairs[k] % (uint64_t)N);
-                    int64_t v1 = ceil_div(sent[src], t->msg_ports[src]);
-                    int64_t v2 = ceil_div(recvd[dst], t->msg_ports[dst]);
-                    if (v1 > waves) waves = v1;
-                    if (v2 > waves) waves = v2;
-                }
-                for (size_t k = 0; k < npairs; k++) {
-                    sent[pairs[k] / (uint64_t)N] = 0;
-                    recvd[pairs[k] % (uint64_t)N] = 0;
-                }
-                ser = rat_mul(rat_int(waves), t->startup, &ovf);
-            } else {
-                ser = rat_max(port_waves(senders, npairs, t->msg_ports, &ovf),
-                              port_waves(receivers, npairs, t->msg_ports, &ovf));
-            }
-            step.a = rat_max(a, ser);
-        }
-        /* bandwidth: the busiest link */
-        Rat b = rat_zero();
-        for (size_t k = 0; k < ntouched; k++) {
-            const TopoLink *l = &t->links[touched[k]];
-            b = rat_max(b, rat_mul(rat_int(load[touched[k]]), l->tpb, &ovf));
-            load[touched[k]] = 0;
-        }
-        if (inj && max_port_load) {
-            b = rat_max(b, rat_make(max_port_load, t->port_limit, &ovf));
-            for (size_t xi = st->first; xi < st->first + st->count; xi++) {
-                inj[s->xfers[xi].src.rank] = 0;
-                ej[s->xfers[xi].dst.rank] = 0;
-            }
-            max_port_load = 0;
-        }
-        step.b = rat_mul(b, out->chunk, &ovf);
+        step.a = step_latency(&w);
+        step.b = rat_mul(step_bandwidth(&w, st), out->chunk, &w.ovf);
         /* compute: the busiest reducer */
-        if (any_reduce) {
-            step.c = rat_mul(rat_int(max_reduced), out->chunk, &ovf);
-            for (size_t xi = st->first; xi < st->first + st->count; xi++)
-                reduced[s->xfers[xi].dst.rank] = 0;
+        if (w.any_reduce) {
+            step.c = rat_mul(rat_int(w.max_reduced), out->chunk, &w.ovf);
+            for (size_t xi = st->first; xi < st->first + st->count; xi++) w.reduced[s->xfers[xi].dst.rank] = 0;
         }
-        if (!rat_is_zero(step.a) || !rat_is_zero(step.b) || !rat_is_zero(step.c))
-            out->comm_steps++;
-        out->total.a = rat_add(out->total.a, step.a, &ovf);
-        out->total.b = rat_add(out->total.b, step.b, &ovf);
-        out->total.c = rat_add(out->total.c, step.c, &ovf);
+        if (!rat_is_zero(step.a) || !rat_is_zero(step.b) || !rat_is_zero(step.c)) out->comm_steps++;
+        out->total.a = rat_add(out->total.a, step.a, &w.ovf);
+        out->total.b = rat_add(out->total.b, step.b, &w.ovf);
+        out->total.c = rat_add(out->total.c, step.c, &w.ovf);
         if (out->steps) out->steps[si] = step;
-        if (ovf) {
+        if (w.ovf) {
             diag_error(dx, st->span, "cost-overflow",
-                       "cost coefficients of '%s' exceed 64-bit fractions at this step (N = %lld)",
-                       s->alg->name, (long long)N);
+                       "cost coefficients of '%s' exceed 64-bit fractions at this step (N = %lld)", s->alg->name,
+                       (long long)N);
             status = -1;
         }
     }
-    free(load);
-    free(touched);
-    free(reduced);
-    free(sent);
-    free(recvd);
-    free(route);
-    free(pairs);
-    free(senders);
-    free(receivers);
-    free(inj);
-    free(ej);
+    out->max_hops = w.max_hops;
+    work_free(&w);
     if (status) cost_result_free(out);
     return status;
 }

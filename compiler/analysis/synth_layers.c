@@ -2,9 +2,10 @@
  * graph, and per layer step the split of every demand over the arcs that
  * can serve it that minimises the busiest link (a maximum flow, searched
  * over the step's time). */
-#include "analysis/synth.h"
+#include "analysis/synth_engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,14 +353,13 @@ static void balance(SynthGraph *g, StepProblem *p) {
 }
 
 /* The demands' chunks cut into consecutive pieces, one per candidate. */
-static void emit_moves(const StepProblem *p, int32_t step, SynthMoves *out, int reverse) {
+static void emit_moves(const StepProblem *p, int32_t step, SynthMoves *out) {
     for (size_t i = 0; i < p->nd; i++) {
         const Demand *d = &p->d[i];
         int32_t lo = d->lo;
         for (size_t c = d->first; c < d->first + d->ncand; c++) {
             int32_t n = (int32_t)p->amount[c];
             if (!n) continue;
-            (void)reverse;
             synth_moves_push(out, (SynthMove){step, d->owner, p->from[c], d->to, lo, lo + n});
             lo += n;
         }
@@ -403,7 +403,7 @@ void synth_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, const int
             }
         }
         balance(g, &p);
-        emit_moves(&p, t, out, reverse);
+        emit_moves(&p, t, out);
     }
     out->nsteps = depth;
     step_free(&p);
@@ -465,3 +465,43 @@ void synth_route(SynthGraph *g, int64_t root, const int32_t *lo, const int32_t *
     free(cur);
     step_free(&p);
 }
+
+/* ---- the engine ---- */
+
+static int layered_applies(const SynthOptions *o) {
+    (void)o;
+    return 1;
+}
+
+static void layered_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+    synth_spread(g, lo, hi, NULL, reverse, out);
+}
+
+static void layered_try(SynthBuild *b, const int32_t *lo, const int32_t *hi) {
+    switch (b->o->coll) {
+    case COLLECTIVE_ALLGATHER: synth_build_spread_allgather(b, lo, hi); break;
+    case COLLECTIVE_REDUCE_SCATTER: synth_build_spread_reduce_scatter(b, lo, hi); break;
+    case COLLECTIVE_ALLREDUCE: synth_build_spread_allreduce(b, lo, hi); break;
+    case COLLECTIVE_BROADCAST: synth_build_scatter_allgather(b, lo, hi); break;
+    case COLLECTIVE_REDUCE: synth_build_reduce_scatter_gather(b, lo, hi); break;
+    case COLLECTIVE_SCATTER:
+    case COLLECTIVE_GATHER:
+    case COLLECTIVE_ALLTOALL:
+    case COLLECTIVE__COUNT: COLLC_UNREACHABLE("a collective synth does not make");
+    }
+}
+
+static void layered_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
+    if (o->coll == COLLECTIVE_BROADCAST) snprintf(buf, size, "layered scatter from the root + allgather");
+    else if (o->coll == COLLECTIVE_REDUCE) snprintf(buf, size, "reduce-scatter + layered gather to the root");
+    else synth_method_spread(o, "layered breadth-first trees", weighted, buf, size);
+}
+
+const SynthEngine synth_engine_layered = {
+    .name = "layered",
+    .applies = layered_applies,
+    .try_candidate = layered_try,
+    .method = layered_method,
+    .spread = layered_spread,
+    .rounds = 0,
+};

@@ -12,9 +12,10 @@
  * every link of the binding cut with chunks its far side needs is as good as
  * a step can be, so when every step does, the schedule reaches the cut
  * bound (docs/synth.md). */
-#include "analysis/synth.h"
+#include "analysis/synth_engine.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,206 +243,318 @@ static int cmp_move(const void *pa, const void *pb) {
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
-                 SynthMoves *out) {
-    memset(out, 0, sizeof *out);
+/* The state of a spread of the chunks [lo[s], hi[s]) of every owner s. */
+static void phone_init(Phone *p, SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse) {
     const TopoModel *t = g->t;
-    Phone p;
-    memset(&p, 0, sizeof p);
-    p.g = g;
-    p.N = g->N;
-    p.reverse = reverse;
-    int64_t N = p.N;
+    memset(p, 0, sizeof *p);
+    p->g = g;
+    p->N = g->N;
+    p->reverse = reverse;
+    int64_t N = p->N;
     for (int64_t s = 0; s < N; s++)
-        if (hi[s] > p.X) p.X = hi[s];
-    p.owner = xmalloc((size_t)(p.X ? p.X : 1) * sizeof *p.owner);
-    p.holds = xcalloc((size_t)(N * p.X) + 1, 1);
-    p.sends = xcalloc((size_t)(N * p.X) + 1, 1);
-    p.nholders = xcalloc((size_t)(p.X ? p.X : 1), sizeof *p.nholders);
+        if (hi[s] > p->X) p->X = hi[s];
+    int64_t X = p->X;
+    p->owner = xmalloc((size_t)(X ? X : 1) * sizeof *p->owner);
+    p->holds = xcalloc((size_t)(N * X) + 1, 1);
+    p->sends = xcalloc((size_t)(N * X) + 1, 1);
+    p->nholders = xcalloc((size_t)(X ? X : 1), sizeof *p->nholders);
     for (int64_t s = 0; s < N; s++)
         for (int32_t x = lo[s]; x < hi[s]; x++) {
-            p.owner[x] = (int32_t)s;
-            p.holds[s * p.X + x] = 1;
-            p.sends[s * p.X + x] = 1;
-            p.nholders[x] = 1;
+            p->owner[x] = (int32_t)s;
+            p->holds[s * X + x] = 1;
+            p->sends[s * X + x] = 1;
+            p->nholders[x] = 1;
         }
     /* the phase's arcs u -> v: the topology's, mirrored when reversed */
     const int32_t *arc_u = reverse ? g->arc_to : g->arc_from, *arc_v = reverse ? g->arc_from : g->arc_to;
-    group_arcs(g, arc_u, arc_v, &p.adj_first, &p.adj_to, &p.adj_arc);
-    p.tpb = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p.tpb);
-    p.tmin = INFINITY;
+    group_arcs(g, arc_u, arc_v, &p->adj_first, &p->adj_to, &p->adj_arc);
+    p->tpb = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p->tpb);
+    p->tmin = INFINITY;
     for (size_t l = 0; l < t->nlinks; l++) {
-        p.tpb[l] = rat_to_double(t->links[l].tpb);
-        if (p.tpb[l] > 0 && p.tpb[l] < p.tmin) p.tmin = p.tpb[l];
+        p->tpb[l] = rat_to_double(t->links[l].tpb);
+        if (p->tpb[l] > 0 && p->tpb[l] < p->tmin) p->tmin = p->tpb[l];
     }
-    p.cap = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p.cap);
-    p.pm = xmalloc((size_t)(N * p.X + 1) * sizeof *p.pm);
-    p.rm = xmalloc((size_t)(N * p.X + 1));
-    p.open = xmalloc((size_t)(p.X + 1) * sizeof *p.open);
-    p.lack_first = xmalloc((size_t)(p.X + 1) * sizeof *p.lack_first);
-    p.lack = xmalloc((size_t)(N * p.X + 1) * sizeof *p.lack);
-    p.pass = xmalloc(((size_t)N + 2) * sizeof *p.pass);
-    p.supply = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply);
-    p.supply0 = xmalloc((size_t)(N * p.X + 1) * sizeof *p.supply0);
-    p.rorder = xmalloc((size_t)N * sizeof *p.rorder);
-    p.dist = xmalloc((size_t)N * sizeof *p.dist);
-    p.queue = xmalloc((size_t)N * sizeof *p.queue);
+    p->cap = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *p->cap);
+    p->pm = xmalloc((size_t)(N * X + 1) * sizeof *p->pm);
+    p->rm = xmalloc((size_t)(N * X + 1));
+    p->open = xmalloc((size_t)(X + 1) * sizeof *p->open);
+    p->lack_first = xmalloc((size_t)(X + 1) * sizeof *p->lack_first);
+    p->lack = xmalloc((size_t)(N * X + 1) * sizeof *p->lack);
+    p->pass = xmalloc(((size_t)N + 2) * sizeof *p->pass);
+    p->supply = xmalloc((size_t)(N * X + 1) * sizeof *p->supply);
+    p->supply0 = xmalloc((size_t)(N * X + 1) * sizeof *p->supply0);
+    p->rorder = xmalloc((size_t)N * sizeof *p->rorder);
+    p->dist = xmalloc((size_t)N * sizeof *p->dist);
+    p->queue = xmalloc((size_t)N * sizeof *p->queue);
     /* phase arcs into every rank, and what it can receive per unit of time
      * over the distinct links the arcs enter it by */
-    group_arcs(g, arc_v, arc_u, &p.radj_first, &p.radj_from, &p.radj_arc);
-    p.incap = xcalloc((size_t)N, sizeof *p.incap);
+    group_arcs(g, arc_v, arc_u, &p->radj_first, &p->radj_from, &p->radj_arc);
+    p->incap = xcalloc((size_t)N, sizeof *p->incap);
     uint8_t *counted = xcalloc(t->nlinks + 1, 1);
     for (int64_t v = 0; v < N; v++) {
-        for (size_t k = p.radj_first[v]; k < p.radj_first[v + 1]; k++) {
-            int32_t a = p.radj_arc[k];
+        for (size_t k = p->radj_first[v]; k < p->radj_first[v + 1]; k++) {
+            int32_t a = p->radj_arc[k];
             /* the link the arc enters v by, in the phase's direction */
             int32_t l = reverse ? g->links[g->link_first[a]] : g->links[g->link_first[a + 1] - 1];
-            if (!counted[l]) p.incap[v] += p.tmin / p.tpb[l];
+            if (!counted[l]) p->incap[v] += p->tmin / p->tpb[l];
             counted[l] = 1;
         }
-        for (size_t k = p.radj_first[v]; k < p.radj_first[v + 1]; k++) {
-            int32_t a = p.radj_arc[k];
+        for (size_t k = p->radj_first[v]; k < p->radj_first[v + 1]; k++) {
+            int32_t a = p->radj_arc[k];
             counted[reverse ? g->links[g->link_first[a]] : g->links[g->link_first[a + 1] - 1]] = 0;
         }
     }
     free(counted);
-    p.seen = xmalloc((size_t)N);
-    p.order = xmalloc((size_t)(p.X ? p.X : 1) * sizeof *p.order);
+    p->seen = xmalloc((size_t)N);
+    p->order = xmalloc((size_t)(X ? X : 1) * sizeof *p->order);
+}
 
+static void phone_free(Phone *p) {
+    free(p->owner);
+    free(p->holds);
+    free(p->sends);
+    free(p->nholders);
+    free(p->adj_first);
+    free(p->adj_to);
+    free(p->adj_arc);
+    free(p->tpb);
+    free(p->cap);
+    free(p->pm);
+    free(p->rm);
+    free(p->open);
+    free(p->lack_first);
+    free(p->lack);
+    free(p->pass);
+    free(p->supply);
+    free(p->supply0);
+    free(p->rorder);
+    free(p->dist);
+    free(p->queue);
+    free(p->radj_first);
+    free(p->radj_from);
+    free(p->radj_arc);
+    free(p->incap);
+    free(p->seen);
+    free(p->order);
+    free(p->tr_u);
+    free(p->tr_v);
+    free(p->tr_x);
+}
+
+/* What a step's assignments start from: the chunks rarest first, the
+ * receivers furthest behind first (what they lack over what they can
+ * receive), who lacks what, the supply of every chunk at every receiver and
+ * the supply levels assign() tries. */
+static void phone_prepare_step(Phone *p, const int64_t *need) {
+    int64_t N = p->N, X = p->X;
+    for (int64_t x = 0; x < X; x++) p->order[x] = (int32_t)x;
+    qsort_r(p->order, (size_t)X, sizeof *p->order, cmp_rarest, p);
+    for (int64_t v = 0; v < N; v++) p->rorder[v] = (int32_t)v;
+    qsort_r(p->rorder, (size_t)N, sizeof *p->rorder, cmp_behind, &(BehindCtx){need, p->incap});
+    p->lack_first[0] = 0;
+    for (int64_t x = 0; x < X; x++) {
+        size_t at = p->lack_first[x];
+        for (int64_t i = 0; i < N; i++)
+            if (!p->holds[p->rorder[i] * X + x]) p->lack[at++] = p->rorder[i];
+        p->lack_first[x + 1] = at;
+    }
+    p->maxsupply = 1;
+    for (int64_t v = 0; v < N; v++)
+        for (int64_t x = 0; x < X; x++) {
+            int32_t n = 0;
+            if (!p->holds[v * X + x])
+                for (size_t k = p->radj_first[v]; k < p->radj_first[v + 1]; k++) n += p->holds[p->radj_from[k] * X + x];
+            p->supply0[v * X + x] = n;
+            if (n > p->maxsupply) p->maxsupply = n;
+        }
+    for (int64_t v = 0; v < N; v++) {
+        int32_t d = (int32_t)(p->adj_first[v + 1] - p->adj_first[v]);
+        if (d + 1 > p->maxsupply) p->maxsupply = d + 1;
+    }
+    /* the levels present at the start, and the top one for what the
+     * step's own deliveries add */
+    uint8_t *lv = xcalloc((size_t)p->maxsupply + 1, 1);
+    for (int64_t k = 0; k < N * X; k++)
+        if (p->supply0[k] >= 1) lv[p->supply0[k]] = 1;
+    lv[p->maxsupply] = 1;
+    p->npass = 0;
+    for (int32_t l = 1; l <= p->maxsupply; l++)
+        if (lv[l]) p->pass[p->npass++] = l;
+    free(lv);
+}
+
+/* The transfers of the chosen step size. */
+typedef struct PhoneStep {
+    int32_t *u, *v, *x;
+    size_t n, cap;
+} PhoneStep;
+
+static void phone_step_keep(PhoneStep *b, const Phone *p, size_t n) {
+    if (n > b->cap) {
+        b->cap = n;
+        b->u = xrealloc(b->u, b->cap * sizeof *b->u);
+        b->v = xrealloc(b->v, b->cap * sizeof *b->v);
+        b->x = xrealloc(b->x, b->cap * sizeof *b->x);
+    }
+    /* an empty step leaves the arrays NULL until a larger one: memcpy must
+     * not see them */
+    if (n) {
+        memcpy(b->u, p->tr_u, n * sizeof *b->u);
+        memcpy(b->v, p->tr_v, n * sizeof *b->v);
+        memcpy(b->x, p->tr_x, n * sizeof *b->x);
+    }
+    b->n = n;
+}
+
+/* How much the lower bound on the remaining time drops when the step's
+ * assignment (p->tr_*, n transfers) is made. */
+static double phone_after(Phone *p, const int64_t *need, int64_t *got, size_t n) {
+    int64_t N = p->N;
+    for (int64_t v = 0; v < N; v++) got[v] = need[v];
+    for (size_t k = 0; k < n; k++) {
+        got[p->tr_v[k]]--;
+        p->holds[p->tr_v[k] * p->X + p->tr_x[k]] = 1;
+        p->nholders[p->tr_x[k]]++;
+    }
+    double after = node_bound(p, got);
+    for (size_t k = 0; k < n; k++) {
+        p->holds[p->tr_v[k] * p->X + p->tr_x[k]] = 0;
+        p->nholders[p->tr_x[k]]--;
+    }
+    return after;
+}
+
+/* Chooses the next step into *best: of the step sizes K, the one that
+ * lowers the bound on the remaining time the most per unit of step time. */
+static void phone_choose(Phone *p, const int64_t *need, int small_steps, PhoneStep *best) {
+    double lb = node_bound(p, need);
+    /* the most a step can deliver, at unlimited capacity */
+    size_t all = assign(p, INT32_MAX);
+    COLLC_ASSERT(all > 0);
+    double best_score = -1;
+    int64_t *got = xcalloc((size_t)p->N, sizeof *got);
+    for (int64_t K = 1;; K = K < 8 ? K + 1 : K + K / 4) {
+        size_t n = assign(p, K);
+        double score = (lb - phone_after(p, need, got, n)) / (double)K + 1e-9 * (double)n / (double)K;
+        if (small_steps ? score > best_score * (1 + 1e-12) : score >= best_score * (1 - 1e-12)) {
+            best_score = score;
+            phone_step_keep(best, p, n);
+        }
+        if (n == all) break;
+        /* past the best by a margin: larger steps only waste */
+        if (score < best_score * 0.5 && K > 4) break;
+    }
+    free(got);
+}
+
+void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
+                 SynthMoves *out) {
+    memset(out, 0, sizeof *out);
+    Phone p;
+    phone_init(&p, g, lo, hi, reverse);
+    int64_t N = p.N, X = p.X;
     int64_t missing = 0;
-    for (int64_t x = 0; x < p.X; x++) missing += N - p.nholders[x];
-    /* keep the best assignment */
-    int32_t *bu = NULL, *bv = NULL, *bx = NULL;
-    size_t bcap = 0;
-    int32_t step = 0;
+    for (int64_t x = 0; x < X; x++) missing += N - p.nholders[x];
     int64_t *need = xcalloc((size_t)N, sizeof *need);
     for (int64_t v = 0; v < N; v++)
-        for (int64_t x = 0; x < p.X; x++) need[v] += !p.holds[v * p.X + x];
+        for (int64_t x = 0; x < X; x++) need[v] += !p.holds[v * X + x];
+    PhoneStep best = {0};
+    int32_t step = 0;
     while (missing > 0) {
         step++;
-        for (int64_t x = 0; x < p.X; x++) p.order[x] = (int32_t)x;
-        qsort_r(p.order, (size_t)p.X, sizeof *p.order, cmp_rarest, &p);
-        /* receivers furthest behind first: need / what they can receive */
-        for (int64_t v = 0; v < N; v++) p.rorder[v] = (int32_t)v;
-        qsort_r(p.rorder, (size_t)N, sizeof *p.rorder, cmp_behind, &(BehindCtx){need, p.incap});
-        p.lack_first[0] = 0;
-        for (int64_t x = 0; x < p.X; x++) {
-            size_t at = p.lack_first[x];
-            for (int64_t i = 0; i < N; i++)
-                if (!p.holds[p.rorder[i] * p.X + x]) p.lack[at++] = p.rorder[i];
-            p.lack_first[x + 1] = at;
-        }
-        double lb = node_bound(&p, need);
-        p.maxsupply = 1;
-        for (int64_t v = 0; v < N; v++)
-            for (int64_t x = 0; x < p.X; x++) {
-                int32_t n = 0;
-                if (!p.holds[v * p.X + x])
-                    for (size_t k = p.radj_first[v]; k < p.radj_first[v + 1]; k++) n += p.holds[p.radj_from[k] * p.X + x];
-                p.supply0[v * p.X + x] = n;
-                if (n > p.maxsupply) p.maxsupply = n;
-            }
-        for (int64_t v = 0; v < N; v++) {
-            int32_t d = (int32_t)(p.adj_first[v + 1] - p.adj_first[v]);
-            if (d + 1 > p.maxsupply) p.maxsupply = d + 1;
-        }
-        /* the levels present at the start, and the top one for what the
-         * step's own deliveries add */
-        uint8_t *lv = xcalloc((size_t)p.maxsupply + 1, 1);
-        for (int64_t k = 0; k < N * p.X; k++)
-            if (p.supply0[k] >= 1) lv[p.supply0[k]] = 1;
-        lv[p.maxsupply] = 1;
-        p.npass = 0;
-        for (int32_t l = 1; l <= p.maxsupply; l++)
-            if (lv[l]) p.pass[p.npass++] = l;
-        free(lv);
-        /* the most a step can deliver, at unlimited capacity */
-        size_t all = assign(&p, INT32_MAX);
-        COLLC_ASSERT(all > 0);
-        double best = -1;
-        size_t bn = 0;
-        int64_t *got = xcalloc((size_t)N, sizeof *got);
-        for (int64_t K = 1;; K = K < 8 ? K + 1 : K + K / 4) {
-            size_t n = assign(&p, K);
-            /* progress: how much the bound drops, per unit of step time */
-            for (int64_t v = 0; v < N; v++) got[v] = need[v];
-            for (size_t k = 0; k < n; k++) {
-                got[p.tr_v[k]]--;
-                p.holds[p.tr_v[k] * p.X + p.tr_x[k]] = 1;
-                p.nholders[p.tr_x[k]]++;
-            }
-            double after = node_bound(&p, got);
-            for (size_t k = 0; k < n; k++) {
-                p.holds[p.tr_v[k] * p.X + p.tr_x[k]] = 0;
-                p.nholders[p.tr_x[k]]--;
-            }
-            double score = (lb - after) / (double)K + 1e-9 * (double)n / (double)K;
-            if (small_steps ? score > best * (1 + 1e-12) : score >= best * (1 - 1e-12)) {
-                best = score;
-                if (n > bcap) {
-                    bcap = n;
-                    bu = xrealloc(bu, bcap * sizeof *bu);
-                    bv = xrealloc(bv, bcap * sizeof *bv);
-                    bx = xrealloc(bx, bcap * sizeof *bx);
-                }
-                /* an empty step leaves bu NULL until a larger one: memcpy
-                 * must not see it */
-                if (n) {
-                    memcpy(bu, p.tr_u, n * sizeof *bu);
-                    memcpy(bv, p.tr_v, n * sizeof *bv);
-                    memcpy(bx, p.tr_x, n * sizeof *bx);
-                }
-                bn = n;
-            }
-            if (n == all) break;
-            /* past the best by a margin: larger steps only waste */
-            if (score < best * 0.5 && K > 4) break;
-        }
-        free(got);
-        for (size_t k = 0; k < bn; k++) need[bv[k]]--;
+        phone_prepare_step(&p, need);
+        phone_choose(&p, need, small_steps, &best);
         size_t first = out->n;
-        for (size_t k = 0; k < bn; k++) {
-            int32_t x = bx[k];
-            p.holds[bv[k] * p.X + x] = 1;
-            p.sends[bu[k] * p.X + x] = 1;
+        for (size_t k = 0; k < best.n; k++) {
+            int32_t x = best.x[k];
+            need[best.v[k]]--;
+            p.holds[best.v[k] * X + x] = 1;
+            p.sends[best.u[k] * X + x] = 1;
             p.nholders[x]++;
             missing--;
-            synth_moves_push(out, (SynthMove){step, p.owner[x], bu[k], bv[k], x, x + 1});
+            synth_moves_push(out, (SynthMove){step, p.owner[x], best.u[k], best.v[k], x, x + 1});
         }
         qsort(out->v + first, out->n - first, sizeof *out->v, cmp_move);
     }
     out->nsteps = step;
     free(need);
-    free(bu);
-    free(bv);
-    free(bx);
-    free(p.owner);
-    free(p.holds);
-    free(p.sends);
-    free(p.nholders);
-    free(p.adj_first);
-    free(p.adj_to);
-    free(p.adj_arc);
-    free(p.tpb);
-    free(p.cap);
-    free(p.pm);
-    free(p.rm);
-    free(p.open);
-    free(p.lack_first);
-    free(p.lack);
-    free(p.pass);
-    free(p.supply);
-    free(p.supply0);
-    free(p.rorder);
-    free(p.dist);
-    free(p.queue);
-    free(p.radj_first);
-    free(p.radj_from);
-    free(p.radj_arc);
-    free(p.incap);
-    free(p.seen);
-    free(p.order);
-    free(p.tr_u);
-    free(p.tr_v);
-    free(p.tr_x);
+    free(best.u);
+    free(best.v);
+    free(best.x);
+    phone_free(&p);
 }
+
+/* ---- the engines ---- */
+
+static int phone_applies(const SynthOptions *o) {
+    (void)o;
+    return 1;
+}
+
+/* the finer pipeline pays for a single source (broadcast, reduce) */
+static int phone_fine_applies(const SynthOptions *o) {
+    return o->coll == COLLECTIVE_BROADCAST || o->coll == COLLECTIVE_REDUCE;
+}
+
+static void phone_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+    synth_phone(g, lo, hi, reverse, 0, out);
+}
+
+static void phone_fine_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+    synth_phone(g, lo, hi, reverse, 1, out);
+}
+
+/* Broadcast and Reduce: the root owns every chunk, one pipelined spread
+ * from it (or mirrored into it). */
+static void phone_try(SynthBuild *b, const int32_t *lo, const int32_t *hi) {
+    Collective coll = b->o->coll;
+    switch (coll) {
+    case COLLECTIVE_ALLGATHER: synth_build_spread_allgather(b, lo, hi); return;
+    case COLLECTIVE_REDUCE_SCATTER: synth_build_spread_reduce_scatter(b, lo, hi); return;
+    case COLLECTIVE_ALLREDUCE: synth_build_spread_allreduce(b, lo, hi); return;
+    case COLLECTIVE_BROADCAST:
+    case COLLECTIVE_REDUCE: break;
+    case COLLECTIVE_SCATTER:
+    case COLLECTIVE_GATHER:
+    case COLLECTIVE_ALLTOALL:
+    case COLLECTIVE__COUNT: COLLC_UNREACHABLE("a collective synth does not make");
+    }
+    int64_t N = b->N;
+    int32_t *rlo = xcalloc((size_t)N, sizeof *rlo), *rhi = xcalloc((size_t)N, sizeof *rhi);
+    rhi[b->o->root] = (int32_t)b->P;
+    SynthMoves m;
+    b->engine->spread(b->g, rlo, rhi, coll == COLLECTIVE_REDUCE, &m);
+    if (coll == COLLECTIVE_BROADCAST) synth_build_root_spread(b, &m);
+    else synth_build_root_reduce(b, &m);
+    synth_moves_free(&m);
+    free(rlo);
+    free(rhi);
+}
+
+static void phone_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
+    if (o->coll == COLLECTIVE_BROADCAST)
+        snprintf(buf, size, "a pipelined broadcast on telephone trees from the root");
+    else if (o->coll == COLLECTIVE_REDUCE)
+        snprintf(buf, size, "a pipelined reduction on mirrored telephone trees into the root");
+    else
+        synth_method_spread(o, "telephone trees (every rank passes a chunk to one neighbour per step)", weighted, buf,
+                            size);
+}
+
+const SynthEngine synth_engine_telephone = {
+    .name = "telephone",
+    .applies = phone_applies,
+    .try_candidate = phone_try,
+    .method = phone_method,
+    .spread = phone_spread,
+    .rounds = 1,
+};
+
+const SynthEngine synth_engine_telephone_fine = {
+    .name = "telephone, finer pipeline",
+    .applies = phone_fine_applies,
+    .try_candidate = phone_try,
+    .method = phone_method,
+    .spread = phone_fine_spread,
+    .rounds = 1,
+};

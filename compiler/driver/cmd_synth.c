@@ -64,13 +64,6 @@ _Static_assert(OBJECTIVE_BANDWIDTH == (int)SYNTH_BANDWIDTH && OBJECTIVE_LATENCY 
                    OBJECTIVE_BALANCED == (int)SYNTH_BALANCED,
                "CHOICES(OBJECTIVE) follows SynthObjective");
 
-/* Is the option `a` -o (whose value the "Regenerate:" line leaves out)?
- * 2: -o FILE, 1: -oFILE or -o=FILE, 0: another argument. */
-static int is_output_option(const char *a) {
-    if (strncmp(a, "-o", 2) != 0) return 0;
-    return a[2] ? 1 : 2;
-}
-
 int cmd_synth(int argc, char **argv) {
     /* The collective is the first argument that is not an option; --help
      * needs none. */
@@ -151,21 +144,17 @@ int cmd_synth(int argc, char **argv) {
             /* the command that regenerates it, without -o */
             char cmdline[512];
             size_t len = (size_t)snprintf(cmdline, sizeof cmdline, "Regenerate: collc synth");
-            int only_files = 0;
-            for (int i = 1; i < argc && len < sizeof cmdline; i++) {
-                only_files |= strcmp(argv[i], "--") == 0;
-                int out = only_files ? 0 : is_output_option(argv[i]);
-                if (out) {
-                    i += out == 2;
-                    continue;
-                }
+            char **kept = xmalloc((size_t)argc * sizeof *kept);
+            int nkept = options_without(argc, argv, OPT_OUTPUT, kept);
+            for (int i = 0; i < nkept && len < sizeof cmdline; i++) {
                 /* quoted when the shell would read it otherwise */
-                int plain = argv[i][0] != 0;
-                for (const char *q = argv[i]; *q; q++)
+                int plain = kept[i][0] != 0;
+                for (const char *q = kept[i]; *q; q++)
                     plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
                              strchr("_./=,:+-", *q) != NULL;
-                len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, plain ? " %s" : " '%s'", argv[i]);
+                len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, plain ? " %s" : " '%s'", kept[i]);
             }
+            free(kept);
             const char **lines = ARENA_ARRAY(&s.arena, const char *, nh + 1);
             memcpy(lines, hdr, nh * sizeof *hdr);
             lines[nh] = cmdline;

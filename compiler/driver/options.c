@@ -613,6 +613,27 @@ static int find_given(int argc, char **argv, OptionId id, const char **value, in
     return given;
 }
 
+int options_without(int argc, char **argv, OptionId id, char **kept) {
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL, *shown = NULL;
+        if (strcmp(a, "--") == 0) {
+            while (i < argc) kept[n++] = argv[i++];
+            break;
+        }
+        int k = a[0] == '-' && a[1] ? find_option(a, &v, &shown) : -1;
+        int takes = 1;
+        /* a value in the next argument belongs to this option */
+        if (k >= 0 && !v && options[k].kind != OPTK_FLAG && options[k].kind != OPTK_WERROR &&
+            options[k].kind != OPTK_OPTFILE && i + 1 < argc)
+            takes = 2;
+        if (k != (int)id)
+            for (int j = 0; j < takes; j++) kept[n++] = argv[i + j];
+        i += takes - 1;
+    }
+    return n;
+}
+
 const char *options_value(int argc, char **argv, OptionId id) {
     const char *v = NULL;
     int nfiles;

@@ -118,6 +118,10 @@ int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int
  * that hands some command lines to a variant looks at it first (compile
  * --target=sg2260). */
 const char *options_value(int argc, char **argv, OptionId id);
+/* The arguments argv[1..argc) of that command line without option `id`
+ * and its value, matched as options_parse matches them, into kept (room
+ * for argc entries). Returns how many. */
+int options_without(int argc, char **argv, OptionId id, char **kept);
 /* Is option `id` on that command line (a flag such as --help included)? */
 int options_given(int argc, char **argv, OptionId id);
 /* How many arguments of that command line are not options (files, or
