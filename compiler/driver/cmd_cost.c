@@ -511,6 +511,22 @@ static void closed_fit_print(const ClosedFit *f, const char *args) {
                f->fit[4], f->fit[5]);
 }
 
+/* "points": [{"N": .., (pname: ..,) "alpha": .., ... "lb_gamma": ..}]: the
+ * exact coefficients the fit was made from. */
+static void closed_points_json(JsonWriter *w, const Closed *d, const char *pname) {
+    static const char *const pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
+    json_key(w, "points");
+    json_array_begin(w);
+    for (size_t i = 0; i < d->m; i++) {
+        json_object_begin(w);
+        json_field_int(w, "N", d->Ns[i]);
+        if (pname) json_field_int(w, pname, d->pt[0][i].P);
+        for (int k = 0; k < 6; k++) json_rat_field(w, pn[k], d->pt[k][i].v);
+        json_object_end(w);
+    }
+    json_array_end(w);
+}
+
 /* One closed form in N: the report of Closed rows of a single point.
  * `label` names the point's swept params ("" without a sweep). */
 static void closed_report(const CostCli *c, const Algorithm *a, const char *label, Closed *d) {
@@ -546,16 +562,7 @@ static void closed_report(const CostCli *c, const Algorithm *a, const char *labe
         json_object_begin(&w);
         for (int k = 0; k < 3; k++) json_field_string(&w, what[k], verd[k]);
         json_object_end(&w);
-        const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
-        json_key(&w, "points");
-        json_array_begin(&w);
-        for (size_t i = 0; i < m; i++) {
-            json_object_begin(&w);
-            json_field_int(&w, "N", d->Ns[i]);
-            for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], d->pt[k][i].v);
-            json_object_end(&w);
-        }
-        json_array_end(&w);
+        closed_points_json(&w, d, NULL);
         json_object_end(&w);
         fputc('\n', stdout);
         return;
@@ -620,17 +627,7 @@ static void closed_report2(const CostCli *c, const Algorithm *a, const char *pna
         json_field_string(&w, "collective", collective_info[a->coll].keyword);
         json_field_string(&w, "topology", d->topo_name);
         closed_fit_json(&w, &f);
-        const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
-        json_key(&w, "points");
-        json_array_begin(&w);
-        for (size_t i = 0; i < m; i++) {
-            json_object_begin(&w);
-            json_field_int(&w, "N", d->Ns[i]);
-            json_field_int(&w, pname, d->pt[0][i].P);
-            for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], d->pt[k][i].v);
-            json_object_end(&w);
-        }
-        json_array_end(&w);
+        closed_points_json(&w, d, pname);
         json_object_end(&w);
         fputc('\n', stdout);
         return;

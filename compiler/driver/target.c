@@ -151,6 +151,8 @@ size_t target_option_note(OptionId id, CommandId cmd, char *buf, size_t size) {
         /* compile's page: the kinds of the default target (those that share
          * the page share its kinds) */
         const Target *t = cmd == CMD_compile ? targets[0] : target_of(cmd);
+        for (size_t k = 0; cmd == CMD_compile && k < ntargets; k++)
+            COLLC_ASSERT(rows[k].page != CMD_compile || targets[k]->emits == t->emits);
         for (size_t k = 0; t && t->emits[k].name && n < size; k++)
             n += (size_t)snprintf(buf + n, size - n, "; --emit=%s: %s", t->emits[k].name, t->emits[k].help);
     } else if (id == OPT_DTYPE || id == OPT_OP) {
