@@ -56,11 +56,14 @@ const char *coll_op_name(coll_op op) {
 }
 
 int coll_dtype_from_name(const char *name, coll_dtype *out) {
+    /* collc's --dtype spellings (compiler/driver/options.def's DTYPE rows;
+     * tests/driver/dtype-names.test holds the two to each other) */
     static const struct { const char *alias; coll_dtype dt; } aliases[] = {
         {"int8", COLL_I8},     {"uint8", COLL_U8},     {"int32", COLL_I32},
         {"uint32", COLL_U32},  {"int64", COLL_I64},    {"uint64", COLL_U64},
-        {"float16", COLL_F16}, {"half", COLL_F16},     {"float32", COLL_F32},
-        {"float", COLL_F32},   {"float64", COLL_F64},  {"double", COLL_F64},
+        {"float16", COLL_F16}, {"half", COLL_F16},     {"fp16", COLL_F16},
+        {"float32", COLL_F32}, {"float", COLL_F32},    {"fp32", COLL_F32},
+        {"float64", COLL_F64}, {"double", COLL_F64},   {"fp64", COLL_F64},
         {"bfloat16", COLL_BF16},
     };
     if (!name || !out) return -1;

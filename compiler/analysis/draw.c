@@ -228,20 +228,8 @@ static void arrowhead(FILE *f, double x, double y, double dx, double dy, const c
             bx - dy * 3.5, by + dx * 3.5, bx + dy * 3.5, by - dx * 3.5, col);
 }
 
-int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *subtitle,
-             DiagEngine *dx) {
-    Picture m;
-    if (pic_init(&m, s, dx)) return -1;
-    size_t np = s->nsteps + 1;
-    Layout L;
-    layout(s, &L, np);
-    int rows = (int)((np + (size_t)L.cols - 1) / (size_t)L.cols);
-    int W = 2 * MARGIN + L.cols * (L.pw + GAP) - GAP;
-    int64_t nkeys = m.K > 64 ? 64 : m.K;
-    int legend_rows = (int)((nkeys + 11) / 12);
-    int H = TITLE_H + rows * (L.ph + GAP) + 30 + legend_rows * 22 + MARGIN;
-    if (W < 420) W = 420;
-
+/* The title and subtitle of the picture. */
+static void svg_title(FILE *f, const Schedule *s, int W, int H, const char *subtitle) {
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
@@ -260,154 +248,187 @@ int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *sub
         xml_text(f, subtitle);
         fprintf(f, "</text>\n");
     }
+}
 
-    for (size_t p = 0; p < np; p++) {
-        if (p > 0) sim_step(&m.sim);
-        int px = MARGIN + (int)(p % (size_t)L.cols) * (L.pw + GAP);
-        int py = TITLE_H + (int)(p / (size_t)L.cols) * (L.ph + GAP);
-        fprintf(f, "<g id=\"panel%zu\">\n", p);
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"#f7f7f9\" "
-                   "stroke=\"#c8c8d0\"/>\n", px, py, L.pw, L.ph);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">%s",
-                px + 8, py + 16, p == 0 ? "initial" : "step");
-        if (p > 0) fprintf(f, " %zu", p);
+/* The frame and headers of panel p (0: before the first step) at (px, py),
+ * with the step's cost when the steps were priced. */
+static void svg_panel_head(FILE *f, const Schedule *s, const Layout *L, size_t p, int px, int py,
+                           const CostResult *cost) {
+    fprintf(f, "<g id=\"panel%zu\">\n", p);
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"#f7f7f9\" "
+               "stroke=\"#c8c8d0\"/>\n", px, py, L->pw, L->ph);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">%s",
+            px + 8, py + 16, p == 0 ? "initial" : "step");
+    if (p > 0) fprintf(f, " %zu", p);
+    fprintf(f, "</text>\n");
+    if (p > 0 && cost && cost->steps) {
+        const CostTerms *t = &cost->steps[p - 1];
+        char ta[64], tb[64], tc[64], lab[220];
+        cost_fmt_term(t->a, "α", ta, sizeof ta);
+        cost_fmt_term(t->b, "M/β", tb, sizeof tb);
+        cost_fmt_term(t->c, "M/γ", tc, sizeof tc);
+        if (rat_is_zero(t->a) && rat_is_zero(t->b) && rat_is_zero(t->c)) snprintf(lab, sizeof lab, "free (local)");
+        else if (rat_is_zero(t->c)) snprintf(lab, sizeof lab, "%s + %s", ta, tb);
+        else snprintf(lab, sizeof lab, "%s + %s + %s", ta, tb, tc);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\" text-anchor=\"end\">",
+                px + L->pw - 8, py + 16);
+        xml_text(f, lab);
         fprintf(f, "</text>\n");
-        if (p > 0 && cost && cost->steps) {
-            const CostTerms *t = &cost->steps[p - 1];
-            char ta[64], tb[64], tc[64], lab[220];
-            cost_fmt_term(t->a, "α", ta, sizeof ta);
-            cost_fmt_term(t->b, "M/β", tb, sizeof tb);
-            cost_fmt_term(t->c, "M/γ", tc, sizeof tc);
-            if (rat_is_zero(t->a) && rat_is_zero(t->b) && rat_is_zero(t->c)) snprintf(lab, sizeof lab, "free (local)");
-            else if (rat_is_zero(t->c)) snprintf(lab, sizeof lab, "%s + %s", ta, tb);
-            else snprintf(lab, sizeof lab, "%s + %s + %s", ta, tb, tc);
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\" text-anchor=\"end\">",
-                    px + L.pw - 8, py + 16);
-            xml_text(f, lab);
-            fprintf(f, "</text>\n");
-        }
-        /* buffer headers */
-        for (int k = 0; k < L.nb; k++) {
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#444\">", px + L.bx[k],
-                    py + HEAD - 8);
-            xml_text(f, s->alg->buffers[L.bufs[k]].name);
-            fprintf(f, "</text>\n");
-        }
-        /* which cells this step wrote */
-        const Step *st = p > 0 ? &s->steps[p - 1] : NULL;
-        for (int64_t r = 0; r < s->N; r++) {
-            int ry = py + HEAD + (int)r * RH;
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#222\">r%lld</text>\n",
-                    px + 8, ry + 13, (long long)r);
-            for (int k = 0; k < L.nb; k++) {
-                int b = L.bufs[k];
-                int64_t ch = schedule_chunks(s, b, r);
-                for (int64_t c = 0; c < ch; c++) {
-                    Val v = cell_val(&m, b, r, c);
-                    int64_t key = key_of(&m, v);
-                    char col[16], lab[24];
-                    key_colour(&m, key, col, sizeof col);
-                    val_label(&m, v, lab, sizeof lab);
-                    double op = 1.0;
-                    if (m.reducing && v.chunk >= 0)
-                        op = 0.35 + 0.65 * (double)popcount64(v.mask) / (double)s->N;
-                    size_t w = sim_last_writer(&m.sim, b, r, c);
-                    int written = st && w != SIZE_MAX && w >= st->first && w < st->first + st->count;
-                    int cx = px + L.bx[k] + (int)c * CW;
-                    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
-                               "fill-opacity=\"%.2f\" stroke=\"%s\" stroke-width=\"%s\"/>\n",
-                            cx, ry, CW - 2, CH, col, op, written ? "#111" : "#b0b0b8",
-                            written ? "2" : "1");
-                    if (*lab) {
-                        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" "
-                                   "fill=\"#111\">",
-                                cx + (CW - 2) / 2, ry + 13);
-                        xml_text(f, lab);
-                        fprintf(f, "</text>\n");
-                    }
-                }
-            }
-        }
-        /* arrows of this step */
-        if (st) {
-            for (size_t x = st->first; x < st->first + st->count; x++) {
-                const Transfer *t = &s->xfers[x];
-                int ks = buf_slot(&L, t->src.buffer), kd = buf_slot(&L, t->dst.buffer);
-                if (ks < 0 || kd < 0) continue;
-                Val v = cell_val(&m, t->dst.buffer, t->dst.rank, t->dst.lo);
-                char col[16];
-                key_colour(&m, key_of(&m, v), col, sizeof col);
-                double sxm = px + L.bx[ks] + ((t->src.lo + t->src.hi) / 2.0) * CW;
-                double dxm = px + L.bx[kd] + ((t->dst.lo + t->dst.hi) / 2.0) * CW;
-                double sy = py + HEAD + t->src.rank * RH, dy = py + HEAD + t->dst.rank * RH;
-                const char *dash = t->op == XFER_REDUCE ? " stroke-dasharray=\"5,3\"" : "";
-                if (t->src.rank == t->dst.rank) {
-                    /* local: a low arc over the row */
-                    double y = sy - 1;
-                    fprintf(f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
-                               "stroke=\"%s\" stroke-width=\"1.4\" stroke-opacity=\"0.9\"%s/>\n",
-                            sxm - CW / 2.0 + 4, y, sxm, y - 9, dxm, y - 9, dxm - CW / 2.0 + 6, y,
-                            col, dash);
-                    arrowhead(f, dxm - CW / 2.0 + 6, y, (dxm - CW / 2.0 + 6) - dxm, 9, col);
-                } else {
-                    double shalf = (t->src.hi - t->src.lo) * CW / 2.0;
-                    double dhalf = (t->dst.hi - t->dst.lo) * CW / 2.0;
-                    double y1 = sy + CH / 2.0, y2 = dy + CH / 2.0;
-                    double x1, x2, c1x, c2x;
-                    if (dxm - dhalf >= sxm + shalf) {
-                        /* destination to the right: S-curve between facing edges */
-                        x1 = sxm + shalf - 2;
-                        x2 = dxm - dhalf - 1;
-                        double k = (x2 - x1) / 2 > 12 ? (x2 - x1) / 2 : 12;
-                        c1x = x1 + k;
-                        c2x = x2 - k;
-                    } else if (dxm + dhalf <= sxm - shalf) {
-                        /* destination to the left */
-                        x1 = sxm - shalf;
-                        x2 = dxm + dhalf - 1;
-                        double k = (x1 - x2) / 2 > 12 ? (x1 - x2) / 2 : 12;
-                        c1x = x1 - k;
-                        c2x = x2 + k;
-                    } else {
-                        /* same column: from the right edge, bulging right */
-                        double bulge = 10 + 0.22 * fabs(y2 - y1);
-                        x1 = sxm + shalf - 2;
-                        x2 = dxm + dhalf - 1;
-                        c1x = x1 + bulge;
-                        c2x = x2 + bulge;
-                    }
-                    fprintf(f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
-                               "stroke=\"%s\" stroke-width=\"1.8\" stroke-opacity=\"0.9\"%s/>\n",
-                            x1, y1, c1x, y1, c2x, y2, x2, y2, col, dash);
-                    arrowhead(f, x2, y2, x2 - c2x, 0, col);
-                }
-            }
-        }
-        fprintf(f, "</g>\n");
     }
+    /* buffer headers */
+    for (int k = 0; k < L->nb; k++) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#444\">", px + L->bx[k],
+                py + HEAD - 8);
+        xml_text(f, s->alg->buffers[L->bufs[k]].name);
+        fprintf(f, "</text>\n");
+    }
+}
 
-    /* legend */
-    int ly = TITLE_H + rows * (L.ph + GAP) + 8;
+/* The chunk cells of every rank in the panel, the ones step st wrote (NULL:
+ * none) outlined. */
+static void svg_panel_cells(FILE *f, Picture *m, const Layout *L, const Step *st, int px, int py) {
+    const Schedule *s = m->s;
+    for (int64_t r = 0; r < s->N; r++) {
+        int ry = py + HEAD + (int)r * RH;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#222\">r%lld</text>\n",
+                px + 8, ry + 13, (long long)r);
+        for (int k = 0; k < L->nb; k++) {
+            int b = L->bufs[k];
+            int64_t ch = schedule_chunks(s, b, r);
+            for (int64_t c = 0; c < ch; c++) {
+                Val v = cell_val(m, b, r, c);
+                int64_t key = key_of(m, v);
+                char col[16], lab[24];
+                key_colour(m, key, col, sizeof col);
+                val_label(m, v, lab, sizeof lab);
+                double op = 1.0;
+                if (m->reducing && v.chunk >= 0)
+                    op = 0.35 + 0.65 * (double)popcount64(v.mask) / (double)s->N;
+                size_t w = sim_last_writer(&m->sim, b, r, c);
+                int written = st && w != SIZE_MAX && w >= st->first && w < st->first + st->count;
+                int cx = px + L->bx[k] + (int)c * CW;
+                fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+                           "fill-opacity=\"%.2f\" stroke=\"%s\" stroke-width=\"%s\"/>\n",
+                        cx, ry, CW - 2, CH, col, op, written ? "#111" : "#b0b0b8",
+                        written ? "2" : "1");
+                if (*lab) {
+                    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\" "
+                               "fill=\"#111\">",
+                            cx + (CW - 2) / 2, ry + 13);
+                    xml_text(f, lab);
+                    fprintf(f, "</text>\n");
+                }
+            }
+        }
+    }
+}
+
+/* One arrow per transfer of step st. */
+static void svg_panel_arrows(FILE *f, Picture *m, const Layout *L, const Step *st, int px, int py) {
+    const Schedule *s = m->s;
+    for (size_t x = st->first; x < st->first + st->count; x++) {
+        const Transfer *t = &s->xfers[x];
+        int ks = buf_slot(L, t->src.buffer), kd = buf_slot(L, t->dst.buffer);
+        if (ks < 0 || kd < 0) continue;
+        Val v = cell_val(m, t->dst.buffer, t->dst.rank, t->dst.lo);
+        char col[16];
+        key_colour(m, key_of(m, v), col, sizeof col);
+        double sxm = px + L->bx[ks] + ((t->src.lo + t->src.hi) / 2.0) * CW;
+        double dxm = px + L->bx[kd] + ((t->dst.lo + t->dst.hi) / 2.0) * CW;
+        double sy = py + HEAD + t->src.rank * RH, dy = py + HEAD + t->dst.rank * RH;
+        const char *dash = t->op == XFER_REDUCE ? " stroke-dasharray=\"5,3\"" : "";
+        if (t->src.rank == t->dst.rank) {
+            /* local: a low arc over the row */
+            double y = sy - 1;
+            fprintf(f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
+                       "stroke=\"%s\" stroke-width=\"1.4\" stroke-opacity=\"0.9\"%s/>\n",
+                    sxm - CW / 2.0 + 4, y, sxm, y - 9, dxm, y - 9, dxm - CW / 2.0 + 6, y,
+                    col, dash);
+            arrowhead(f, dxm - CW / 2.0 + 6, y, (dxm - CW / 2.0 + 6) - dxm, 9, col);
+        } else {
+            double shalf = (t->src.hi - t->src.lo) * CW / 2.0;
+            double dhalf = (t->dst.hi - t->dst.lo) * CW / 2.0;
+            double y1 = sy + CH / 2.0, y2 = dy + CH / 2.0;
+            double x1, x2, c1x, c2x;
+            if (dxm - dhalf >= sxm + shalf) {
+                /* destination to the right: S-curve between facing edges */
+                x1 = sxm + shalf - 2;
+                x2 = dxm - dhalf - 1;
+                double k = (x2 - x1) / 2 > 12 ? (x2 - x1) / 2 : 12;
+                c1x = x1 + k;
+                c2x = x2 - k;
+            } else if (dxm + dhalf <= sxm - shalf) {
+                /* destination to the left */
+                x1 = sxm - shalf;
+                x2 = dxm + dhalf - 1;
+                double k = (x1 - x2) / 2 > 12 ? (x1 - x2) / 2 : 12;
+                c1x = x1 - k;
+                c2x = x2 + k;
+            } else {
+                /* same column: from the right edge, bulging right */
+                double bulge = 10 + 0.22 * fabs(y2 - y1);
+                x1 = sxm + shalf - 2;
+                x2 = dxm + dhalf - 1;
+                c1x = x1 + bulge;
+                c2x = x2 + bulge;
+            }
+            fprintf(f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
+                       "stroke=\"%s\" stroke-width=\"1.8\" stroke-opacity=\"0.9\"%s/>\n",
+                    x1, y1, c1x, y1, c2x, y2, x2, y2, col, dash);
+            arrowhead(f, x2, y2, x2 - c2x, 0, col);
+        }
+    }
+}
+
+/* The colour keys below the panels, from y = ly. */
+static void svg_legend(FILE *f, const Picture *m, int ly, int64_t nkeys) {
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"#333\">%s</text>\n", MARGIN, ly + 10,
-            m.reducing ? "colour = chunk index (opacity = share of contributions, Σk = k "
-                         "contributions); dashed arrow = reduce"
-                       : "colour = origin chunk (letter = origin rank); arrow = copy");
+            m->reducing ? "colour = chunk index (opacity = share of contributions, Σk = k "
+                          "contributions); dashed arrow = reduce"
+                        : "colour = origin chunk (letter = origin rank); arrow = copy");
     for (int64_t k = 0; k < nkeys; k++) {
         int lx = MARGIN + (int)(k % 12) * 84, yy = ly + 20 + (int)(k / 12) * 22;
         char col[16], lab[64]; /* a 15-letter rank name and a 20-digit index fit */
-        key_colour(&m, k, col, sizeof col);
-        if (m.reducing || m.root_held) snprintf(lab, sizeof lab, "chunk %lld", (long long)k);
+        key_colour(m, k, col, sizeof col);
+        if (m->reducing || m->root_held) snprintf(lab, sizeof lab, "chunk %lld", (long long)k);
         else {
             char l[16];
-            rank_letter(k / m.in_chunks, l, sizeof l);
-            if (m.in_chunks > 1) snprintf(lab, sizeof lab, "%s%lld", l, (long long)(k % m.in_chunks));
-            else snprintf(lab, sizeof lab, "%s = in[%lld]", l, (long long)(k / m.in_chunks));
+            rank_letter(k / m->in_chunks, l, sizeof l);
+            if (m->in_chunks > 1) snprintf(lab, sizeof lab, "%s%lld", l, (long long)(k % m->in_chunks));
+            else snprintf(lab, sizeof lab, "%s = in[%lld]", l, (long long)(k / m->in_chunks));
         }
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\" stroke=\"#888\"/>\n",
                 lx, yy, col);
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#333\">%s</text>\n", lx + 18,
                 yy + 11, lab);
     }
+}
+
+int draw_svg(FILE *f, const Schedule *s, const CostResult *cost, const char *subtitle,
+             DiagEngine *dx) {
+    Picture m;
+    if (pic_init(&m, s, dx)) return -1;
+    size_t np = s->nsteps + 1;
+    Layout L;
+    layout(s, &L, np);
+    int rows = (int)((np + (size_t)L.cols - 1) / (size_t)L.cols);
+    int W = 2 * MARGIN + L.cols * (L.pw + GAP) - GAP;
+    int64_t nkeys = m.K > 64 ? 64 : m.K;
+    int legend_rows = (int)((nkeys + 11) / 12);
+    int H = TITLE_H + rows * (L.ph + GAP) + 30 + legend_rows * 22 + MARGIN;
+    if (W < 420) W = 420;
+    svg_title(f, s, W, H, subtitle);
+    for (size_t p = 0; p < np; p++) {
+        if (p > 0) sim_step(&m.sim);
+        int px = MARGIN + (int)(p % (size_t)L.cols) * (L.pw + GAP);
+        int py = TITLE_H + (int)(p / (size_t)L.cols) * (L.ph + GAP);
+        svg_panel_head(f, s, &L, p, px, py, cost);
+        const Step *st = p > 0 ? &s->steps[p - 1] : NULL;
+        svg_panel_cells(f, &m, &L, st, px, py);
+        if (st) svg_panel_arrows(f, &m, &L, st, px, py);
+        fprintf(f, "</g>\n");
+    }
+    svg_legend(f, &m, TITLE_H + rows * (L.ph + GAP) + 8, nkeys);
     fprintf(f, "</svg>\n");
     pic_free(&m);
     return 0;

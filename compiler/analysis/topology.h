@@ -44,7 +44,7 @@ typedef struct TopoLink {
 } TopoLink;
 
 typedef struct TopoModel {
-    char name[64];        /* "full(1)", "ring", "torus(4,2)", "sg2260", user name */
+    char name[64];        /* "full(1)", "ring", "torus(4,2)", a board's or a user's name */
     TopoKind kind;
     int64_t N;            /* ranks = nodes 0..N-1 */
     int64_t nnodes;       /* >= N */
@@ -80,7 +80,7 @@ typedef enum TopoStatus {
 
 /* A topology that the caller builds, named in --topo like a built-in one
  * and taking no arguments: a target's board, which analysis/ may not see
- * (the driver builds the SG2260 board from its machine model). build
+ * (a target's driver folder builds its board from its machine model). build
  * returns as topo_build does; its err is never NULL. */
 typedef struct TopoExtra {
     const char *name;

@@ -6,7 +6,6 @@
  * size is the lower envelope of these lines, walked from the smallest size:
  * the current winner is overtaken at the first size where a line with a
  * smaller slope meets it. Every pairwise crossover is listed as well. */
-#include "driver/driver.h"
 #include "driver/cost_cli.h"
 #include "driver/synth_cli.h"
 #include "support/json.h"
@@ -184,105 +183,93 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
     }
 }
 
-int cmd_compare(int argc, char **argv) {
-    DriverOptions o;
-    int rc = options_parse(&o, CMD_compare, argc, argv);
-    if (rc >= 0) return rc;
-    CostCli c;
-    int64_t N = 0;
-    rc = cost_cli_init_one_n(&c, &o, &N);
-    if (rc) {
-        options_free(&o);
-        return rc;
-    }
-    Session s;
-    if (session_open(&s, &c.common, o.files, o.nfiles)) {
-        options_free(&o);
-        return session_close(&s, EXIT_INPUT);
-    }
-    Algorithm **algs;
-    int nalgs = session_algorithms(&s, &algs);
-    int status = EXIT_OK;
-    int nl = 0;
-    TopoModel *t = NULL;
-    char err[256];
-    int tr = cost_cli_topology(&s, &c, N, &t, err, sizeof err);
-    if (tr == 2) status = EXIT_USAGE;
-    else if (tr == 1) {
-        diag_error(s.dx, span_none(), "topology-not-applicable", "%s", err);
-        status = EXIT_INPUT;
-    } else if (tr < 0) status = EXIT_INPUT;
+/* The line of one schedule's cost: a contender. 0, or -1 after reporting. */
+static int add_line(const CostCli *c, const Schedule *sch, TopoModel *t, DiagEngine *dx, const Algorithm *alg,
+                    const char *name, Line *l) {
+    CostResult r;
+    if (cost_schedule(sch, t, dx, 0, &r) != 0) return -1;
+    l->alg = alg;
+    l->name = name;
+    l->t = r.total;
+    l->A = rat_to_double(r.total.a) * c->machine.alpha;
+    l->B = rat_to_double(r.total.b) / c->machine.beta + rat_to_double(r.total.c) / c->machine.gamma;
+    cost_result_free(&r);
+    return 0;
+}
 
-    /* every algorithm, and every point of its -D sweep, is a contender;
-     * --synth adds at most SYNTH_COMPARE_MAX schedules per collective */
-    size_t nitems = 0;
-    for (int k = 0; k < nalgs; k++) nitems += session_sweep_points(&s, algs[k]);
-    Line *lines = xcalloc(nitems + SYNTH_COMPARE_MAX * COLLECTIVE__COUNT + 1, sizeof *lines);
-    for (size_t item = 0, k = 0, pt = 0; item < nitems && status == EXIT_OK; item++) {
-        while (pt >= session_sweep_points(&s, algs[k])) { k++; pt = 0; }
-        const Algorithm *a = algs[k];
-        size_t point = pt++;
-        const char *label = session_sweep_label(&s, a, point);
-        const char *name = *label ? arena_printf(&s.arena, "%s [%s]", a->name, label) : a->name;
-        Schedule sch;
-        const char *why = NULL;
-        int ir = cost_cli_instantiate(&s, &c, a, N, point, &sch, &why);
-        if (ir == 1) {
-            /* not applicable at this N: leave it out and say so */
-            diag_warning(s.dx, a->name_span, "require-failed",
-                         "'%s' does not apply for N = %lld%s%s; left out", name, (long long)N,
-                         *why ? ": " : "", why);
-            continue;
+/* Every algorithm of the input at every point of its -D sweep: the
+ * contenders at N on t, into lines (*nl of them); one that does not apply
+ * to N is left out with a warning. EXIT_GO_ON, or EXIT_INPUT. */
+static Status algorithm_lines(Cmd *cmd, const CostCli *c, TopoModel *t, Line *lines, int *nl) {
+    Session *s = &cmd->s;
+    for (int k = 0; k < cmd->nalgs; k++) {
+        const Algorithm *a = cmd->algs[k];
+        size_t points = session_sweep_points(s, a);
+        for (size_t point = 0; point < points; point++) {
+            const char *label = session_sweep_label(s, a, point);
+            const char *name = *label ? arena_printf(&s->arena, "%s [%s]", a->name, label) : a->name;
+            Schedule sch;
+            const char *why;
+            if (cost_cli_instantiate(s, c, a, cmd->N, point, &sch, &why) != EXIT_GO_ON) return EXIT_INPUT;
+            if (why) {
+                /* not applicable at this N: leave it out and say so */
+                diag_warning(s->dx, a->name_span, "require-failed", "'%s' does not apply for N = %lld%s%s; left out",
+                             name, (long long)cmd->N, *why ? ": " : "", why);
+                continue;
+            }
+            int bad = add_line(c, &sch, t, s->dx, a, name, &lines[*nl]);
+            schedule_free(&sch);
+            if (bad) return EXIT_INPUT;
+            ++*nl;
         }
-        if (ir < 0) {
-            status = EXIT_INPUT;
-            break;
-        }
-        CostResult r;
-        if (cost_schedule(&sch, t, s.dx, 0, &r) != 0) {
-            status = EXIT_INPUT;
-        } else {
-            Line *l = &lines[nl++];
-            l->alg = a;
-            l->name = name;
-            l->t = r.total;
-            l->A = rat_to_double(r.total.a) * c.machine.alpha;
-            l->B = rat_to_double(r.total.b) / c.machine.beta + rat_to_double(r.total.c) / c.machine.gamma;
-            cost_result_free(&r);
-        }
-        schedule_free(&sch);
     }
-    /* the synthesized schedules of every collective the input has */
-    int nreal = nl;
-    for (int coll = 0; o.synth && status == EXIT_OK && coll < COLLECTIVE__COUNT; coll++) {
+    return EXIT_GO_ON;
+}
+
+/* --synth: the synthesized schedules of every collective the lines have. */
+static Status synth_lines(Cmd *cmd, const CostCli *c, TopoModel *t, Line *lines, int *nl) {
+    int nreal = *nl;
+    for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
         int any = 0;
         for (int k = 0; k < nreal; k++) any |= lines[k].alg->coll == (Collective)coll;
         Schedule sy[SYNTH_COMPARE_MAX];
-        int ns = any ? synth_for_compare(&s, &c, t, (Collective)coll, sy) : 0;
-        if (ns < 0) status = EXIT_INPUT;
+        int ns = any ? synth_for_compare(&cmd->s, c, t, (Collective)coll, sy) : 0;
+        if (ns < 0) return EXIT_INPUT;
+        Status st = EXIT_GO_ON;
         for (int k = 0; k < ns; k++) {
-            CostResult r;
-            if (status == EXIT_OK && cost_schedule(&sy[k], t, s.dx, 0, &r) == 0) {
-                Line *l = &lines[nl++];
-                l->alg = sy[k].alg;
-                l->name = sy[k].alg->name;
-                l->t = r.total;
-                l->A = rat_to_double(r.total.a) * c.machine.alpha;
-                l->B = rat_to_double(r.total.b) / c.machine.beta + rat_to_double(r.total.c) / c.machine.gamma;
-                cost_result_free(&r);
-            } else {
-                status = EXIT_INPUT;
-            }
+            if (st == EXIT_GO_ON && add_line(c, &sy[k], t, cmd->s.dx, sy[k].alg, sy[k].alg->name, &lines[*nl]) == 0)
+                ++*nl;
+            else
+                st = EXIT_INPUT;
             schedule_free(&sy[k]);
         }
+        if (st != EXIT_GO_ON) return st;
     }
-    if (status == EXIT_OK && nl == 0) {
-        diag_error(s.dx, span_none(), "no-algorithm", "no algorithm to compare at N = %lld",
-                   (long long)N);
-        status = EXIT_INPUT;
-    }
+    return EXIT_GO_ON;
+}
 
-    if (status == EXIT_OK) {
+int cmd_compare(int argc, char **argv) {
+    CostCli c;
+    Cmd cmd = {.ctx = &c};
+    Status st = cmd_begin(&cmd, CMD_compare, argc, argv, cost_cli_check);
+    TopoModel *t = NULL;
+    if (st == EXIT_GO_ON) st = cost_cli_topology_for(&cmd.s, &c, cmd.N, &t);
+    /* every algorithm, and every point of its -D sweep, is a contender;
+     * --synth adds at most SYNTH_COMPARE_MAX schedules per collective */
+    Line *lines = NULL;
+    int nl = 0;
+    if (st == EXIT_GO_ON) {
+        size_t nitems = 0;
+        for (int k = 0; k < cmd.nalgs; k++) nitems += session_sweep_points(&cmd.s, cmd.algs[k]);
+        lines = xcalloc(nitems + SYNTH_COMPARE_MAX * COLLECTIVE__COUNT + 1, sizeof *lines);
+        st = algorithm_lines(&cmd, &c, t, lines, &nl);
+    }
+    if (st == EXIT_GO_ON && cmd.o.synth) st = synth_lines(&cmd, &c, t, lines, &nl);
+    if (st == EXIT_GO_ON && nl == 0) {
+        diag_error(cmd.s.dx, span_none(), "no-algorithm", "no algorithm to compare at N = %lld", (long long)cmd.N);
+        st = EXIT_INPUT;
+    }
+    if (st == EXIT_GO_ON) {
         /* one comparison per collective, in the order of their values
          * (coll.h's COLL_BROADCAST first) */
         Line *sub = xcalloc((size_t)nl, sizeof *sub);
@@ -292,14 +279,12 @@ int cmd_compare(int argc, char **argv) {
             for (int k = 0; k < nl; k++)
                 if (lines[k].alg->coll == (Collective)coll) sub[n++] = lines[k];
             if (!n) continue;
-            report(&c, t, N, (Collective)coll, sub, n, first);
+            report(&c, t, cmd.N, (Collective)coll, sub, n, first);
             first = 0;
         }
         free(sub);
     }
     free(lines);
     topo_free(t);
-    fflush(stdout);
-    options_free(&o);
-    return session_close(&s, status);
+    return cmd_end(&cmd, st);
 }

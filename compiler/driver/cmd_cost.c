@@ -1,118 +1,14 @@
 /* cmd_cost.c - `collc cost`: the alpha-beta-gamma cost of each algorithm,
  * beside its lower bounds, for one or more N, or as a closed form in N
- * (--closed-form). Also the cost model of the command line shared with
- * compare and draw (driver/cost_cli.h). The model is documented in
- * docs/cost.md. */
-#include "driver/driver.h"
+ * (--closed-form). The model of the command line is cost_cli.h's; the
+ * model itself is documented in docs/cost.md. */
 #include "driver/cost_cli.h"
-#include "driver/cost_machine.h"
-#include "driver/pipeline.h"
 #include "support/json.h"
 #include "support/util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- the model of the command line ---- */
-
-int cost_cli_init(CostCli *c, const DriverOptions *o) {
-    static const int64_t default_n = 8;
-    memset(c, 0, sizeof *c);
-    c->cmd = o->name;
-    c->common = o->common;
-    if (o->closed_form || o->given[OPT_CLOSED_N]) {
-        if (o->given[OPT_N] && o->given[OPT_CLOSED_N])
-            return usage_error(c->cmd, "-N and --n cannot be combined");
-        if (!o->ns.n)
-            return usage_error(c->cmd, "--closed-form needs the rank counts to fit: -N LIST (e.g. -N 2..64)");
-        c->closed = o->ns.v;
-        c->nclosed = o->ns.n;
-    } else if (o->ns.n) {
-        c->Ns = o->ns.v;
-        c->nN = o->ns.n;
-    } else {
-        c->Ns = &default_n; /* documented default */
-        c->nN = 1;
-    }
-    c->root = o->root;
-    c->machine = (CostMachine){.M = o->size, .alpha = o->alpha, .beta = o->beta, .gamma = o->gamma};
-    c->topo = o->topo;
-    c->machine_file = o->machine;
-    c->ports = o->ports;
-    c->cut_through = o->routing == ROUTING_CUT_THROUGH;
-    c->per_step = o->per_step;
-    c->output = o->output;
-    c->range_lo = o->range.lo;
-    c->range_hi = o->range.hi;
-    int draw = o->cmd == CMD_draw;
-    if (o->given[OPT_FORMAT]) {
-        int ok = draw ? o->format == FORMAT_SVG || o->format == FORMAT_DOT
-                      : o->format == FORMAT_TEXT || o->format == FORMAT_JSON;
-        char word[16];
-        if (!ok)
-            return usage_error(c->cmd, "unknown format '%s' (expected %s)",
-                               options_choice(OPT_FORMAT, o->format, word, sizeof word),
-                               draw ? "svg or dot" : "text or json");
-        c->json = o->format == FORMAT_JSON;
-        c->dot = o->format == FORMAT_DOT;
-    }
-    if (c->machine_file) {
-        Sg2260Machine m;
-        int rc = cost_machine_load(c->cmd, c->machine_file, &m);
-        if (rc) return rc;
-        /* explicit --alpha/--beta/--gamma win over the machine file */
-        CostMachine file = c->machine;
-        cost_machine_params(&m, &file);
-        if (!o->given[OPT_ALPHA]) c->machine.alpha = file.alpha;
-        if (!o->given[OPT_BETA]) c->machine.beta = file.beta;
-        if (!o->given[OPT_GAMMA]) c->machine.gamma = file.gamma;
-        c->machine_file_topology = !o->given[OPT_TOPO];
-    }
-    return 0;
-}
-
-int cost_cli_init_one_n(CostCli *c, const DriverOptions *o, int64_t *N) {
-    int rc = cost_cli_init(c, o);
-    if (!rc && options_single_n(o, 8, "ranks", N) >= 0) rc = EXIT_USAGE;
-    return rc;
-}
-
-int cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **out, char *err,
-                      size_t errsz) {
-    TopoStatus st;
-    if (c->machine_file_topology) {
-        Sg2260Machine m;
-        /* read once more: cost_cli_init checked it */
-        if (cost_machine_load(c->cmd, c->machine_file, &m)) return 2;
-        st = cost_machine_topology(&m, N, c->ports, out, err, errsz);
-    } else {
-        st = topo_build(c->topo, N, c->ports, &s->prog, cost_machine_boards, cost_machine_nboards,
-                        c->machine.alpha, c->machine.beta, s->dx, out, err, errsz);
-    }
-    switch (st) {
-    case TOPO_OK:
-        (*out)->cut_through = c->cut_through;
-        return 0;
-    case TOPO_NOT_APPLICABLE: return 1;
-    case TOPO_USAGE: usage_error(c->cmd, "%s", err); return 2;
-    case TOPO_INPUT_ERROR: return -1;
-    }
-    COLLC_UNREACHABLE("topo status");
-}
-
-int cost_cli_instantiate(Session *s, const CostCli *c, const Algorithm *a, int64_t N,
-                         size_t point, Schedule *out, const char **why) {
-    SchedParams p = pipeline_params(s, a, point, N, c->root);
-    const Stmt *failed = NULL;
-    InstStatus st = instantiate(a, &p, s->dx, out, &failed);
-    if (st == INST_OK) return 0;
-    if (st == INST_NOT_APPLICABLE) {
-        *why = failed && failed->u.require.why ? failed->u.require.why : "";
-        return 1;
-    }
-    return -1;
-}
 
 /* ---- text helpers ---- */
 
@@ -379,28 +275,22 @@ static void not_applicable(Session *s, const Algorithm *a, int64_t N, const char
                a->name, (long long)N, *label ? " with " : "", label, *why ? ": " : "", why);
 }
 
-static int cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N, size_t point) {
+static Status cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t N, size_t point) {
     TopoModel *t = NULL;
-    char err[256];
-    int tr = cost_cli_topology(s, c, N, &t, err, sizeof err);
-    if (tr == 2) return EXIT_USAGE;
-    if (tr == 1) {
-        diag_error(s->dx, span_none(), "topology-not-applicable", "%s", err);
-        return EXIT_INPUT;
-    }
-    if (tr < 0) return EXIT_INPUT;
+    Status st = cost_cli_topology_for(s, c, N, &t);
+    if (st != EXIT_GO_ON) return st;
     Schedule sch;
-    const char *why = NULL;
-    int ir = cost_cli_instantiate(s, c, a, N, point, &sch, &why);
+    const char *why;
+    st = cost_cli_instantiate(s, c, a, N, point, &sch, &why);
     const char *label = session_sweep_label(s, a, point);
-    if (ir != 0) {
-        if (ir == 1) not_applicable(s, a, N, label, why);
+    if (st != EXIT_GO_ON || why) {
+        if (why) not_applicable(s, a, N, label, why);
         topo_free(t);
         return EXIT_INPUT;
     }
     CostResult r;
     CostBounds b;
-    int status = EXIT_OK;
+    Status status = EXIT_GO_ON;
     if (cost_schedule(&sch, t, s->dx, c->per_step, &r) == 0) {
         if (cost_bounds(a->coll, N, sch.root, t, &b) != 0) {
             diag_error(s->dx, a->span, "cost-overflow", "lower bounds overflow 64-bit fractions");
@@ -519,7 +409,7 @@ static void closed_free(Closed *d) {
 }
 
 /* Adds the rows of sweep point `point` (param value `pval` for cost_fit2). */
-static int closed_collect(Session *s, const CostCli *c, const Algorithm *a, size_t point,
+static Status closed_collect(Session *s, const CostCli *c, const Algorithm *a, size_t point,
                           int64_t pval, Closed *d) {
     size_t n = c->nclosed;
     if (d->m + n > d->cap) {
@@ -533,12 +423,11 @@ static int closed_collect(Session *s, const CostCli *c, const Algorithm *a, size
         int64_t N = c->closed[i];
         TopoModel *t = NULL;
         char err[256];
-        int tr = cost_cli_topology(s, c, N, &t, err, sizeof err);
-        if (tr == 2) return EXIT_USAGE;
-        if (tr < 0) return EXIT_INPUT;
+        Status st = cost_cli_topology(s, c, N, &t, err, sizeof err);
+        if (st != EXIT_GO_ON) return st;
         int seen = 0;
         for (size_t j = 0; j < d->nskipped && !seen; j++) seen = d->skipped[j] == N;
-        if (tr == 1) {
+        if (!t) {
             if (!seen) d->skipped[d->nskipped++] = N;
             /* the message names this N; the list already says which */
             char *tail = strstr(err, " (N = ");
@@ -548,10 +437,10 @@ static int closed_collect(Session *s, const CostCli *c, const Algorithm *a, size
         }
         snprintf(d->topo_name, sizeof d->topo_name, "%s", t->name);
         Schedule sch;
-        const char *why = NULL;
-        int ir = cost_cli_instantiate(s, c, a, N, point, &sch, &why);
-        if (ir < 0) { topo_free(t); return EXIT_INPUT; }
-        if (ir == 1) {
+        const char *why;
+        st = cost_cli_instantiate(s, c, a, N, point, &sch, &why);
+        if (st != EXIT_GO_ON) { topo_free(t); return st; }
+        if (why) {
             if (!seen) d->skipped[d->nskipped++] = N;
             snprintf(d->skipped_why, sizeof d->skipped_why, "%s", *why ? why : "a require failed");
             topo_free(t);
@@ -559,7 +448,7 @@ static int closed_collect(Session *s, const CostCli *c, const Algorithm *a, size
         }
         CostResult r;
         CostBounds b;
-        int status = EXIT_OK;
+        Status status = EXIT_GO_ON;
         if (cost_schedule(&sch, t, s->dx, 0, &r) != 0) status = EXIT_INPUT;
         else if (cost_bounds(a->coll, N, sch.root, t, &b) != 0) {
             diag_error(s->dx, a->span, "cost-overflow", "lower bounds overflow 64-bit fractions");
@@ -575,9 +464,9 @@ static int closed_collect(Session *s, const CostCli *c, const Algorithm *a, size
         }
         schedule_free(&sch);
         topo_free(t);
-        if (status) return status;
+        if (status != EXIT_GO_ON) return status;
     }
-    return EXIT_OK;
+    return EXIT_GO_ON;
 }
 
 /* The six fitted coefficients of a closed form (α, M/β, M/γ of the cost,
@@ -622,6 +511,22 @@ static void closed_fit_print(const ClosedFit *f, const char *args) {
                f->fit[4], f->fit[5]);
 }
 
+/* "points": [{"N": .., (pname: ..,) "alpha": .., ... "lb_gamma": ..}]: the
+ * exact coefficients the fit was made from. */
+static void closed_points_json(JsonWriter *w, const Closed *d, const char *pname) {
+    static const char *const pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
+    json_key(w, "points");
+    json_array_begin(w);
+    for (size_t i = 0; i < d->m; i++) {
+        json_object_begin(w);
+        json_field_int(w, "N", d->Ns[i]);
+        if (pname) json_field_int(w, pname, d->pt[0][i].P);
+        for (int k = 0; k < 6; k++) json_rat_field(w, pn[k], d->pt[k][i].v);
+        json_object_end(w);
+    }
+    json_array_end(w);
+}
+
 /* One closed form in N: the report of Closed rows of a single point.
  * `label` names the point's swept params ("" without a sweep). */
 static void closed_report(const CostCli *c, const Algorithm *a, const char *label, Closed *d) {
@@ -657,16 +562,7 @@ static void closed_report(const CostCli *c, const Algorithm *a, const char *labe
         json_object_begin(&w);
         for (int k = 0; k < 3; k++) json_field_string(&w, what[k], verd[k]);
         json_object_end(&w);
-        const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
-        json_key(&w, "points");
-        json_array_begin(&w);
-        for (size_t i = 0; i < m; i++) {
-            json_object_begin(&w);
-            json_field_int(&w, "N", d->Ns[i]);
-            for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], d->pt[k][i].v);
-            json_object_end(&w);
-        }
-        json_array_end(&w);
+        closed_points_json(&w, d, NULL);
         json_object_end(&w);
         fputc('\n', stdout);
         return;
@@ -731,17 +627,7 @@ static void closed_report2(const CostCli *c, const Algorithm *a, const char *pna
         json_field_string(&w, "collective", collective_info[a->coll].keyword);
         json_field_string(&w, "topology", d->topo_name);
         closed_fit_json(&w, &f);
-        const char *pn[6] = {"alpha", "beta", "gamma", "lb_alpha", "lb_beta", "lb_gamma"};
-        json_key(&w, "points");
-        json_array_begin(&w);
-        for (size_t i = 0; i < m; i++) {
-            json_object_begin(&w);
-            json_field_int(&w, "N", d->Ns[i]);
-            json_field_int(&w, pname, d->pt[0][i].P);
-            for (int k = 0; k < 6; k++) json_rat_field(&w, pn[k], d->pt[k][i].v);
-            json_object_end(&w);
-        }
-        json_array_end(&w);
+        closed_points_json(&w, d, pname);
         json_object_end(&w);
         fputc('\n', stdout);
         return;
@@ -779,19 +665,19 @@ static void closed_report2(const CostCli *c, const Algorithm *a, const char *pna
 
 /* --n: a closed form in N per sweep point; with exactly one swept param of
  * at least four values, a closed form in N and that param over every point. */
-static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
+static Status cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
     size_t points = session_sweep_points(s, a);
     const char *pname = NULL;
     const int64_t *vals = NULL;
     size_t nvals = 0;
     int nswept = session_swept_param(s, a, &pname, &vals, &nvals);
-    int status = EXIT_OK;
+    Status status = EXIT_GO_ON;
     Closed d;
     /* Four values at least: with fewer, functions of the param coincide on
      * them (1 - 2/K and K - 2 agree at K = 1, 2) and the fit would guess. */
     if (nswept == 1 && nvals >= 4) {
         memset(&d, 0, sizeof d);
-        for (size_t pt = 0; pt < points && status == EXIT_OK; pt++) {
+        for (size_t pt = 0; pt < points && status == EXIT_GO_ON; pt++) {
             const Define *defs;
             int nd = session_defines(s, a, pt, &defs);
             int64_t pval = 0;
@@ -799,28 +685,28 @@ static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
                 if (!strcmp(defs[k].name, pname)) pval = defs[k].value;
             status = closed_collect(s, c, a, pt, pval, &d);
         }
-        if (status == EXIT_OK && d.m == 0) {
+        if (status == EXIT_GO_ON && d.m == 0) {
             diag_error(s->dx, a->name_span, "require-failed",
                        "'%s' applies to none of the given N%s%s", a->name,
                        *d.skipped_why ? ": " : "", d.skipped_why);
             status = EXIT_INPUT;
         }
-        if (status == EXIT_OK) closed_report2(c, a, pname, vals, nvals, &d);
+        if (status == EXIT_GO_ON) closed_report2(c, a, pname, vals, nvals, &d);
         closed_free(&d);
         return status;
     }
-    for (size_t pt = 0; pt < points && status == EXIT_OK; pt++) {
+    for (size_t pt = 0; pt < points && status == EXIT_GO_ON; pt++) {
         if (pt && !c->json) printf("\n");
         memset(&d, 0, sizeof d);
         status = closed_collect(s, c, a, pt, 0, &d);
         const char *label = session_sweep_label(s, a, pt);
-        if (status == EXIT_OK && d.m == 0) {
+        if (status == EXIT_GO_ON && d.m == 0) {
             diag_error(s->dx, a->name_span, "require-failed",
                        "'%s' applies to none of the given N%s%s%s%s", a->name,
                        *label ? " with " : "", label, *d.skipped_why ? ": " : "", d.skipped_why);
             status = EXIT_INPUT;
         }
-        if (status == EXIT_OK) closed_report(c, a, label, &d);
+        if (status == EXIT_GO_ON) closed_report(c, a, label, &d);
         closed_free(&d);
     }
     return status;
@@ -829,47 +715,30 @@ static int cost_closed(Session *s, const CostCli *c, const Algorithm *a) {
 /* ---- command ---- */
 
 int cmd_cost(int argc, char **argv) {
-    DriverOptions o;
-    int rc = options_parse(&o, CMD_cost, argc, argv);
-    if (rc >= 0) return rc;
-    CostCli c;
-    rc = cost_cli_init(&c, &o);
-    if (rc) {
-        options_free(&o);
-        return rc;
-    }
-    Session s;
-    int st = session_open(&s, &c.common, o.files, o.nfiles);
-    if (st) {
-        options_free(&o);
-        return session_close(&s, EXIT_INPUT);
-    }
-    Algorithm **algs;
-    int nalgs = session_algorithms(&s, &algs);
-    int status = EXIT_OK;
-    if (nalgs == 0) {
-        diag_error(s.dx, span_none(), "no-algorithm", "no algorithm to price in the input");
-        status = EXIT_INPUT;
-    }
+    CostCli cc;
+    Cmd c = {.ctx = &cc};
+    Status st = cmd_begin(&c, CMD_cost, argc, argv, cost_cli_check);
+    Status worst = EXIT_GO_ON; /* the worst outcome so far: input errors go on, usage errors stop */
     int first = 1;
-    for (int k = 0; k < nalgs && status != EXIT_USAGE; k++) {
-        if (c.nclosed) {
-            if (!first && !c.json) printf("\n");
+    for (int k = 0; st == EXIT_GO_ON && k < c.nalgs; k++) {
+        Algorithm *a = c.algs[k];
+        if (cc.nclosed) {
+            if (!first && !cc.json) printf("\n");
             first = 0;
-            int r = cost_closed(&s, &c, algs[k]);
-            if (r > status) status = r;
+            Status r = cost_closed(&c.s, &cc, a);
+            if (r == EXIT_USAGE) st = r;
+            else if (r != EXIT_GO_ON) worst = r;
             continue;
         }
-        size_t points = session_sweep_points(&s, algs[k]);
-        for (size_t pt = 0; pt < points && status != EXIT_USAGE; pt++)
-            for (size_t i = 0; i < c.nN && status != EXIT_USAGE; i++) {
-                if (!first && !c.json) printf("\n");
+        size_t points = session_sweep_points(&c.s, a);
+        for (size_t pt = 0; pt < points && st == EXIT_GO_ON; pt++)
+            for (size_t i = 0; i < cc.nN && st == EXIT_GO_ON; i++) {
+                if (!first && !cc.json) printf("\n");
                 first = 0;
-                int r = cost_one(&s, &c, algs[k], c.Ns[i], pt);
-                if (r > status) status = r;
+                Status r = cost_one(&c.s, &cc, a, cc.Ns[i], pt);
+                if (r == EXIT_USAGE) st = r;
+                else if (r != EXIT_GO_ON) worst = r;
             }
     }
-    fflush(stdout);
-    options_free(&o);
-    return session_close(&s, status);
+    return cmd_end(&c, st == EXIT_GO_ON ? worst : st);
 }

@@ -372,88 +372,69 @@ static void print_pairs(const Schedule *s) {
 
 /* ---------- the command ---------- */
 
-int cmd_expand(int argc, char **argv) {
-    DriverOptions o;
-    int status = options_parse(&o, CMD_expand, argc, argv);
-    if (status >= 0) return status;
-    int64_t N = 0, root = o.root;
-    const char *table = o.table;
-    int pairs = o.pairs;
-    status = options_single_n(&o, -1, "ranks", &N);
+/* expand's options, before the files are read. */
+static Status expand_options(Cmd *c) {
+    const DriverOptions *o = &c->o;
     /* --emit=coll or dump: the one --emit row, with expand's own words */
-    int emit_coll = 0;
-    if (status < 0 && o.emit) {
-        if (strcmp(o.emit, "coll") == 0) emit_coll = 1;
-        else if (strcmp(o.emit, "dump") != 0)
-            status = usage_error("expand", "--emit expects coll or dump, got '%s'", o.emit);
-    }
-    if (status < 0 && emit_coll && (table || pairs))
-        status = usage_error("expand", "--emit=coll cannot be combined with --table or --pairs");
+    if (o->emit && strcmp(o->emit, "coll") != 0 && strcmp(o->emit, "dump") != 0)
+        return usage_error("expand", "--emit expects coll or dump, got '%s'", o->emit);
+    int emit_coll = o->emit && strcmp(o->emit, "coll") == 0;
+    if (emit_coll && (o->table || o->pairs))
+        return usage_error("expand", "--emit=coll cannot be combined with --table or --pairs");
     /* the table has N columns of up to N*chunks labels per row: keep it readable */
-    if (status < 0 && table && N > TABLE_MAX_N)
-        status = usage_error("expand", "--table needs N <= %d (got %" PRId64 ")", TABLE_MAX_N, N);
-    if (status >= 0) {
-        options_free(&o);
-        return status;
-    }
-    const CommonOptions opts = o.common;
+    if (o->table && c->N > TABLE_MAX_N)
+        return usage_error("expand", "--table needs N <= %d (got %" PRId64 ")", TABLE_MAX_N, c->N);
+    return EXIT_GO_ON;
+}
 
-    Session s;
-    int st = session_open(&s, &opts, o.files, o.nfiles);
-    if (st != 0) {
-        options_free(&o);
-        return session_close(&s, EXIT_INPUT);
+/* One algorithm expanded at N as the options say. */
+static Status expand_one(Cmd *c, int k) {
+    const DriverOptions *o = &c->o;
+    Session *s = &c->s;
+    Algorithm *alg = c->algs[k];
+    const char *table = o->table;
+    int tbuf = -1;
+    if (table) {
+        for (int b = 0; b < alg->nbuffers; b++)
+            if (strcmp(alg->buffers[b].name, table) == 0) tbuf = b;
+        if (tbuf < 0) {
+            diag_error(s->dx, alg->name_span, "unknown-buffer", "--table %s: algorithm '%s' has no buffer '%s'", table,
+                       alg->name, table);
+            return EXIT_INPUT;
+        }
     }
-    Algorithm **algs;
-    int nalgs = session_algorithms(&s, &algs);
-    int failed = 0;
-    for (int k = 0; k < nalgs && !failed; k++) {
-        Algorithm *alg = algs[k];
-        int tbuf = -1;
-        if (table) {
-            for (int b = 0; b < alg->nbuffers; b++)
-                if (strcmp(alg->buffers[b].name, table) == 0) tbuf = b;
-            if (tbuf < 0) {
-                diag_error(s.dx, alg->name_span, "unknown-buffer",
-                           "--table %s: algorithm '%s' has no buffer '%s'", table, alg->name, table);
-                failed = 1;
-                break;
-            }
-        }
-        /* a -D applies to the algorithms that declare it (session_open
-         * rejected one that reaches none) */
-        SchedParams sp = pipeline_params(&s, alg, 0, N, root);
-        Schedule sched;
-        if (pipeline_instantiate(&s, alg, &sp, &sched)) {
-            failed = 1;
-            break;
-        }
-        if (k) printf("\n");
-        if (nalgs > 1 && (table || pairs)) printf("algorithm %s\n", alg->name);
-        if (table && print_table(&sched, tbuf)) {
-            diag_error(s.dx, alg->name_span, "schedule-too-large",
-                       "--table: the schedule of '%s' for N = %" PRId64 " is too large to simulate",
-                       alg->name, N);
-            schedule_free(&sched);
-            failed = 1;
-            break;
-        }
-        if (pairs) {
-            if (table) printf("\n");
-            print_pairs(&sched);
-        }
-        if (emit_coll) {
-            char why[96];
-            snprintf(why, sizeof why, "'%s' expanded for N = %" PRId64, alg->name, N);
-            CollPrintInfo info = {0};
-            info.require_why = why;
-            schedule_print_coll(stdout, &sched, &info);
-        } else if (!table && !pairs) {
-            schedule_dump(stdout, &sched, &s.sm);
-        }
-        schedule_free(&sched);
+    /* a -D applies to the algorithms that declare it (session_open
+     * rejected one that reaches none) */
+    SchedParams sp = pipeline_params(s, alg, 0, c->N, o->root);
+    Schedule sched;
+    if (pipeline_instantiate(s, alg, &sp, &sched, NULL) != EXIT_GO_ON) return EXIT_INPUT;
+    if (k) printf("\n");
+    if (c->nalgs > 1 && (table || o->pairs)) printf("algorithm %s\n", alg->name);
+    Status st = EXIT_GO_ON;
+    if (table && print_table(&sched, tbuf)) {
+        diag_error(s->dx, alg->name_span, "schedule-too-large",
+                   "--table: the schedule of '%s' for N = %" PRId64 " is too large to simulate", alg->name, c->N);
+        st = EXIT_INPUT;
+    } else if (o->pairs) {
+        if (table) printf("\n");
+        print_pairs(&sched);
     }
-    fflush(stdout);
-    options_free(&o);
-    return session_close(&s, failed ? EXIT_INPUT : EXIT_OK);
+    if (st == EXIT_GO_ON && o->emit && strcmp(o->emit, "coll") == 0) {
+        char why[96];
+        snprintf(why, sizeof why, "'%s' expanded for N = %" PRId64, alg->name, c->N);
+        CollPrintInfo info = {0};
+        info.require_why = why;
+        schedule_print_coll(stdout, &sched, &info);
+    } else if (st == EXIT_GO_ON && !table && !o->pairs) {
+        schedule_dump(stdout, &sched, &s->sm);
+    }
+    schedule_free(&sched);
+    return st;
+}
+
+int cmd_expand(int argc, char **argv) {
+    Cmd c = {0};
+    Status st = cmd_begin(&c, CMD_expand, argc, argv, expand_options);
+    for (int k = 0; st == EXIT_GO_ON && k < c.nalgs; k++) st = expand_one(&c, k);
+    return cmd_end(&c, st);
 }

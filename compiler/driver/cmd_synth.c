@@ -3,13 +3,13 @@
  * .coll algorithm (schedule/print_coll.h) and checked before it is written:
  * the printed text is parsed, instantiated and compared with the
  * synthesized schedule, verified and priced again. docs/synth.md. */
-#include "driver/options.h"
 #include "driver/cost_cli.h"
 #include "driver/synth_cli.h"
 #include "analysis/synth.h"
 #include "analysis/verify.h"
 #include "schedule/print_coll.h"
 #include "front/front.h"
+#include "support/suggest.h"
 #include "support/util.h"
 
 #include <stdlib.h>
@@ -64,61 +64,60 @@ _Static_assert(OBJECTIVE_BANDWIDTH == (int)SYNTH_BANDWIDTH && OBJECTIVE_LATENCY 
                    OBJECTIVE_BALANCED == (int)SYNTH_BALANCED,
                "CHOICES(OBJECTIVE) follows SynthObjective");
 
+/* What synth keeps in its Cmd: the cost model (first: cost_cli.h) and the
+ * collective. */
+typedef struct SynthCli {
+    CostCli c;
+    Collective coll;
+} SynthCli;
+
+/* The collective (the first argument) and the cost model, before the files
+ * (the other arguments, which may hold topology blocks) are read. */
+static Status synth_options(Cmd *cmd) {
+    SynthCli *sc = cmd->ctx;
+    const char *word = cmd->o.files[0];
+    sc->coll = collective_lookup(word);
+    if (sc->coll == COLLECTIVE__COUNT) {
+        Suggest sg;
+        suggest_init(&sg, word, SUGGEST_NAME);
+        for (int k = 0; k < COLLECTIVE__COUNT; k++) suggest_offer(&sg, collective_info[k].keyword, NULL);
+        return sg.best ? usage_error("synth", "unknown collective '%s'; did you mean '%s'?", word, sg.best)
+                       : usage_error("synth", "unknown collective '%s'", word);
+    }
+    cmd->nargs = 1;
+    return cost_cli_check(cmd);
+}
+
 int cmd_synth(int argc, char **argv) {
     /* The collective is the first argument that is not an option; --help
      * needs none. */
     if (!options_given(argc, argv, OPT_HELP) && options_count_files(argc, argv) == 0)
         return usage_error("synth", "the first argument must be the collective (allgather, reduce_scatter, "
                                     "allreduce, broadcast or reduce)");
-    DriverOptions d;
-    int rc = options_parse(&d, CMD_synth, argc, argv);
-    if (rc >= 0) return rc;
-    Collective coll = collective_lookup(d.files[0]);
-    if (coll == COLLECTIVE__COUNT) {
-        const char *best = NULL;
-        int bd = 3;
-        for (int k = 0; k < COLLECTIVE__COUNT; k++) {
-            int dist = front_edit_distance(d.files[0], collective_info[k].keyword);
-            if (dist < bd) bd = dist, best = collective_info[k].keyword;
-        }
-        rc = best ? usage_error("synth", "unknown collective '%s'; did you mean '%s'?", d.files[0], best)
-                  : usage_error("synth", "unknown collective '%s'", d.files[0]);
-        options_free(&d);
-        return rc;
-    }
-    CostCli c;
-    int64_t N = 0;
-    rc = cost_cli_init_one_n(&c, &d, &N);
-    if (rc) {
-        options_free(&d);
-        return rc;
-    }
+    SynthCli sc;
+    Cmd cmd = {.ctx = &sc};
+    Status st = cmd_begin(&cmd, CMD_synth, argc, argv, synth_options);
+    if (st != EXIT_GO_ON) return cmd_end(&cmd, st);
+    const CostCli c = sc.c;
+    const DriverOptions d = cmd.o;
+    int64_t N = cmd.N;
     SynthOptions o;
     memset(&o, 0, sizeof o);
-    o.coll = coll;
+    o.coll = sc.coll;
+    Collective coll = sc.coll;
     o.objective = (SynthObjective)d.objective;
     o.max_split = d.max_split;
     const char *output = d.output, *name = d.synth_name;
-    Session s;
-    /* files[0] is the collective; the others may hold topology blocks */
-    if (session_open(&s, &c.common, d.files + 1, d.nfiles - 1)) {
-        options_free(&d);
-        return session_close(&s, EXIT_INPUT);
-    }
     int status = EXIT_OK;
     TopoModel *t = NULL;
     char err[256];
-    int tr = cost_cli_topology(&s, &c, N, &t, err, sizeof err);
-    if (tr == 2) status = EXIT_USAGE;
-    else if (tr == 1) {
-        diag_error(s.dx, span_none(), "topology-not-applicable", "%s", err);
-        status = EXIT_INPUT;
-    } else if (tr < 0) status = EXIT_INPUT;
+    Status tr = cost_cli_topology_for(&cmd.s, &c, N, &t);
+    if (tr != EXIT_GO_ON) status = tr;
     if (status == EXIT_OK && collective_info[coll].rooted && c.root >= N) {
         status = usage_error("synth", "--root %lld is not a rank of N = %lld", (long long)c.root, (long long)N);
     }
     if (status == EXIT_OK && N < 2) {
-        diag_error(s.dx, span_none(), "synth-unsupported", "synth needs N >= 2 (N = %lld)", (long long)N);
+        diag_error(cmd.s.dx, span_none(), "synth-unsupported", "synth needs N >= 2 (N = %lld)", (long long)N);
         status = EXIT_INPUT;
     }
     if (status == EXIT_OK) {
@@ -127,12 +126,12 @@ int cmd_synth(int argc, char **argv) {
         o.root = c.root;
         o.machine = c.machine;
         o.name = name ? name
-                      : arena_printf(&s.arena, "synth_%s_%s_n%lld", collective_info[coll].keyword, topo_id,
+                      : arena_printf(&cmd.s.arena, "synth_%s_%s_n%lld", collective_info[coll].keyword, topo_id,
                                      (long long)N);
         SynthResult r;
-        SynthStatus ss = synth_run(&o, t, &s.arena, s.dx, &r, err, sizeof err);
+        SynthStatus ss = synth_run(&o, t, &cmd.s.arena, cmd.s.dx, &r, err, sizeof err);
         if (ss != SYNTH_OK) {
-            diag_error(s.dx, span_none(),
+            diag_error(cmd.s.dx, span_none(),
                        ss == SYNTH_UNSUPPORTED    ? "synth-unsupported"
                        : ss == SYNTH_DISCONNECTED ? "synth-disconnected"
                                                   : "synth-too-large",
@@ -140,7 +139,7 @@ int cmd_synth(int argc, char **argv) {
             status = EXIT_INPUT;
         } else {
             const char **hdr;
-            size_t nh = synth_header(&o, t, &r, &s.arena, &hdr);
+            size_t nh = synth_header(&o, t, &r, &cmd.s.arena, &hdr);
             /* the command that regenerates it, without -o */
             char cmdline[512];
             size_t len = (size_t)snprintf(cmdline, sizeof cmdline, "Regenerate: collc synth");
@@ -155,29 +154,29 @@ int cmd_synth(int argc, char **argv) {
                 len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, plain ? " %s" : " '%s'", kept[i]);
             }
             free(kept);
-            const char **lines = ARENA_ARRAY(&s.arena, const char *, nh + 1);
+            const char **lines = ARENA_ARRAY(&cmd.s.arena, const char *, nh + 1);
             memcpy(lines, hdr, nh * sizeof *hdr);
             lines[nh] = cmdline;
             CollPrintInfo info = {0};
             info.header = lines;
             info.nheader = nh + 1;
             info.step_comment = r.step_comment;
-            info.require_why = arena_printf(&s.arena, "synthesized for %s, N = %lld", t->name, (long long)N);
+            info.require_why = arena_printf(&cmd.s.arena, "synthesized for %s, N = %lld", t->name, (long long)N);
             char *text = NULL;
             size_t tlen = 0;
             FILE *mem = open_memstream(&text, &tlen);
             COLLC_ASSERT(mem);
             schedule_print_coll(mem, &r.sched, &info);
             fclose(mem);
-            self_check(&s, &r, t, text, tlen);
+            self_check(&cmd.s, &r, t, text, tlen);
             FILE *f = output && strcmp(output, "-") != 0 ? fopen(output, "w") : stdout;
             if (!f) {
-                diag_error(s.dx, span_none(), "cannot-open", "cannot write '%s'", output);
+                diag_error(cmd.s.dx, span_none(), "cannot-open", "cannot write '%s'", output);
                 status = EXIT_INPUT;
             } else {
                 fwrite(text, 1, tlen, f);
                 if (f != stdout && fclose(f) != 0) {
-                    diag_error(s.dx, span_none(), "cannot-open", "cannot write '%s'", output);
+                    diag_error(cmd.s.dx, span_none(), "cannot-open", "cannot write '%s'", output);
                     status = EXIT_INPUT;
                 }
             }
@@ -186,9 +185,7 @@ int cmd_synth(int argc, char **argv) {
         }
     }
     topo_free(t);
-    fflush(stdout);
-    options_free(&d);
-    return session_close(&s, status);
+    return cmd_end(&cmd, status);
 }
 
 int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[SYNTH_COMPARE_MAX]) {

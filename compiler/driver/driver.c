@@ -2,6 +2,7 @@
  * the Session (load + parse + check); see driver.h and docs/cli.md. The
  * command line itself is parsed in options.c. */
 #include "driver/driver.h"
+#include "support/suggest.h"
 #include "support/util.h"
 #include "driver/progress.h"
 #include "quantity.h"
@@ -139,6 +140,30 @@ int parse_bandwidth(const char *s, double *bytes_per_s) {
 
 /* ---- session ---- */
 
+const InputFormat input_formats[] = {
+#define INPUT_FORMAT(id, name, read, sniff, help) {name, read, sniff, help},
+#include "driver/formats.def"
+};
+const int ninput_formats = (int)ARRAY_LEN(input_formats);
+
+/* The readers and sniffers of the rows (parse_source, parse_sniff: front.h;
+ * a compatible redeclaration). */
+#define INPUT_FORMAT(id, name, read, sniff, help) InputReadFn read; InputSniffFn sniff;
+#include "driver/formats.def"
+
+/* The format of file `id`: --input-format's, else the surest sniffer's. */
+static const InputFormat *format_of(const Session *s, uint32_t id) {
+    if (s->opts.input_format) return &input_formats[s->opts.input_format - 1];
+    const SourceFile *f = source_file(&s->sm, id);
+    const InputFormat *best = &input_formats[0];
+    int surest = -1;
+    for (int k = 0; k < ninput_formats; k++) {
+        int how = input_formats[k].sniff(f->text, f->len);
+        if (how > surest) surest = how, best = &input_formats[k];
+    }
+    return best;
+}
+
 static void apply_options(DiagEngine *dx, const CommonOptions *o) {
     if (o->color >= 0) diag_set_color(dx, o->color);
     diag_set_error_limit(dx, o->error_limit);
@@ -156,21 +181,30 @@ static int declares(const Algorithm *a, const char *name) {
 
 /* "did you mean" over the params of the selected algorithms. */
 static void note_param_guess(Session *s, Algorithm **algs, int nalgs, const char *name) {
-    const Symbol *best = NULL;
-    int bestd = 3, anyparam = 0;
+    Suggest sg;
+    suggest_init(&sg, name, SUGGEST_NAME);
+    int anyparam = 0;
     for (int k = 0; k < nalgs; k++)
         for (int p = 0; p < algs[k]->nparams; p++) {
             anyparam = 1;
-            int d = front_edit_distance(name, algs[k]->params[p]->name);
-            if (d < bestd && d < (int)strlen(name)) {
-                bestd = d;
-                best = algs[k]->params[p];
-            }
+            suggest_offer(&sg, algs[k]->params[p]->name, algs[k]->params[p]);
         }
+    const Symbol *best = sg.item;
     /* The error is the command line's; the notes point into the file. */
     if (best) diag_note(s->dx, best->span, "did you mean '%s'?", best->name);
     else if (!anyparam && nalgs == 1)
         diag_note(s->dx, algs[0]->name_span, "'%s' has no params", algs[0]->name);
+}
+
+/* "did you mean" over the algorithms of the files; the error is the
+ * command line's, the note points into the file. */
+static void note_algorithm_guess(Session *s, const char *name) {
+    Suggest sg;
+    suggest_init(&sg, name, SUGGEST_NAME);
+    for (int k = 0; k < s->prog.nalgorithms; k++)
+        suggest_offer(&sg, s->prog.algorithms[k]->name, s->prog.algorithms[k]);
+    const Algorithm *best = sg.item;
+    if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
 }
 
 /* The -D that apply to alg: indices into opts.defines, -D ALG.NAME
@@ -209,16 +243,7 @@ static int check_defines(Session *s) {
             if (!a) {
                 diag_error(s->dx, span_none(), "unknown-define", "-D %s.%s: no algorithm named '%s'",
                            d->alg, d->name, d->alg);
-                const Algorithm *best = NULL;
-                int bestd = 3;
-                for (int j = 0; j < s->prog.nalgorithms; j++) {
-                    int dist = front_edit_distance(d->alg, s->prog.algorithms[j]->name);
-                    if (dist < bestd && dist < (int)strlen(d->alg)) {
-                        bestd = dist;
-                        best = s->prog.algorithms[j];
-                    }
-                }
-                if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
+                note_algorithm_guess(s, d->alg);
                 errors++;
             } else if (!declares(a, d->name)) {
                 diag_error(s->dx, span_none(), "unknown-define",
@@ -367,7 +392,7 @@ static void load_imports(Session *s) {
     free(seen);
 }
 
-int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles) {
+Status session_open(Session *s, const CommonOptions *opts, char **files, int nfiles) {
     memset(s, 0, sizeof *s);
     s->opts = *opts;
     arena_init(&s->arena);
@@ -393,34 +418,23 @@ int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles
     }
     unsigned before_parse = diag_error_count(s->dx);
     for (int k = 0; k < nfiles; k++)
-        if (ids[k] >= 0) parse_source(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
+        if (ids[k] >= 0) format_of(s, (uint32_t)ids[k])->read(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
     free(ids);
     s->ninputs = s->sm.nfiles;
     load_imports(s);
-    if (diag_error_count(s->dx) > before_parse) return unreadable ? 2 : 1;
+    if (diag_error_count(s->dx) > before_parse) return EXIT_INPUT;
     /* The files that could be read are still checked (like a compiler that
      * goes on with the other translation units), but nothing runs after. */
     sema_check(&s->arena, s->dx, &s->prog);
-    if (unreadable) return 2;
-    if (diag_error_count(s->dx)) return 1;
+    if (unreadable || diag_error_count(s->dx)) return EXIT_INPUT;
 
     if (opts->algorithm && !program_find_algorithm(&s->prog, opts->algorithm)) {
         diag_error(s->dx, span_none(), "unknown-algorithm", "no algorithm named '%s'",
                    opts->algorithm);
-        const Algorithm *best = NULL;
-        int bestd = 3;
-        for (int k = 0; k < s->prog.nalgorithms; k++) {
-            int dist = front_edit_distance(opts->algorithm, s->prog.algorithms[k]->name);
-            if (dist < bestd && dist < (int)strlen(opts->algorithm)) {
-                bestd = dist;
-                best = s->prog.algorithms[k];
-            }
-        }
-        /* The error is the command line's; the note points into the file. */
-        if (best) diag_note(s->dx, best->name_span, "did you mean '%s'?", best->name);
-        return 1;
+        note_algorithm_guess(s, opts->algorithm);
+        return EXIT_INPUT;
     }
-    return !opts->defines_unused && check_defines(s) ? 1 : 0;
+    return !opts->defines_unused && check_defines(s) ? EXIT_INPUT : EXIT_GO_ON;
 }
 
 int session_close(Session *s, int status) {
@@ -450,6 +464,18 @@ int session_algorithms(Session *s, Algorithm ***out) {
     }
     *out = s->prog.algorithms;
     return s->prog.nalgorithms;
+}
+
+FILE *session_output(Session *s, const char *path, const char *mode) {
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, mode);
+    if (!f) diag_error(s->dx, span_none(), "io", "cannot open '%s' for writing: %s", path, strerror(errno));
+    return f;
+}
+
+int session_output_close(Session *s, FILE *f, const char *path) {
+    if (f == stdout || fclose(f) == 0) return 0;
+    diag_error(s->dx, span_none(), "io", "cannot write '%s': %s", path, strerror(errno));
+    return 1;
 }
 
 char *default_output_path(Arena *a, const char *input, const char *suffix) {

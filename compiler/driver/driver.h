@@ -2,7 +2,10 @@
  * errors and a Session (arena + sources + diagnostics + parsed/checked
  * program). The command line is parsed by options.h.
  *
- * Exit statuses: EXIT_OK 0, EXIT_INPUT 1 (errors in the input), EXIT_USAGE 2. */
+ * Every step of a command (parsing its options, opening its files, each
+ * piece of its work) returns a Status: EXIT_GO_ON when the command goes
+ * on, else the exit status it stops with (0 ok, 1 errors in the input,
+ * 2 usage). */
 #ifndef COLLC_DRIVER_H
 #define COLLC_DRIVER_H
 
@@ -11,11 +14,19 @@
 #include "front/front.h"
 #include "schedule/schedule.h"
 
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+typedef enum Status {
+    EXIT_GO_ON = -1, /* no exit yet: the command goes on */
+    EXIT_OK = 0,     /* done: success (warnings allowed unless -Werror) */
+    EXIT_INPUT = 1,  /* errors in the input, reported through the diagnostics */
+    EXIT_USAGE = 2,  /* a usage error, printed by usage_error() */
+} Status;
 
-/* cmd_check, ..., and the variants' cmd_compile_sg2260 (commands.def) */
+/* The model commands' N when -N is not given (compare, draw, synth, and
+ * cost's one report): a number, so that the help can show it. */
+#define DRIVER_MODEL_N 8
+
+/* cmd_check, ... (commands.def) */
 #define X(name, fn, args, summary, description, exit1) int fn(int argc, char **argv);
-#define VARIANT(id, shown, args, description, exit1) int cmd_##id(int argc, char **argv);
 #include "driver/commands.def"
 #undef X
 
@@ -46,6 +57,8 @@ typedef struct CommonOptions {
     int defines_unused;           /* the command uses no params (check): a -D
                                      that reaches none is not an error */
     const char *algorithm;        /* --algorithm NAME */
+    int input_format;             /* --input-format: 0 = recognised by content, else
+                                     1 + the row of driver/formats.def */
     size_t max_transfers;         /* --max-transfers=N; 0 = instantiate's default */
 } CommonOptions;
 
@@ -54,8 +67,9 @@ int parse_int64(const char *s, int64_t *out);
 /* "-N" value: "8", "2..16" (inclusive), "8,16,1024", or a mix "2..8,16".
  * Fills a malloc'ed sorted unique array. Returns 0, or -1 on a bad list. */
 int parse_rank_list(const char *s, int64_t **out, size_t *n);
-/* The largest --size of the commands that move real bytes (run, sim,
- * --target=sg2260): one host's memory, with room to spare. */
+/* The largest --size of the commands that move real bytes (run, sim, the
+ * compile of a target made for one N): one host's memory, with room to
+ * spare. */
 #define DRIVER_MAX_MOVED_BYTES (64.0 * 1024 * 1024 * 1024)
 #define DRIVER_MAX_MOVED_TEXT "64GiB"
 
@@ -76,10 +90,23 @@ typedef struct Session {
                                      (imports and call expansions come after) */
 } Session;
 
-/* Loads, parses and checks `files`. Returns 0 when the program is usable, 1
- * when errors were reported (the caller returns EXIT_INPUT after
- * session_close), 2 on a file that cannot be read (reported as error). */
-int session_open(Session *s, const CommonOptions *opts, char **files, int nfiles);
+/* The input formats (driver/formats.def): what reads a file, and what
+ * recognises one by its content. */
+typedef struct InputFormat {
+    const char *name;        /* --input-format=NAME */
+    InputReadFn *read;
+    InputSniffFn *sniff;
+    const char *help;
+} InputFormat;
+extern const InputFormat input_formats[];
+extern const int ninput_formats;
+
+/* Loads `files`, reads each in its format (--input-format, else the one
+ * whose sniffer claims its content most surely; .coll for the imports) and
+ * checks the program. Returns EXIT_GO_ON when the program is usable, else
+ * EXIT_INPUT after reporting (a file that cannot be read included); then
+ * session_close. */
+Status session_open(Session *s, const CommonOptions *opts, char **files, int nfiles);
 /* Flushes diagnostics (SARIF is written here), frees everything, and returns
  * the exit status to use given `status` and the error count. */
 int session_close(Session *s, int status);
@@ -98,6 +125,13 @@ const char *session_sweep_label(Session *s, const Algorithm *alg, size_t point);
  * one's name and values go to *name, *values, *nvalues. */
 int session_swept_param(Session *s, const Algorithm *alg, const char **name,
                         const int64_t **values, size_t *nvalues);
+
+/* Opens output `path` ("-": standard output) with fopen's `mode`; NULL
+ * after the "io" error. */
+FILE *session_output(Session *s, const char *path, const char *mode);
+/* Closes it (standard output stays open): 0, or 1 after the "io" error of a
+ * write that failed. */
+int session_output_close(Session *s, FILE *f, const char *path);
 
 /* The output file of an input when no -o is given: "dir/ring.coll" ->
  * "ring" + suffix (in the current directory, as cc -c); "-" -> "stdin". */

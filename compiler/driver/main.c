@@ -7,6 +7,7 @@
  * `collc help CMD` runs); exit status 0 ok, 1 errors in the input, 2 usage. */
 #include "driver/driver.h"
 #include "driver/options.h"
+#include "support/suggest.h"
 
 #include <string.h>
 
@@ -41,19 +42,11 @@ static const Command *find_command(const char *name) {
 }
 
 static int unknown_command(const char *name) {
-    const char *best = NULL;
-    int bestd = 3;
-    for (int i = 0; i < NCOMMANDS; i++) {
-        int d = front_edit_distance(name, commands[i].name);
-        /* A prefix ("ver" for "verify") is as good a guess as a typo. */
-        if (strncmp(commands[i].name, name, strlen(name)) == 0 && strlen(name) >= 2) d = 1;
-        if (d < bestd) {
-            bestd = d;
-            best = commands[i].name;
-        }
-    }
-    if (best)
-        return usage_error(NULL, "unknown command '%s'; did you mean '%s'?", name, best);
+    Suggest sg;
+    suggest_init(&sg, name, SUGGEST_COMMAND);
+    for (int i = 0; i < NCOMMANDS; i++) suggest_offer(&sg, commands[i].name, NULL);
+    if (sg.best)
+        return usage_error(NULL, "unknown command '%s'; did you mean '%s'?", name, sg.best);
     return usage_error(NULL, "unknown command '%s'", name);
 }
 

@@ -1,8 +1,9 @@
 /* options.c - the one command-line parser of collc and the help pages, both
  * driven by the option table (driver/options.def); see options.h. */
 #include "driver/options.h"
+#include "driver/target.h"
+#include "support/suggest.h"
 #include "support/util.h"
-#include "sg2260.h"
 
 #include <coll.h>
 #include <ctype.h>
@@ -26,20 +27,15 @@ typedef enum OptKind {
     OPTK_ENUM,      /* int: the index of the word in the row's CHOICES */
     OPTK_DTYPE,     /* int: a DriverDtype */
     OPTK_OP,        /* int: a DriverOp */
+    OPTK_FORMAT,    /* int: 1 + a row of formats.def */
     OPTK_DEFINE,    /* CommonOptions: -D NAME=VALUE adds a Define */
     OPTK_WERROR,    /* CommonOptions: -Werror (all) or -Werror=CODE */
     OPTK_WNO,       /* CommonOptions: -Wno-CODE */
 } OptKind;
 
 
-/* The `commands` column. */
-#define C(name) (1u << CMD_##name)
-#define ALL_COMMANDS ((1u << CMD__COUNT) - 1)
-#define N_COMMANDS (ALL_COMMANDS & ~C(check))
-#define COST_COMMANDS (C(cost) | C(compare) | C(draw))
-#define SG2260_COMMANDS (C(sim) | C(compile_sg2260))
-#define MODEL_COMMANDS (COST_COMMANDS | C(synth))
-#define SWEEP_COMMANDS (C(verify) | C(cost) | C(compare)) /* -D K=1..16: once per value */
+/* The `commands` column (and its sets, defined in options.def). */
+#define C(name) CMD_BIT(name)
 _Static_assert(CMD__COUNT <= 32, "the commands column is a 32-bit mask");
 
 /* The field of an OPT_INTO row is declared elsewhere: it must have the type
@@ -85,21 +81,21 @@ static const struct { unsigned cmds; OptionId id; const char *text; } notes[] = 
 };
 
 const DtypeInfo driver_dtypes[DT__COUNT] = {
-#define DTYPE(id, name, spellings, coll, sg) [DT_##id] = {name, spellings, coll, sg},
+#define DTYPE(id, name, spellings, coll) [DT_##id] = {name, spellings, coll},
 #include "driver/options.def"
 };
 const DtypeInfo driver_ops[OP__COUNT] = {
-#define OPNAME(id, name, spellings, coll, sg) [OP_##id] = {name, spellings, coll, sg},
+#define OPNAME(id, name, spellings, coll) [OP_##id] = {name, spellings, coll},
 #include "driver/options.def"
 };
 /* Every element type and operator of the runtime has a row. */
 enum {
     DT_WITH_COLL = 0
-#define DTYPE(id, name, spellings, coll, sg) + ((coll) >= 0)
+#define DTYPE(id, name, spellings, coll) + ((coll) >= 0)
 #include "driver/options.def"
     ,
     OP_WITH_COLL = 0
-#define OPNAME(id, name, spellings, coll, sg) + ((coll) >= 0)
+#define OPNAME(id, name, spellings, coll) + ((coll) >= 0)
 #include "driver/options.def"
 };
 _Static_assert((int)DT_WITH_COLL == (int)COLL_DTYPE_COUNT, "options.def: a coll_dtype without a DTYPE row");
@@ -110,7 +106,8 @@ _Static_assert(DIAG_FORMAT_TEXT == (int)DIAG_FMT_TEXT && DIAG_FORMAT_JSON == (in
                    DIAG_FORMAT_SARIF == (int)DIAG_FMT_SARIF,
                "CHOICES(DIAG_FORMAT) follows DiagFormat");
 
-/* The commands and variants: name, arguments, summary, description. */
+/* The commands and the pages of targets: name, arguments, summary,
+ * description. */
 typedef struct CommandInfo {
     const char *shown, *args, *summary, *description, *exit1;
 } CommandInfo;
@@ -118,10 +115,18 @@ typedef struct CommandInfo {
 static const CommandInfo commands[CMD__COUNT] = {
 #define X(name, fn, args, summary, description, exit1) \
     [CMD_##name] = {#name, args, summary, description, exit1},
-#define VARIANT(id, shown, args, description, exit1) [CMD_##id] = {shown, args, NULL, description, exit1},
 #include "driver/commands.def"
 #undef X
+#define TARGET_PAGE(name, args, description, exit1) \
+    [CMD_compile_##name] = {"compile --target=" #name, args, NULL, description, exit1},
+#include "driver/targets.def"
 };
+
+/* The input formats' names, "coll|...", for --input-format. */
+static const char format_names[] = ""
+#define INPUT_FORMAT(id, name, read, sniff, help) "|" name
+#include "driver/formats.def"
+    ;
 
 /* The ARGUMENT rows: the arguments of commands that take more than files. */
 static const struct { CommandId cmd; const char *argument, *help; } arguments[] = {
@@ -137,8 +142,7 @@ static void *field_of(DriverOptions *o, OptionId id) { return (char *)o + option
 
 /* ---- values ---- */
 
-/* The words of a '|'-separated list in prose: "a, b or c" (or "and"). */
-static const char *prose(const char *words, const char *last_sep, char *buf, size_t size) {
+const char *options_prose(const char *words, const char *last_sep, char *buf, size_t size) {
     size_t n = 0, len = strlen(words);
     buf[0] = 0;
     for (size_t i = 0; i <= len && n + 1 < size;) {
@@ -155,7 +159,7 @@ static const char *prose(const char *words, const char *last_sep, char *buf, siz
 }
 
 static const char *prose_list(const char *words, char *buf, size_t size) {
-    return prose(words, " or ", buf, size);
+    return options_prose(words, " or ", buf, size);
 }
 
 /* The index of `word` in a '|'-separated list (case-insensitive), or -1. */
@@ -296,7 +300,7 @@ static int parse_define(const DriverOptions *o, const char *def, DefineSpec *d) 
             snprintf(names + len, sizeof names - len, "%s%s", len ? "|" : "", commands[k].shown);
         }
         return usage_error(cmd, "-D %.*s=%s: a sweep (several values) is accepted by %s only", (int)nlen, def, text,
-                           prose(names, " and ", list, sizeof list));
+                           options_prose(names, " and ", list, sizeof list));
     }
     /* kept reachable for the life of the process, as the names are */
     static int64_t **kept;
@@ -414,6 +418,18 @@ static int set_value(DriverOptions *o, OptionId id, const char *shown, const cha
         }
         return bad_value(o, shown, prose_list(names, buf, sizeof buf), v);
     }
+    case OPTK_FORMAT: {
+        int k = word_index(format_names + 1, v);
+        if (k < 0) {
+            Suggest sg;
+            suggest_init(&sg, v, SUGGEST_NAME);
+            for (int j = 0; j < ninput_formats; j++) suggest_offer(&sg, input_formats[j].name, NULL);
+            if (sg.best) return usage_error(o->name, "unknown input format '%s'; did you mean '%s'?", v, sg.best);
+            return bad_value(o, shown, prose_list(format_names + 1, buf, sizeof buf), v);
+        }
+        *(int *)f = k + 1;
+        return 0;
+    }
     case OPTK_DEFINE:
         return add_define(o, v) ? EXIT_USAGE : 0;
     case OPTK_WERROR:
@@ -486,21 +502,22 @@ static int unknown_option(const DriverOptions *o, const char *a) {
     size_t alen = strcspn(a, "=");
     char name[64];
     snprintf(name, sizeof name, "%.*s", (int)(alen < sizeof name ? alen : sizeof name - 1), a);
-    const char *best = NULL;
-    int bestd = 3;
-    for (int id = 0; id < OPT__COUNT; id++) {
-        if (!accepts((OptionId)id, o->cmd) || strlen(options[id].spelling) < 3) continue;
-        int d = front_edit_distance(name, options[id].spelling);
-        if (d < bestd && d * 3 < (int)strlen(name)) bestd = d, best = options[id].spelling;
-    }
-    const char *where = o->cmd == CMD_compile_sg2260 ? " for --target=sg2260" : "";
+    Suggest sg;
+    suggest_init(&sg, name, SUGGEST_OPTION);
+    for (int id = 0; id < OPT__COUNT; id++)
+        if (accepts((OptionId)id, o->cmd) && strlen(options[id].spelling) >= 3)
+            suggest_offer(&sg, options[id].spelling, NULL);
+    const char *best = sg.best;
+    /* a target's page: "for --target=NAME" */
+    char where[96] = "";
+    if (o->cmd > CMD__BEFORE_PAGES) snprintf(where, sizeof where, " for %s", strchr(commands[o->cmd].shown, ' ') + 1);
     if (best) return usage_error(o->name, "unknown option '%s'%s; did you mean '%s'?", a, where, best);
     return usage_error(o->name, "unknown option '%s'%s", a, where);
 }
 
 /* ---- the parser ---- */
 
-int options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv) {
+Status options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv) {
     memset(o, 0, sizeof *o);
     o->cmd = cmd;
     o->name = argv[0];
@@ -514,7 +531,8 @@ int options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv) {
             COLLC_UNREACHABLE("options.def: a default its option does not accept");
     }
 
-    int only_files = 0, status = -1;
+    int only_files = 0;
+    Status status = EXIT_GO_ON;
     for (int i = 1; i < argc && status < 0; i++) {
         const char *a = argv[i];
         if (only_files || a[0] != '-' || a[1] == 0) {
@@ -565,7 +583,7 @@ int options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv) {
     o->common.diag_format = (DiagFormat)o->diag_format;
     o->common.error_limit = o->error_limit > UINT_MAX ? UINT_MAX : (unsigned)o->error_limit;
     o->common.max_transfers = (size_t)o->max_transfers;
-    return -1;
+    return EXIT_GO_ON;
 }
 
 void options_free(DriverOptions *o) {
@@ -575,15 +593,15 @@ void options_free(DriverOptions *o) {
     o->ns.v = NULL;
 }
 
-int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int64_t *N) {
+Status options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int64_t *N) {
     if (!o->ns.n) {
         if (dflt < 0) return usage_error(o->name, "missing -N (the number of %s)", what);
         *N = dflt;
-        return -1;
+        return EXIT_GO_ON;
     }
     if (o->ns.n != 1) return usage_error(o->name, "%s takes a single -N value", o->name);
     *N = o->ns.v[0];
-    return -1;
+    return EXIT_GO_ON;
 }
 
 /* The last argument that spells option id (*value: its value, NULL for a
@@ -665,19 +683,6 @@ const char *options_choice(OptionId id, int value, char *buf, size_t size) {
     return buf;
 }
 
-const char *options_dtype_list(int sg, char *buf, size_t size) {
-    char names[160] = "";
-    for (int k = 0; k < DT__COUNT; k++) {
-        int v = sg ? driver_dtypes[k].sg : driver_dtypes[k].coll;
-        if (v < 0) continue;
-        /* each target's own names: f32 for the runtime, fp32 for the engine */
-        const char *name = sg ? sg2260_dtype_name((Sg2260Dtype)v) : driver_dtypes[k].name;
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof names - len, "%s%s", len ? "|" : "", name);
-    }
-    return prose(names, " and ", buf, size);
-}
-
 /* ---- help ---- */
 
 enum { HELP_COLUMN = 32, HELP_WIDTH = 79 };
@@ -746,6 +751,12 @@ static void option_help(FILE *out, OptionId id, CommandId cmd) {
     if (opt->kind == OPTK_ENUM && !noted)
         n += (size_t)snprintf(text + n, sizeof text - n, "; %s: %s", opt->arg,
                               prose_list(choices[id], list, sizeof list));
+    if (opt->kind == OPTK_FORMAT)
+        for (int k = 0; k < ninput_formats && n < sizeof text; k++)
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s%s (%s)", k ? ", " : "; FMT: ", input_formats[k].name,
+                                  input_formats[k].help);
+    /* what the targets say: their names, their --emit kinds, their types */
+    if (n < sizeof text) n += target_option_note(id, cmd, text + n, sizeof text - n);
     if (opt->dflt && *opt->dflt && n < sizeof text)
         snprintf(text + n, sizeof text - n, "; default %s", opt->dflt);
     fprintf(out, "  %s", syn);

@@ -15,20 +15,30 @@
 #include <stdio.h>
 #include "driver/driver.h"
 
-/* The commands and variants, in the order of commands.def. */
+/* The commands in the order of commands.def, then the pages of `compile
+ * --target=NAME` for the targets with options of their own (targets.def). */
 typedef enum CommandId {
 #define X(name, fn, args, summary, description, exit1) CMD_##name,
-#define VARIANT(id, shown, args, description, exit1)
 #include "driver/commands.def"
 #undef X
     CMD__LISTED, /* commands before this are listed by `collc --help` */
-    CMD__BEFORE_VARIANTS = CMD__LISTED - 1,
-#define X(name, fn, args, summary, description, exit1)
-#define VARIANT(id, shown, args, description, exit1) CMD_##id,
-#include "driver/commands.def"
-#undef X
+    CMD__BEFORE_PAGES = CMD__LISTED - 1,
+#define TARGET_PAGE(name, args, description, exit1) CMD_compile_##name,
+#include "driver/targets.def"
     CMD__COUNT
 } CommandId;
+
+/* The bit of command `name` in a set of commands (options.def's commands
+ * column): CMD_BIT(run). */
+#define CMD_BIT(name) (1u << CMD_##name)
+
+/* Every page of compile: compile's own and the targets' (targets.def). */
+enum {
+    COMPILE_PAGES_MASK = (int)(CMD_BIT(compile)
+#define TARGET_PAGE(name, args, description, exit1) | CMD_BIT(compile_##name)
+#include "driver/targets.def"
+                                   )
+};
 
 /* The option ids, in the order of options.def. */
 typedef enum OptionId {
@@ -40,21 +50,22 @@ typedef enum OptionId {
 /* The element types and reduction operators of --dtype and --op: one set
  * of names for every command (driver/options.def, DTYPE and OPNAME rows). */
 typedef enum DriverDtype {
-#define DTYPE(id, name, spellings, coll, sg) DT_##id,
+#define DTYPE(id, name, spellings, coll) DT_##id,
 #include "driver/options.def"
     DT__COUNT
 } DriverDtype;
 
 typedef enum DriverOp {
-#define OPNAME(id, name, spellings, coll, sg) OP_##id,
+#define OPNAME(id, name, spellings, coll) OP_##id,
 #include "driver/options.def"
     OP__COUNT
 } DriverOp;
 
 /* What a DTYPE / OPNAME row says: the canonical name, every accepted
- * spelling, and the runtime's and the SG2260 engine's value (-1: that
- * target has no such type or operator). */
-typedef struct DtypeInfo { const char *name, *spellings; int coll, sg; } DtypeInfo;
+ * spelling, and the runtime's value (-1: the runtime has no such type).
+ * Which of them a target has, and its own value, is the target's
+ * (driver/target.h). */
+typedef struct DtypeInfo { const char *name, *spellings; int coll; } DtypeInfo;
 extern const DtypeInfo driver_dtypes[DT__COUNT];
 extern const DtypeInfo driver_ops[OP__COUNT];
 
@@ -75,6 +86,7 @@ typedef struct SizeRange { double lo, hi; } SizeRange;       /* lo < hi */
 #define OPTK_TYPE_ENUM int             /* the index of the word in CHOICES */
 #define OPTK_TYPE_DTYPE int            /* a DriverDtype */
 #define OPTK_TYPE_OP int               /* a DriverOp */
+#define OPTK_TYPE_FORMAT int           /* 1 + a row of formats.def; 0: not given */
 #define OPTK_TYPE_DEFINE CommonOptions
 #define OPTK_TYPE_WERROR CommonOptions
 #define OPTK_TYPE_WNO CommonOptions
@@ -101,22 +113,22 @@ typedef struct DriverOptions {
 #include "driver/options.def"
 #undef CHOICE
 
-/* Parses argv (argv[0] is the command name) for command `cmd`. Returns -1
- * when the command goes on (then options_free), EXIT_OK after printing the
- * help (--help), EXIT_USAGE after printing a usage error; nothing is left
- * to free in the last two cases. */
-int options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv);
+/* Parses argv (argv[0] is the command name) for command `cmd`. Returns
+ * EXIT_GO_ON when the command goes on (then options_free), EXIT_OK after
+ * printing the help (--help), EXIT_USAGE after printing a usage error;
+ * nothing is left to free in the last two cases. */
+Status options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv);
 void options_free(DriverOptions *o);
 
 /* The one N of a command that takes a single -N value: -N's value, or
  * `dflt` without -N (dflt < 0: -N is required; `what` names N: "ranks",
- * "chips"). Returns -1 ok, else EXIT_USAGE after the usage error. */
-int options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int64_t *N);
+ * "chips"). Returns EXIT_GO_ON, or EXIT_USAGE after the usage error. */
+Status options_single_n(const DriverOptions *o, int64_t dflt, const char *what, int64_t *N);
 
 /* The value of option `id` on a command line not parsed yet (the last one
  * given, matched as options_parse matches it; NULL: not given). A command
- * that hands some command lines to a variant looks at it first (compile
- * --target=sg2260). */
+ * that hands some command lines to another page looks at it first
+ * (compile's --target). */
 const char *options_value(int argc, char **argv, OptionId id);
 /* The arguments argv[1..argc) of that command line without option `id`
  * and its value, matched as options_parse matches them, into kept (room
@@ -136,8 +148,8 @@ const char *options_choice(OptionId id, int value, char *buf, size_t size);
 void options_help(FILE *out, CommandId cmd);
 void options_usage(FILE *out);
 
-/* "fp32, fp16, bf16 and int8": the canonical names of the element types
- * whose runtime (sg = 0) or SG2260 (sg = 1) value is not -1. */
-const char *options_dtype_list(int sg, char *buf, size_t size);
+/* "a, b or c" ("and" for last_sep " and "): the words of a '|'-separated
+ * list in prose, into buf. */
+const char *options_prose(const char *words, const char *last_sep, char *buf, size_t size);
 
 #endif

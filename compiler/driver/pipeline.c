@@ -1,5 +1,5 @@
-/* pipeline.c - instantiate, verify and lower one algorithm for the
- * commands that emit code; see pipeline.h. */
+/* pipeline.c - instantiate, verify and lower one algorithm; see
+ * pipeline.h. */
 #include "driver/pipeline.h"
 #include "analysis/verify.h"
 #include "driver/progress.h"
@@ -14,76 +14,88 @@ SchedParams pipeline_params(Session *s, const Algorithm *alg, size_t point, int6
     return p;
 }
 
-int pipeline_instantiate(Session *s, const Algorithm *alg, const SchedParams *p, Schedule *out) {
+Status pipeline_instantiate(Session *s, const Algorithm *alg, const SchedParams *p, Schedule *out,
+                            const char **why) {
     const Stmt *req = NULL;
     InstStatus st = instantiate(alg, p, s->dx, out, &req);
-    if (st == INST_OK) return 0;
-    if (st == INST_NOT_APPLICABLE) {
-        const char *why = req ? req->u.require.why : NULL;
+    if (why) *why = NULL;
+    switch (st) {
+    case INST_OK: return EXIT_GO_ON;
+    case INST_ERROR: return EXIT_INPUT;
+    case INST_NOT_APPLICABLE: {
+        const char *reason = req ? req->u.require.why : NULL;
+        if (why) {
+            *why = reason ? reason : "";
+            return EXIT_GO_ON;
+        }
         diag_error(s->dx, req ? req->span : alg->name_span, "require-failed",
-                   "'%s' does not apply for N = %" PRId64 "%s%s", alg->name, p->N, why ? ": " : "",
-                   why ? why : "");
+                   "'%s' does not apply for N = %" PRId64 "%s%s", alg->name, p->N, reason ? ": " : "",
+                   reason ? reason : "");
+        return EXIT_INPUT;
     }
-    return 1;
+    }
+    COLLC_UNREACHABLE("instantiate status");
 }
 
 /* The note after a failed verification: why nothing was emitted and how to
  * emit it anyway (the wording of each command is kept as users saw it). */
-static void refusal_note(Session *s, const Algorithm *alg, const PipelineRequest *rq) {
-    switch (rq->use) {
+static void refusal_note(Cmd *c, const Algorithm *alg, PipelineUse use) {
+    DiagEngine *dx = c->s.dx;
+    switch (use) {
     case PIPE_COMPILE:
-        diag_note(s->dx, alg->name_span,
+        diag_note(dx, alg->name_span,
                   "not compiling '%s' because it does not verify; --no-verify compiles it anyway", alg->name);
         return;
     case PIPE_RUN:
-        diag_note(s->dx, alg->name_span,
+        diag_note(dx, alg->name_span,
                   "not running '%s' (it does not verify for N = %" PRId64 "); --no-verify runs it anyway",
-                  alg->name, rq->N);
+                  alg->name, c->N);
         return;
     case PIPE_LOWER:
-        diag_note(s->dx, alg->name_span,
+        diag_note(dx, alg->name_span,
                   "not lowering '%s' because it does not verify for N = %" PRId64 "; --no-verify lowers it anyway",
-                  alg->name, rq->N);
+                  alg->name, c->N);
         return;
     }
     COLLC_UNREACHABLE("pipeline use");
 }
 
-int pipeline_prepare(Session *s, Algorithm *alg, const PipelineRequest *rq, Prepared *out) {
-    memset(out, 0, sizeof *out);
-    /* the -D that reach this algorithm (one value each: no sweep here) */
+Status pipeline_verify(Cmd *c, const Algorithm *alg, const Schedule *sched, PipelineUse use) {
+    if (c->o.no_verify) return EXIT_GO_ON;
+    progress_verify(NULL, 0, 1, sched->N);
+    unsigned errors = verify_schedule_ex(sched, c->s.dx, NULL, &c->s.arena, 0, NULL);
+    progress_verify(NULL, 1, 1, 0);
+    if (!errors) return EXIT_GO_ON;
+    refusal_note(c, alg, use);
+    return EXIT_INPUT;
+}
+
+Status pipeline_verify_many(Cmd *c, const Algorithm *alg, PipelineUse use) {
+    if (c->o.no_verify) return EXIT_GO_ON;
     const Define *defs;
-    int ndefs = session_defines(s, alg, 0, &defs);
-    if (rq->N > 0) {
-        /* Applicability first: a failing `require` is named at its line
-         * rather than as a "skipped" verification. */
-        SchedParams p = pipeline_params(s, alg, 0, rq->N, rq->root);
-        if (pipeline_instantiate(s, alg, &p, &out->sched)) return 1;
-        if (rq->keep_schedule) out->have_sched = 1;
-        else schedule_free(&out->sched);
-    }
-    if (!rq->no_verify) {
-        /* What does not verify is not emitted: it would compute something
-         * other than its collective. Correctness only: the rank-consistency
-         * warning is collc verify's (a property of the algorithm, not a
-         * reason to stop). */
-        VerifyOptions vo = {.ns = rq->N > 0 ? &rq->N : rq->ns, .nns = rq->N > 0 ? 1 : rq->nns,
-                            .root = rq->root, .defines = defs, .ndefines = ndefs,
-                            .max_transfers = s->opts.max_transfers, .progress = progress_verify,
-                            .correctness_only = 1};
-        if (verify_algorithm(alg, &vo, s->dx, &s->arena, NULL)) {
-            refusal_note(s, alg, rq);
-            goto fail;
-        }
-    }
-    if (rq->rank_program) {
-        progress_step("lowering");
-        out->rp = ARENA_NEW(&s->arena, RankProgram);
-        if (lower_algorithm(alg, defs, ndefs, &s->arena, s->dx, out->rp)) goto fail;
-    }
-    return 0;
-fail:
-    if (out->have_sched) schedule_free(&out->sched);
-    memset(out, 0, sizeof *out);
-    return 1;
+    int ndefs = session_defines(&c->s, alg, 0, &defs); /* one value each: no sweep here */
+    VerifyOptions vo = {.ns = c->ns, .nns = c->nns, .root = -1, .defines = defs, .ndefines = ndefs,
+                        .max_transfers = c->s.opts.max_transfers, .progress = progress_verify,
+                        .correctness_only = 1};
+    if (!verify_algorithm(alg, &vo, c->s.dx, &c->s.arena, NULL)) return EXIT_GO_ON;
+    refusal_note(c, alg, use);
+    return EXIT_INPUT;
+}
+
+Status pipeline_prepare(Cmd *c, const Algorithm *alg, int64_t root, PipelineUse use, Schedule *out) {
+    /* applicability first: a failing `require` is named at its line rather
+     * than as a verification that checked nothing */
+    SchedParams p = pipeline_params(&c->s, alg, 0, c->N, root);
+    if (pipeline_instantiate(&c->s, alg, &p, out, NULL) != EXIT_GO_ON) return EXIT_INPUT;
+    if (pipeline_verify(c, alg, out, use) == EXIT_GO_ON) return EXIT_GO_ON;
+    schedule_free(out);
+    return EXIT_INPUT;
+}
+
+Status pipeline_lower(Cmd *c, const Algorithm *alg, RankProgram **out) {
+    const Define *defs;
+    int ndefs = session_defines(&c->s, alg, 0, &defs);
+    progress_step("lowering");
+    *out = ARENA_NEW(&c->s.arena, RankProgram);
+    return lower_algorithm(alg, defs, ndefs, &c->s.arena, c->s.dx, *out) ? EXIT_INPUT : EXIT_GO_ON;
 }

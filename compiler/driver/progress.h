@@ -1,5 +1,5 @@
 /* progress.h - one status line on the terminal for work that takes a while
- * (verify over many N, the SG2260 simulation of a large message, a long
+ * (verify over many N, the simulation of a large message, a long
  * compile or run):
  *
  *   collc verify: ring_allreduce: N = 128 (21 of 23), 3 s

@@ -265,9 +265,105 @@ static const char *buf_const(int b, char *tmp, size_t n) {
 
 static void stmts(EmitC *E, const RStmt *s);
 
-static void stmt(EmitC *E, const RStmt *s) {
+/* for (v in lo .. hi): a C loop that stops at the first error. */
+static void stmt_for(EmitC *E, const RStmt *s) {
+    FILE *f = E->out;
+    int t = E->tmp++;
+    ind(E);
+    fprintf(f, "for (int64_t lo%d = ", t);
+    expr(E, s->u.for_.lo);
+    fprintf(f, ", hi%d = ", t);
+    expr(E, s->u.for_.hi);
+    fprintf(f, ", it%d = lo%d; it%d < hi%d && !err; it%d++) {\n", t, t, t, t, t);
+    E->depth++;
+    ind(E);
+    var_name(E, s->u.for_.sym);
+    fprintf(f, " = it%d;\n", t);
+    stmts(E, s->u.for_.body);
+    E->depth--;
+    ind(E);
+    fputs("}\n", f);
+    check_err(E, 1);
+}
+
+static void stmt_if(EmitC *E, const RStmt *s) {
+    FILE *f = E->out;
+    ind(E);
+    fputs("if (", f);
+    expr(E, s->u.if_.cond);
+    fputs(") {\n", f);
+    E->depth++;
+    stmts(E, s->u.if_.then_);
+    E->depth--;
+    if (s->u.if_.else_) {
+        ind(E);
+        fputs("} else {\n", f);
+        E->depth++;
+        stmts(E, s->u.if_.else_);
+        E->depth--;
+    }
+    ind(E);
+    fputs("}\n", f);
+    check_err(E, expr_checked(s->u.if_.cond));
+}
+
+/* require: a call where it fails returns COLL_ERR_NOT_APPLICABLE, its reason
+ * in a comment. */
+static void stmt_require(EmitC *E, const RStmt *s) {
+    FILE *f = E->out;
+    ind(E);
+    fputs("if (!(", f);
+    expr(E, s->u.require.cond);
+    fputs(") || err)", f);
+    if (s->u.require.why) {
+        fputs(" /* ", f);
+        for (const char *p = s->u.require.why; *p; p++)
+            if (!(p[0] == '*' && p[1] == '/')) fputc(isprint((unsigned char)*p) ? *p : ' ', f);
+        fputs(" */", f);
+    }
+    fputs("\n", f);
+    E->depth++;
+    ind(E);
+    fputs("return coll_finish(c, err ? COLL_ERR_INTERNAL : COLL_ERR_NOT_APPLICABLE);\n", f);
+    E->depth--;
+}
+
+/* The chunk layout of the call: coll_setup with the split and the scratch
+ * buffers' chunks. */
+static void stmt_setup(EmitC *E) {
     FILE *f = E->out;
     const RankProgram *rp = E->rp;
+    ind(E);
+    fputs("if (count == 0) return coll_finish(c, COLL_OK);\n", f);
+    ind(E);
+    if (rp->nscratch > 0) {
+        fputs("{\n", f);
+        E->depth++;
+        ind(E);
+        fputs("const int64_t scratch_chunks[] = {", f);
+        for (int k = 0; k < rp->nscratch; k++) {
+            if (k) fputs(", ", f);
+            var_name(E, rp->sym_scratch[k]);
+        }
+        fputs("};\n", f);
+        ind(E);
+        fputs("rc = coll_setup(c, ", f);
+        var_name(E, rp->sym_split);
+        fprintf(f, ", %d, scratch_chunks);\n", rp->nscratch);
+        E->depth--;
+        ind(E);
+        fputs("}\n", f);
+    } else {
+        fputs("rc = coll_setup(c, ", f);
+        var_name(E, rp->sym_split);
+        fputs(", 0, NULL);\n", f);
+    }
+    ind(E);
+    fputs("if (rc != COLL_OK) return coll_finish(c, rc);\n", f);
+}
+
+static void stmt(EmitC *E, const RStmt *s) {
+    FILE *f = E->out;
     char b1[32], b2[32];
     switch (s->kind) {
     case RS_LET:
@@ -278,90 +374,10 @@ static void stmt(EmitC *E, const RStmt *s) {
         fputs(";\n", f);
         check_err(E, expr_checked(s->u.let.value));
         return;
-    case RS_FOR: {
-        int t = E->tmp++;
-        ind(E);
-        fprintf(f, "for (int64_t lo%d = ", t);
-        expr(E, s->u.for_.lo);
-        fprintf(f, ", hi%d = ", t);
-        expr(E, s->u.for_.hi);
-        fprintf(f, ", it%d = lo%d; it%d < hi%d && !err; it%d++) {\n", t, t, t, t, t);
-        E->depth++;
-        ind(E);
-        var_name(E, s->u.for_.sym);
-        fprintf(f, " = it%d;\n", t);
-        stmts(E, s->u.for_.body);
-        E->depth--;
-        ind(E);
-        fputs("}\n", f);
-        check_err(E, 1);
-        return;
-    }
-    case RS_IF:
-        ind(E);
-        fputs("if (", f);
-        expr(E, s->u.if_.cond);
-        fputs(") {\n", f);
-        E->depth++;
-        stmts(E, s->u.if_.then_);
-        E->depth--;
-        if (s->u.if_.else_) {
-            ind(E);
-            fputs("} else {\n", f);
-            E->depth++;
-            stmts(E, s->u.if_.else_);
-            E->depth--;
-        }
-        ind(E);
-        fputs("}\n", f);
-        check_err(E, expr_checked(s->u.if_.cond));
-        return;
-    case RS_REQUIRE:
-        ind(E);
-        fputs("if (!(", f);
-        expr(E, s->u.require.cond);
-        fputs(") || err)", f);
-        if (s->u.require.why) {
-            fputs(" /* ", f);
-            for (const char *p = s->u.require.why; *p; p++)
-                if (!(p[0] == '*' && p[1] == '/')) fputc(isprint((unsigned char)*p) ? *p : ' ', f);
-            fputs(" */", f);
-        }
-        fputs("\n", f);
-        E->depth++;
-        ind(E);
-        fputs("return coll_finish(c, err ? COLL_ERR_INTERNAL : COLL_ERR_NOT_APPLICABLE);\n", f);
-        E->depth--;
-        return;
-    case RS_SETUP:
-        ind(E);
-        fputs("if (count == 0) return coll_finish(c, COLL_OK);\n", f);
-        ind(E);
-        if (rp->nscratch > 0) {
-            fputs("{\n", f);
-            E->depth++;
-            ind(E);
-            fputs("const int64_t scratch_chunks[] = {", f);
-            for (int k = 0; k < rp->nscratch; k++) {
-                if (k) fputs(", ", f);
-                var_name(E, rp->sym_scratch[k]);
-            }
-            fputs("};\n", f);
-            ind(E);
-            fputs("rc = coll_setup(c, ", f);
-            var_name(E, rp->sym_split);
-            fprintf(f, ", %d, scratch_chunks);\n", rp->nscratch);
-            E->depth--;
-            ind(E);
-            fputs("}\n", f);
-        } else {
-            fputs("rc = coll_setup(c, ", f);
-            var_name(E, rp->sym_split);
-            fputs(", 0, NULL);\n", f);
-        }
-        ind(E);
-        fputs("if (rc != COLL_OK) return coll_finish(c, rc);\n", f);
-        return;
+    case RS_FOR: stmt_for(E, s); return;
+    case RS_IF: stmt_if(E, s); return;
+    case RS_REQUIRE: stmt_require(E, s); return;
+    case RS_SETUP: stmt_setup(E); return;
     case RS_STEP:
         ind(E);
         fprintf(f, "/* step %d */\n", s->u.step.index + 1);

@@ -1,5 +1,6 @@
 /* llvm_target.h - the one LLVM target set-up of the emitters (emit_llvm.c
- * for Rank IR programs, emit_sg2260.c for SG2260 bundle objects): triple ->
+ * for Rank IR programs, and the object writers of the targets whose programs
+ * are their own, such as descriptor bundles): triple ->
  * target -> target machine -> data layout, the module that carries them,
  * and writing the module out. Every write verifies the module first; an
  * invalid module is an internal error. */

@@ -39,6 +39,12 @@ Collective collective_lookup(const char *name) {
     return COLLECTIVE__COUNT;
 }
 
+Algorithm *program_find_algorithm(const Program *prog, const char *name) {
+    for (int i = 0; i < prog->nalgorithms; i++)
+        if (strcmp(prog->algorithms[i]->name, name) == 0) return prog->algorithms[i];
+    return NULL;
+}
+
 static Expr *expr_new(Arena *a, ExprKind k, Span sp) {
     Expr *e = ARENA_NEW(a, Expr);
     e->kind = k;

@@ -356,6 +356,9 @@ typedef struct Program {
     int nlibrary;
 } Program;
 
+/* The algorithm of the files given (not the library) named `name`, or NULL. */
+Algorithm *program_find_algorithm(const Program *prog, const char *name);
+
 /* ast.c: constructors used by the parser, and a debugging printer. */
 struct Arena;
 Expr *ast_int(struct Arena *a, Span sp, int64_t v);

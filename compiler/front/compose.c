@@ -31,6 +31,7 @@
 #include <string.h>
 #include "front/eval.h"
 #include "front/front.h"
+#include "support/suggest.h"
 #include "support/util.h"
 
 typedef struct Compose {
@@ -585,16 +586,10 @@ static BufRef map_ref(Inline *I, const BufRef *r) {
 /* ---------- one call ---------- */
 
 static void diag_callee_guess(Compose *C, const Stmt *call) {
-    const char *name = call->u.call.callee;
-    const Algorithm *best = NULL;
-    int bestd = 3;
-    for (int k = 0; k < C->nall; k++) {
-        int d = front_edit_distance(name, C->all[k]->name);
-        if (d < bestd && d < (int)strlen(name)) {
-            bestd = d;
-            best = C->all[k];
-        }
-    }
+    Suggest sg;
+    suggest_init(&sg, call->u.call.callee, SUGGEST_NAME);
+    for (int k = 0; k < C->nall; k++) suggest_offer(&sg, C->all[k]->name, C->all[k]);
+    const Algorithm *best = sg.item;
     if (best) diag_note(C->dx, best->name_span, "did you mean '%s'?", best->name);
     else
         diag_note(C->dx, call->u.call.callee_span,
@@ -636,15 +631,10 @@ static int check_bindings(Compose *C, const Stmt *call, const Algorithm *b) {
         if (found) continue;
         diag_error(C->dx, x->name_span, "unknown-binding", "'%s' has no param named '%s'", b->name,
                    x->name);
-        const Symbol *best = NULL;
-        int bestd = 3;
-        for (int p = 0; p < b->nparams; p++) {
-            int d = front_edit_distance(x->name, b->params[p]->name);
-            if (d < bestd && d < (int)strlen(x->name)) {
-                bestd = d;
-                best = b->params[p];
-            }
-        }
+        Suggest sg;
+        suggest_init(&sg, x->name, SUGGEST_NAME);
+        for (int p = 0; p < b->nparams; p++) suggest_offer(&sg, b->params[p]->name, b->params[p]);
+        const Symbol *best = sg.item;
         if (best) diag_note(C->dx, best->span, "did you mean '%s'?", best->name);
         else if (!b->nparams)
             diag_note(C->dx, b->name_span, "'%s' has no params: a call gives it 'in', 'out'%s", b->name,

@@ -20,6 +20,17 @@
  * Returns the number of errors reported by this call. */
 int parse_source(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
 
+/* What reads one input file of a format into *prog (parse_source for .coll;
+ * the rows of driver/formats.def): the file's text is that of `file_id` in
+ * diag_sources(dx); errors go through dx. Returns the number of errors. */
+typedef int InputReadFn(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
+/* How surely `text` is a file of a format: 0 not at all, 1 it may be (any
+ * text may be .coll), 2 it is (its own signature, such as an XML root
+ * element). */
+typedef int InputSniffFn(const char *text, size_t len);
+/* The .coll sniffer: 1 for any text (the format of last resort). */
+int parse_sniff(const char *text, size_t len);
+
 /* Resolves names, checks scopes, collectives, buffers, statement placement
  * and range lengths that are known statically, folds constants, assigns frame
  * slots. Returns the number of errors reported. Must only run on a program
@@ -31,11 +42,5 @@ int sema_check(Arena *arena, DiagEngine *dx, Program *prog);
  * is one of plain steps again; called by sema_check when it found no error.
  * Returns the number of errors reported. */
 int compose_program(Arena *arena, DiagEngine *dx, Program *prog);
-
-/* Lookup helpers for the driver. NULL when absent. */
-Algorithm *program_find_algorithm(const Program *prog, const char *name);
-
-/* Edit distance for "did you mean" suggestions (bounded, case-sensitive). */
-int front_edit_distance(const char *a, const char *b);
 
 #endif

@@ -114,6 +114,7 @@ void parse_note_match(ParseState *ps, char close);
 %code {
 #include <stdarg.h>
 #include <string.h>
+#include "support/suggest.h"
 #include "support/util.h"
 
 #define YYMAXDEPTH 10000
@@ -892,8 +893,8 @@ static void note_keyword(ParseState *ps, Span at, yysymbol_kind_t la,
     char word[40];
     memcpy(word, ps->text + at.lo, at.hi - at.lo);
     word[at.hi - at.lo] = 0;
-    const char *best = NULL;
-    int bestd = 3;
+    Suggest sg;
+    suggest_init(&sg, word, SUGGEST_KEYWORD);
     for (int i = 0; i < nexp; i++) {
         if (!tok_is_keyword(exp[i])) continue;
         char kw[32];
@@ -902,13 +903,9 @@ static void note_keyword(ParseState *ps, Span at, yysymbol_kind_t la,
         if (len < 3 || len - 2 >= sizeof kw) continue;
         memcpy(kw, t + 1, len - 2);
         kw[len - 2] = 0;
-        int d = front_edit_distance(word, kw);
-        if (d < bestd && d <= (int)strlen(kw) / 2) {
-            bestd = d;
-            best = t;
-        }
+        suggest_offer(&sg, kw, t); /* the note shows the quoted token, sg.item */
     }
-    if (best) diag_note(ps->dx, at, "did you mean %s?", best);
+    if (sg.item) diag_note(ps->dx, at, "did you mean %s?", (const char *)sg.item);
 }
 
 /* `x = ...` at the start of a statement (the text after the identifier). */
@@ -935,7 +932,7 @@ static void report_for_range(ParseState *ps, Span at) {
     }
     char word[32] = "";
     if (ident) memcpy(word, ps->text + lo, n);
-    if (ident && n >= 3 && front_edit_distance(word, "ranks") <= 2) {
+    if (ident && n >= 3 && edit_distance(word, "ranks") <= 2) {
         parse_error_at(ps, x, "syntax",
                        "'%s' is not a range: a 'for' loop runs over 'ranks' or over 'A .. B'", word);
         diag_note_fixit(ps->dx, x, "ranks", "did you mean 'ranks'?");

@@ -16,52 +16,11 @@
 #include <string.h>
 #include "front/front.h"
 #include "front/eval.h"
+#include "support/suggest.h"
 #include "support/util.h"
-
-/* ---------- lookup helpers (used by the driver) ---------- */
-
-Algorithm *program_find_algorithm(const Program *prog, const char *name) {
-    for (int i = 0; i < prog->nalgorithms; i++)
-        if (strcmp(prog->algorithms[i]->name, name) == 0) return prog->algorithms[i];
-    return NULL;
-}
-
-/* Levenshtein distance; names longer than 64 bytes are never "close". */
-int front_edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return 1000;
-    int row[65];
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int prev = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int cur = row[j];
-            int best = prev + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
 
 /* ---------- did-you-mean ---------- */
 
-/* Keeps the closest candidate: distance <= 2 and smaller than the name's
- * length (so one-letter names get no random suggestions); the first of equally
- * close candidates wins, and callers offer the innermost scope first. */
-typedef struct Suggest { const char *name; const char *best; int dist; } Suggest;
-
-static void suggest_init(Suggest *s, const char *name) {
-    s->name = name; s->best = NULL; s->dist = 3;
-}
-static void suggest_offer(Suggest *s, const char *cand) {
-    if (!cand || strcmp(cand, s->name) == 0) return;
-    int d = front_edit_distance(s->name, cand);
-    if (d < s->dist && d < (int)strlen(s->name)) { s->dist = d; s->best = cand; }
-}
 static void suggest_note(DiagEngine *dx, const Suggest *s) {
     if (s->best) diag_note(dx, span_none(), "did you mean '%s'?", s->best);
 }
@@ -178,8 +137,8 @@ static int builtin_lookup(const char *name) { return callable_lookup(builtin_inf
 static void note_callables(Sema *S, Span at, const char *what, const CallableInfo *t, int n,
                            const char *name) {
     Suggest sg;
-    suggest_init(&sg, name);
-    for (int i = 0; i < n; i++) suggest_offer(&sg, t[i].name);
+    suggest_init(&sg, name, SUGGEST_NAME);
+    for (int i = 0; i < n; i++) suggest_offer(&sg, t[i].name, NULL);
     if (sg.best) {
         diag_note(S->dx, at, "did you mean '%s'?", sg.best);
         return;
@@ -330,11 +289,11 @@ static void check_name(Sema *S, Expr *e) {
         return;
     }
     Suggest sg;
-    suggest_init(&sg, name);
+    suggest_init(&sg, name, SUGGEST_NAME);
     for (Scope *sc = S->scope; sc; sc = sc->parent)
-        for (int i = sc->n - 1; i >= 0; i--) suggest_offer(&sg, sc->syms[i]->name);
-    suggest_offer(&sg, "N");
-    if (S->sym_root) suggest_offer(&sg, "root");
+        for (int i = sc->n - 1; i >= 0; i--) suggest_offer(&sg, sc->syms[i]->name, NULL);
+    suggest_offer(&sg, "N", NULL);
+    if (S->sym_root) suggest_offer(&sg, "root", NULL);
     suggest_note(S->dx, &sg);
 }
 
@@ -493,8 +452,8 @@ static void check_bufref(Sema *S, BufRef *b) {
         b->buffer = BUF_OUT;   /* keep going; the program will not be instantiated */
         diag_error(S->dx, b->name_span, "unknown-buffer", "unknown buffer '%s'", b->name);
         Suggest sg;
-        suggest_init(&sg, b->name);
-        for (int i = 0; i < alg->nbuffers; i++) suggest_offer(&sg, alg->buffers[i].name);
+        suggest_init(&sg, b->name, SUGGEST_NAME);
+        for (int i = 0; i < alg->nbuffers; i++) suggest_offer(&sg, alg->buffers[i].name, NULL);
         suggest_note(S->dx, &sg);
     }
     check_expr(S, b->rank);
@@ -853,8 +812,8 @@ static void resolve_collective(Sema *S, Algorithm *alg) {
     if (alg->coll != COLLECTIVE__COUNT) return;
     diag_error(S->dx, alg->coll_span, "unknown-collective", "unknown collective '%s'", name);
     Suggest sg;
-    suggest_init(&sg, name);
-    for (int i = 0; i < COLLECTIVE__COUNT; i++) suggest_offer(&sg, collective_info[i].keyword);
+    suggest_init(&sg, name, SUGGEST_NAME);
+    for (int i = 0; i < COLLECTIVE__COUNT; i++) suggest_offer(&sg, collective_info[i].keyword, NULL);
     if (sg.best) {
         suggest_note(S->dx, &sg);
     } else {

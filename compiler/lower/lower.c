@@ -705,16 +705,14 @@ static void inplace_xfers(InplaceScan *S, const Stmt *s, int *reads_in, int *wri
     }
 }
 
-static void inplace_scan(InplaceScan *S, const Stmt *s, int in_loop_reads, int in_loop_writes);
+static void inplace_scan(InplaceScan *S, const Stmt *s);
 
 /* Visits the steps of a statement list in program order. */
 static void inplace_list(InplaceScan *S, const Stmt *s) {
-    for (; s; s = s->next) inplace_scan(S, s, 0, 0);
+    for (; s; s = s->next) inplace_scan(S, s);
 }
 
-static void inplace_scan(InplaceScan *S, const Stmt *s, int unused_r, int unused_w) {
-    (void)unused_r;
-    (void)unused_w;
+static void inplace_scan(InplaceScan *S, const Stmt *s) {
     switch (s->kind) {
     case STMT_STEP: {
         int r = 0, w = 0;

@@ -19,6 +19,7 @@
 #include "schedule/schedule.h"
 #include "schedule/interp.h"
 #include "front/front.h"
+#include "support/suggest.h"
 #include "support/util.h"
 
 typedef struct Inst {
@@ -513,12 +514,10 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
         if (found) continue;
         diag_error(dx, span_none(), "unknown-define", "-D %s: '%s' has no param named '%s'",
                    name, alg->name, name);
-        const Symbol *best = NULL;
-        int bestd = 3;
-        for (int j = 0; j < alg->nparams; j++) {
-            int d = front_edit_distance(name, alg->params[j]->name);
-            if (d < bestd && d < (int)strlen(name)) { bestd = d; best = alg->params[j]; }
-        }
+        Suggest sg;
+        suggest_init(&sg, name, SUGGEST_NAME);
+        for (int j = 0; j < alg->nparams; j++) suggest_offer(&sg, alg->params[j]->name, alg->params[j]);
+        const Symbol *best = sg.item;
         /* The error is the command line's; the notes point into the file. */
         if (best) diag_note(dx, best->span, "did you mean '%s'?", best->name);
         else if (alg->nparams == 0) diag_note(dx, alg->name_span, "'%s' has no params", alg->name);

@@ -2,7 +2,8 @@
  * root and parameter values, as an ordered list of steps, each a set of
  * concurrent transfers.
  *
- * Verification, cost, drawing and the SG2260 backend consume only this IR.
+ * Verification, cost, drawing and the lowerings of the targets made for one
+ * N (compiler/<target>/) consume only this IR.
  *
  * Chunks: every buffer is a sequence of chunks of one rank. With `split P`,
  * a buffer of B blocks has B*P chunks; chunk c is position c % P of block

@@ -107,8 +107,9 @@ size_t coll_dtype_size(coll_dtype dtype);
 const char *coll_dtype_name(coll_dtype dtype);
 /* "sum", "prod", "max", "min", "band", "bor", "bxor"; "?" for invalid. */
 const char *coll_op_name(coll_op op);
-/* Parse the names above (also "float32", "int8", "uint8", "float16",
- * "bfloat16", "double", "float"). Return 0 and set *out, or -1. */
+/* Parse the names above (also "float32", "fp32", "float", "int8", "uint8",
+ * "float16", "fp16", "half", "bfloat16", "double", "fp64": collc's --dtype
+ * spellings). Return 0 and set *out, or -1. */
 int coll_dtype_from_name(const char *name, coll_dtype *out);
 int coll_op_from_name(const char *name, coll_op *out);
 /* COLL_OK if op is defined for dtype, else COLL_ERR_BAD_DTYPE,

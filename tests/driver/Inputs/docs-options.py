@@ -1,16 +1,20 @@
-"""docs/cli.md documents every command of commands.def (variants included)
-in a section "### collc NAME", and every option that `collc help NAME`
+"""docs/cli.md documents every command of commands.def (and every page of
+`compile --target=NAME` of targets.def) in a section "### collc NAME", and every option that `collc help NAME`
 lists (the option table's view) in that section; the common options in the
 section "## Common options". usage: docs-options.py COLLC COMMANDS.DEF CLI.MD"""
 import re
 import subprocess
 import sys
 
+import os
+
 collc, defs, doc = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
 commands = [(n, [n]) for n in re.findall(r"^X\(\s*(\w+)\s*,", defs, re.M)]
-for shown in re.findall(r'^VARIANT\(\s*\w+\s*,\s*"([^"]+)"', defs, re.M):
-    words = shown.split()
-    commands.append((shown, words + ["--help"] if len(words) > 1 else words))
+# the pages of `compile --target=NAME` of targets.def, beside commands.def
+targets = open(os.path.join(os.path.dirname(sys.argv[2]), "targets.def")).read()
+for name in re.findall(r"^TARGET_PAGE\(\s*(\w+)\s*,", targets, re.M):
+    shown = "compile --target=" + name
+    commands.append((shown, shown.split() + ["--help"]))
 
 
 def section(title):

@@ -1,13 +1,14 @@
-/* sg2260_cli.h - what `collc compile --target=sg2260` (cmd_sg2260.c) and
- * `collc sim` (cmd_sim.c) share: their options, the machine and the chip of
- * each rank, and one algorithm instantiated, verified and lowered for them.
- * Implemented in cmd_sg2260.c. */
+/* sg2260_cli.h - the SG2260 target in the driver: what `collc compile
+ * --target=sg2260` (compile.c) and `collc sim` (cmd_sim.c) share: their
+ * options, the machine and the chip of each rank, and one algorithm
+ * instantiated, verified and lowered for them. The lowering itself is
+ * compiler/sg2260/, the machine model and the engines targets/sg2260/. */
 #ifndef COLLC_SG2260_CLI_H
 #define COLLC_SG2260_CLI_H
 
 #include <stdint.h>
 #include <stdio.h>
-#include "driver/options.h"
+#include "driver/target.h"
 #include "emit/emit_sg2260.h"
 #include "sg2260/lower.h"
 #include "collref.h"
@@ -24,11 +25,10 @@ typedef enum SgEmit {
  * may use for the data of all chips. */
 #define SG_CHECK_FULL_LIMIT (UINT64_C(2) << 30)
 
+/* The engine's view of the command line (from the DriverOptions of the
+ * Cmd; N is the Cmd's). */
 typedef struct SgOptions {
     int sim;                      /* collc sim (else compile) */
-    CommonOptions common;
-    char **files;                 /* the DriverOptions' */
-    int nfiles;
     int64_t N, root;
     int chips[SG2260_MAX_CHIPS];
     int nchips;                   /* 0 = default order */
@@ -41,7 +41,6 @@ typedef struct SgOptions {
     double size;
     int store_forward;
     int sink_local;
-    int no_verify;
     SgEmit emit;
     int flag_c;
     const char *output, *prefix, *triple;
@@ -53,6 +52,12 @@ typedef struct SgOptions {
     uint64_t align;               /* lowering alignment (sampled check: the stride) */
 } SgOptions;
 
+/* What either command keeps in its Cmd's ctx. */
+typedef struct SgState {
+    SgOptions o;
+    Sg2260Machine m;
+} SgState;
+
 /* One algorithm lowered for the chips. */
 typedef struct SgLowered {
     Algorithm *alg;
@@ -63,37 +68,35 @@ typedef struct SgLowered {
     uint64_t count;
 } SgLowered;
 
-/* One run of either command. */
-typedef struct SgCommand {
-    DriverOptions opts;           /* the command line */
-    SgOptions o;
-    Sg2260Machine m;
-    Session s;
-    Algorithm **algs;             /* selected by --algorithm, or all */
-    int nalgs;
-} SgCommand;
-
-/* Sets the defaults, parses the command line (sim: `collc sim`, else
- * `collc compile --target=sg2260`), loads the machine, chooses the chips
- * and opens the session on the input files. Returns -1 to go on (finish
- * with sg_close), else the exit status (after --help or a reported error;
- * nothing left to free). */
-int sg_open(SgCommand *c, int sim, int argc, char **argv);
-/* Frees the options and closes the session: the exit status. */
-int sg_close(SgCommand *c, int failed);
+/* The check of either command's options (cmd_begin's hook; c->ctx is an
+ * SgState): the engine's options, the machine, the chips, and for sim the
+ * element types the reference has. */
+Status sg_check_options(Cmd *c);
 
 /* Instantiates, verifies, checks dtype x op and lowers one algorithm (with
- * o->align; sim chooses it for its check first, see cmd_sim.c). Returns 0,
- * or 1 after reporting. sg_lowered_free in both cases. */
-int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L);
+ * o->align; sim chooses it for its check first, see cmd_sim.c). Returns
+ * EXIT_GO_ON, or EXIT_INPUT after reporting. sg_lowered_free in both
+ * cases. */
+Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L);
 void sg_lowered_free(SgLowered *L);
 
 /* "7,6,2,3": the chip of each rank. */
 void sg_print_chips(FILE *out, const SgOptions *o);
 
-/* The naive reference's element type for an engine type (-1 for int16 and
- * fp20, which it does not have) and its op for an engine op. */
+/* The naive reference's element type for an engine type (-1 for those it
+ * does not have: int16, fp20) and its op for an engine op: the rows of
+ * options.def that have both values. */
 int sg_ref_dtype(Sg2260Dtype t, coll_dtype *out);
 coll_op sg_ref_op(Sg2260Op op);
+
+/* The engine's value of an element type and operator (-1: it has none). */
+int sg_dtype(DriverDtype t);
+int sg_op(DriverOp op);
+
+/* Its --emit kinds (the compile page's) and its machine files. */
+extern const TargetEmit sg_emits[];
+extern const TargetMachine sg_machine;
+Status sg_compile(Cmd *c);
+Status sg_compile_options(Cmd *c);
 
 #endif

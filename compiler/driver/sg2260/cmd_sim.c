@@ -1,10 +1,10 @@
 /* cmd_sim.c - `collc sim FILE -N n ...`: compiles for the SG2260 as
- * `collc compile --target=sg2260` does (driver/sg2260_cli.h), runs the
+ * `collc compile --target=sg2260` does (sg2260_cli.h), runs the
  * descriptor programs on the engine model, checks every rank against the
  * naive reference (every byte, or sampled windows of every buffer so that
  * host memory stays bounded, or, with --timing-only, nothing) and reports
  * the time, the link utilisation and, on request, a trace. */
-#include "driver/sg2260_cli.h"
+#include "driver/sg2260/sg2260_cli.h"
 #include "analysis/cost.h"
 #include "driver/progress.h"
 #include "support/util.h"
@@ -54,11 +54,13 @@ static uint64_t sample_stride(uint64_t chunk_bytes) {
 /* Lowers alg with the check the options ask for: *mode and the sampling
  * stride/window (o->align is the stride when sampling). 0, or 1 after
  * reporting. */
-static int lower_for_check(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L,
-                           Sg2260DataMode *mode, uint64_t *stride, uint64_t *window) {
+static int lower_for_check(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L, Sg2260DataMode *mode,
+                           uint64_t *stride, uint64_t *window) {
+    SgOptions *o = &g->o;
+    Session *s = &c->s;
     o->align = SG2260_ALIGN;
     *mode = o->check == CHECK_NONE ? SG2260_DATA_NONE : SG2260_DATA_FULL;
-    if (sg_lower_one(s, o, m, alg, L)) return 1;
+    if (sg_lower_one(c, g, alg, L) != EXIT_GO_ON) return 1;
     int sampled = o->check == CHECK_SAMPLED || (o->check == CHECK_AUTO && full_bytes(o, L) > SG_CHECK_FULL_LIMIT);
     if (!sampled) return 0;
     uint64_t es = sg2260_dtype_size(o->dtype), split = (uint64_t)L->sched.split;
@@ -79,7 +81,7 @@ static int lower_for_check(Session *s, SgOptions *o, const Sg2260Machine *m, Alg
     }
     sg_lowered_free(L);
     o->align = st;
-    if (sg_lower_one(s, o, m, alg, L)) return 1;
+    if (sg_lower_one(c, g, alg, L) != EXIT_GO_ON) return 1;
     *mode = SG2260_DATA_SAMPLED;
     *stride = st;
     *window = st / 16 < SAMPLE_WINDOW ? (st / 16 < SG2260_ALIGN ? SG2260_ALIGN : st / 16) : SAMPLE_WINDOW;
@@ -236,22 +238,22 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
 }
 
 int cmd_sim(int argc, char **argv) {
-    SgCommand c;
-    int status = sg_open(&c, 1, argc, argv);
-    if (status >= 0) return status;
+    SgState g = {0};
+    Cmd c = {.target = &target_sg2260, .ctx = &g};
+    Status st = cmd_begin(&c, CMD_sim, argc, argv, sg_check_options);
     int failed = 0;
-    for (int k = 0; k < c.nalgs; k++) {
+    for (int k = 0; st == EXIT_GO_ON && k < c.nalgs; k++) {
         SgLowered L;
         Sg2260DataMode mode;
         uint64_t stride = 0, window = 0;
         /* --progress prints the engine's own reports; a status line among
          * them would only be erased and redrawn between them */
-        if (!c.o.progress) progress_begin("sim", c.algs[k]->name);
-        if (lower_for_check(&c.s, &c.o, &c.m, c.algs[k], &L, &mode, &stride, &window) ||
-            sim_one(&c.s, &c.o, &c.m, &L, mode, stride, window))
+        if (!g.o.progress) progress_begin("sim", c.algs[k]->name);
+        if (lower_for_check(&c, &g, c.algs[k], &L, &mode, &stride, &window) ||
+            sim_one(&c.s, &g.o, &g.m, &L, mode, stride, window))
             failed = 1;
         fflush(stdout);
         sg_lowered_free(&L);
     }
-    return sg_close(&c, failed);
+    return cmd_end(&c, st == EXIT_GO_ON && failed ? EXIT_INPUT : st);
 }

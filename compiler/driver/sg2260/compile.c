@@ -1,38 +1,40 @@
-/* cmd_sg2260.c - the SG2260 target in the driver: `collc compile
- * --target=sg2260 ...` (cmd_compile hands the whole command line to
- * cmd_compile_sg2260), and what it shares with `collc sim` (cmd_sim.c):
- * the options, the machine and chips, the session and the lowering of one
- * algorithm (driver/sg2260_cli.h). The lowering itself is compiler/sg2260/. */
-#include "driver/sg2260_cli.h"
+/* compile.c - `collc compile --target=sg2260 ...` (the target's compile
+ * entry points, target.c), and what it shares with `collc sim` (cmd_sim.c):
+ * the options, the machine and chips, and the lowering of one algorithm
+ * (sg2260_cli.h). The lowering itself is compiler/sg2260/. */
+#include "driver/sg2260/sg2260_cli.h"
 #include "analysis/cost.h"
-#include "driver/cost_machine.h"
 #include "driver/pipeline.h"
 #include "driver/progress.h"
+#include "driver/sg2260/machine.h"
 #include "support/util.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+const TargetEmit sg_emits[] = {
+    {"cdma-asm", SG_EMIT_ASM, NULL, "readable descriptor programs (standard output by default)"},
+    {"cdma", SG_EMIT_BIN, ".cdma", "the binary bundle image (NAME.cdma)"},
+    {"c", SG_EMIT_C, ".c", "C source with the bundle as an array (NAME.c)"},
+    {"obj", SG_EMIT_OBJECT, ".o", "an object with the bundle symbols (the default; NAME.o)"},
+    {NULL, 0, NULL, NULL},
+};
+
 int sg_ref_dtype(Sg2260Dtype t, coll_dtype *out) {
-    switch (t) {
-    case SG2260_INT8: *out = COLL_I8; return 0;
-    case SG2260_FP16: *out = COLL_F16; return 0;
-    case SG2260_FP32: *out = COLL_F32; return 0;
-    case SG2260_INT32: *out = COLL_I32; return 0;
-    case SG2260_BF16: *out = COLL_BF16; return 0;
-    default: return -1; /* int16, fp20: the reference has no such type */
-    }
+    for (int k = 0; k < DT__COUNT; k++)
+        if (sg_dtype((DriverDtype)k) == (int)t) {
+            if (driver_dtypes[k].coll < 0) return -1; /* int16, fp20: the reference has none */
+            *out = (coll_dtype)driver_dtypes[k].coll;
+            return 0;
+        }
+    return -1;
 }
 
 coll_op sg_ref_op(Sg2260Op op) {
-    switch (op) {
-    case SG2260_OP_MUL: return COLL_PROD;
-    case SG2260_OP_MAX: return COLL_MAX;
-    case SG2260_OP_MIN: return COLL_MIN;
-    default: return COLL_SUM;
-    }
+    for (int k = 0; k < OP__COUNT; k++)
+        if (sg_op((DriverOp)k) == (int)op) return (coll_op)driver_ops[k].coll;
+    COLLC_UNREACHABLE("an engine op without an --op row");
 }
 
 static int parse_chips(const char *v, SgOptions *o) {
@@ -50,35 +52,28 @@ static int parse_chips(const char *v, SgOptions *o) {
     return o->nchips ? 0 : -1;
 }
 
-/* The engine's view of the command line; -1 to go on, else the exit
- * status after a usage error. */
-static int sg_options(SgOptions *o, const DriverOptions *d) {
+/* The engine's view of the command line: EXIT_GO_ON, or EXIT_USAGE after
+ * the usage error. */
+static Status sg_options(SgOptions *o, const Cmd *c) {
+    const DriverOptions *d = &c->o;
     const char *cmd = d->name;
-    int status = options_single_n(d, -1, "chips", &o->N);
-    if (status >= 0) return status;
-    o->common = d->common;
-    o->files = d->files;
-    o->nfiles = d->nfiles;
+    o->N = c->N;
     o->root = d->root;
     if (d->chips && parse_chips(d->chips, o))
         return usage_error(cmd, "--chips expects chip numbers like 0,2,6,7, got '%s'", d->chips);
     o->machine_path = d->machine;
-    if (driver_dtypes[d->dtype].sg < 0) {
-        char list[160];
-        return usage_error(cmd, "the SG2260 CDMA engine has no %s; its element types are %s",
-                           driver_dtypes[d->dtype].name, options_dtype_list(1, list, sizeof list));
-    }
-    o->dtype = (Sg2260Dtype)driver_dtypes[d->dtype].sg;
+    Status st = target_check_dtype(cmd, &target_sg2260, (DriverDtype)d->dtype);
+    if (st != EXIT_GO_ON) return st;
+    o->dtype = (Sg2260Dtype)sg_dtype((DriverDtype)d->dtype);
     o->op_name = driver_ops[d->op].name;
     /* band, bor, bxor: no CDMA reduce op, refused for algorithms that reduce */
-    o->op_bitwise = driver_ops[d->op].sg < 0;
-    o->op = o->op_bitwise ? SG2260_OP_ADD : (Sg2260Op)driver_ops[d->op].sg;
+    o->op_bitwise = sg_op((DriverOp)d->op) < 0;
+    o->op = o->op_bitwise ? SG2260_OP_ADD : (Sg2260Op)sg_op((DriverOp)d->op);
     o->count = d->given[OPT_COUNT] ? d->count : -1;
     if (d->size > DRIVER_MAX_MOVED_BYTES) return usage_error(cmd, "--size must be at most " DRIVER_MAX_MOVED_TEXT);
     o->size = d->size;
     o->store_forward = d->route == ROUTE_STORE_FORWARD;
     o->sink_local = !d->no_sink_copies;
-    o->no_verify = d->no_verify;
     o->race_check = !d->no_race_check;
     o->check = d->check;
     o->progress = d->progress;
@@ -89,26 +84,21 @@ static int sg_options(SgOptions *o, const DriverOptions *d) {
     o->output = d->output;
     o->prefix = d->prefix;
     o->triple = d->triple;
-    if (d->target && strcmp(d->target, "sg2260") != 0)
-        return usage_error(cmd, "--target=sg2260 cannot be combined with --target=%s", d->target);
     o->emit = SG_EMIT_OBJECT;
     if (d->emit) {
-        if (strcmp(d->emit, "cdma-asm") == 0) o->emit = SG_EMIT_ASM;
-        else if (strcmp(d->emit, "cdma") == 0) o->emit = SG_EMIT_BIN;
-        else if (strcmp(d->emit, "c") == 0) o->emit = SG_EMIT_C;
-        else if (strcmp(d->emit, "obj") == 0) o->emit = SG_EMIT_OBJECT;
-        else
-            return usage_error(cmd, "unknown --emit kind '%s' for --target=sg2260 (expected cdma-asm, cdma, c or obj)",
-                               d->emit);
+        const TargetEmit *e;
+        st = target_emit(cmd, &target_sg2260, d->emit, &e);
+        if (st != EXIT_GO_ON) return st;
+        o->emit = (SgEmit)e->kind;
     }
     if (o->flag_c && o->emit != SG_EMIT_OBJECT)
         return usage_error(cmd, "-c and --emit=%s cannot be used together", d->emit);
-    return -1;
+    return EXIT_GO_ON;
 }
 
 /* The chip of each rank: --chips, else the machine's default placement
  * (sg2260_machine_place: its ring of N chips). */
-static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
+static Status choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
     if (o->N > m->nchips)
         return usage_error(cmd, "-N %" PRId64 " is more than the %d chips of machine '%s'", o->N, m->nchips,
                            m->name);
@@ -122,46 +112,72 @@ static int choose_chips(SgOptions *o, const Sg2260Machine *m, const char *cmd) {
             for (int j = 0; j < i; j++)
                 if (o->chips[j] == o->chips[i]) return usage_error(cmd, "chip %d appears twice in --chips", o->chips[i]);
         }
-        return -1;
+        return EXIT_GO_ON;
     }
     if (sg2260_machine_place(m, (int)o->N, o->chips) == 0) {
         o->nchips = (int)o->N;
-        return -1;
+        return EXIT_GO_ON;
     }
     return usage_error(cmd, "machine '%s' has no ring of %" PRId64 " chips; give the chips with --chips", m->name,
                        o->N);
 }
 
-int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *alg, SgLowered *L) {
+/* "sum, prod, max and min": the operators the engine reduces with. */
+static const char *reduce_ops(char *buf, size_t size) {
+    char names[128] = "";
+    for (int k = 0, n = 0; k < OP__COUNT; k++)
+        if (sg_op((DriverOp)k) >= 0) n += snprintf(names + n, sizeof names - (size_t)n, "%s%s", n ? "|" : "", driver_ops[k].name);
+    return options_prose(names, " and ", buf, size);
+}
+
+/* Does the engine reduce type t (an options.def row) with engine op op? */
+static int reduces_with(int t, int op) {
+    int v = sg_dtype((DriverDtype)t);
+    return v >= 0 && sg2260_dtype_op_ok((Sg2260Dtype)v, (Sg2260Op)op);
+}
+
+/* "sum, max and min need fp32, fp16, bf16, fp20 or int32": the operators
+ * that reduce the same types as op, and those types. */
+static const char *reduce_types(Sg2260Op op, char *buf, size_t size) {
+    char ops[128] = "", types[128] = "", a[160], b[160];
+    int nops = 0;
+    for (int k = 0, n = 0; k < OP__COUNT; k++) {
+        int v = sg_op((DriverOp)k), same = v >= 0;
+        for (int t = 0; t < DT__COUNT && same; t++) same = reduces_with(t, v) == reduces_with(t, (int)op);
+        if (same) n += snprintf(ops + n, sizeof ops - (size_t)n, "%s%s", nops++ ? "|" : "", driver_ops[k].name);
+    }
+    for (int t = 0, n = 0; t < DT__COUNT; t++)
+        if (reduces_with(t, (int)op))
+            n += snprintf(types + n, sizeof types - (size_t)n, "%s%s", n ? "|" : "",
+                          sg2260_dtype_name((Sg2260Dtype)sg_dtype((DriverDtype)t)));
+    snprintf(buf, size, "%s %s %s", options_prose(ops, " and ", a, sizeof a), nops > 1 ? "need" : "needs",
+             options_prose(types, " or ", b, sizeof b));
+    return buf;
+}
+
+Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
+    Session *s = &c->s;
+    SgOptions *o = &g->o;
+    const Sg2260Machine *m = &g->m;
     DiagEngine *dx = s->dx;
     memset(L, 0, sizeof *L);
-    L->alg = alg;
     int64_t root = collective_info[alg->coll].rooted ? o->root : 0;
-    PipelineRequest rq = {.use = PIPE_LOWER, .N = o->N, .root = root, .no_verify = o->no_verify, .keep_schedule = 1};
-    Prepared pp;
-    if (pipeline_prepare(s, alg, &rq, &pp)) return 1;
-    L->sched = pp.sched;
+    if (pipeline_prepare(c, alg, root, PIPE_LOWER, &L->sched) != EXIT_GO_ON) return EXIT_INPUT;
+    L->alg = alg;
     /* Several reduces into one chunk in one step would be reducing writes
      * in flight on one destination: one after another instead. */
     schedule_split_reduces(&L->sched);
     int reduces = 0;
     for (size_t k = 0; k < L->sched.nxfers && !reduces; k++) reduces = L->sched.xfers[k].op == XFER_REDUCE;
     if (reduces && (o->op_bitwise || !sg2260_dtype_op_ok(o->dtype, o->op))) {
-        const char *dn = sg2260_dtype_name(o->dtype);
+        char why[256];
         if (o->op_bitwise)
-            diag_error(dx, alg->name_span, "dtype-op",
-                       "the SG2260 CDMA engine cannot reduce with %s: its reduce ops are sum, prod, max and min",
-                       o->op_name);
-        else if (o->op == SG2260_OP_MUL)
-            diag_error(dx, alg->name_span, "dtype-op",
-                       "the SG2260 CDMA engine cannot reduce %s with %s: prod needs fp32, fp16, bf16 or fp20", dn,
-                       o->op_name ? o->op_name : "prod");
+            diag_error(dx, alg->name_span, "dtype-op", "%s cannot reduce with %s: its reduce ops are %s",
+                       target_sg2260.engine, o->op_name, reduce_ops(why, sizeof why));
         else
-            diag_error(dx, alg->name_span, "dtype-op",
-                       "the SG2260 CDMA engine cannot reduce %s with %s: sum, max and min need fp32, fp16, bf16, "
-                       "fp20 or int32",
-                       dn, o->op_name ? o->op_name : "sum");
-        return 1;
+            diag_error(dx, alg->name_span, "dtype-op", "%s cannot reduce %s with %s: %s", target_sg2260.engine,
+                       sg2260_dtype_name(o->dtype), o->op_name, reduce_types(o->op, why, sizeof why));
+        return EXIT_INPUT;
     }
     size_t es = sg2260_dtype_size(o->dtype);
     if (o->count > 0) {
@@ -169,23 +185,23 @@ int sg_lower_one(Session *s, SgOptions *o, const Sg2260Machine *m, Algorithm *al
     } else {
         uint64_t unit = (uint64_t)L->sched.split * ((o->align ? o->align : SG2260_ALIGN) / es);
         double blocks = (double)cost_blocks(alg->coll, o->N);
-        uint64_t c = (uint64_t)(o->size / (blocks * (double)es));
-        c = c / unit * unit;
-        L->count = c ? c : unit;
+        uint64_t cnt = (uint64_t)(o->size / (blocks * (double)es));
+        cnt = cnt / unit * unit;
+        L->count = cnt ? cnt : unit;
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
                              .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local,
                              .align = o->align, .sources = diag_sources(dx)};
     progress_step("lowering for %" PRId64 " chips", o->N);
-    if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return 1;
+    if (sg2260_lower(&L->sched, &lo, dx, &s->arena, &L->bundle, &L->layout, &L->stats)) return EXIT_INPUT;
     if (L->layout.end > m->mem_bytes) {
         diag_error(dx, alg->name_span, "addr-range",
                    "the buffers of '%s' need %" PRIu64 " bytes per chip; machine '%s' has %" PRIu64, alg->name,
                    L->layout.end, m->name, m->mem_bytes);
-        return 1;
+        return EXIT_INPUT;
     }
     sg2260_bundle_sort(&L->bundle);
-    return 0;
+    return EXIT_GO_ON;
 }
 
 void sg_lowered_free(SgLowered *L) {
@@ -220,18 +236,22 @@ static void write_asm_header(FILE *out, const SgOptions *o, const Sg2260Machine 
     fprintf(out, "; each descriptor's comment: schedule step, source line, the chip at the other end, the transfer\n");
 }
 
-static int load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
+static Status load_machine(SgOptions *o, Sg2260Machine *m, const char *cmd) {
     if (!o->machine_path) {
         sg2260_machine_default(m);
-        return -1;
+        return EXIT_GO_ON;
     }
-    return cost_machine_load(cmd, o->machine_path, m) ? EXIT_USAGE : -1;
+    return cost_machine_load(cmd, o->machine_path, m) ? EXIT_USAGE : EXIT_GO_ON;
 }
 
-static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *Ls, int n) {
+/* Writes the lowered algorithms as --emit says. 0, or 1 after reporting. */
+static int emit_outputs(Cmd *cmd, SgOptions *o, const Sg2260Machine *m, SgLowered *Ls, int n) {
+    Session *s = &cmd->s;
     DiagEngine *dx = s->dx;
-    const char *suffix = o->emit == SG_EMIT_ASM ? NULL : o->emit == SG_EMIT_BIN ? ".cdma" : o->emit == SG_EMIT_C ? ".c" : ".o";
-    const char *path = o->output ? o->output : suffix ? default_output_path(&s->arena, o->files[0], suffix) : "-";
+    const char *suffix = NULL;
+    for (size_t k = 0; sg_emits[k].name; k++)
+        if (sg_emits[k].kind == (int)o->emit) suffix = sg_emits[k].suffix;
+    const char *path = o->output ? o->output : suffix ? default_output_path(&s->arena, cmd->o.files[0], suffix) : "-";
     if (o->emit == SG_EMIT_BIN && n > 1) {
         diag_error(dx, Ls[1].alg->name_span, "sg2260-one-bundle",
                    "--emit=cdma writes one bundle; select one of the %d algorithms with --algorithm", n);
@@ -245,11 +265,8 @@ static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowe
                                 .root = collective_info[Ls[i].alg->coll].rooted ? o->root : -1,
                                 .count = Ls[i].count, .dtype = o->dtype, .op = o->op, .chips = o->chips};
     if (o->emit == SG_EMIT_OBJECT) return sg2260_write_object(path, o->triple, c, n, dx) ? 1 : 0;
-    FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, o->emit == SG_EMIT_BIN ? "wb" : "w");
-    if (!out) {
-        diag_error(dx, span_none(), "io", "cannot open '%s' for writing: %s", path, strerror(errno));
-        return 1;
-    }
+    FILE *out = session_output(s, path, o->emit == SG_EMIT_BIN ? "wb" : "w");
+    if (!out) return 1;
     int failed = 0;
     if (o->emit == SG_EMIT_ASM) {
         for (int i = 0; i < n; i++) {
@@ -271,49 +288,43 @@ static int emit_outputs(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowe
     } else {
         failed = sg2260_write_c(out, c, n, dx) != 0;
     }
-    if (out != stdout && fclose(out) != 0) {
-        diag_error(dx, span_none(), "io", "cannot write '%s': %s", path, strerror(errno));
-        failed = 1;
-    }
-    return failed;
+    return session_output_close(s, out, path) || failed;
 }
 
-int sg_open(SgCommand *c, int sim, int argc, char **argv) {
-    const char *cmd = sim ? "sim" : "compile";
-    SgOptions *o = &c->o;
-    memset(c, 0, sizeof *c);
-    o->sim = sim;
-    int status = options_parse(&c->opts, sim ? CMD_sim : CMD_compile_sg2260, argc, argv);
-    if (status >= 0) return status;
-    status = sg_options(o, &c->opts);
-    if (status < 0) status = load_machine(o, &c->m, cmd);
-    if (status < 0) status = choose_chips(o, &c->m, cmd);
-    if (status < 0 && sim && o->check != CHECK_NONE && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
-        status = usage_error(cmd,
-                             "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 "
-                             "(--timing-only runs any)",
-                             sg2260_dtype_name(o->dtype));
-    if (status < 0 && session_open(&c->s, &o->common, o->files, o->nfiles) != 0)
-        status = session_close(&c->s, EXIT_INPUT);
-    if (status >= 0) options_free(&c->opts);
-    else c->nalgs = session_algorithms(&c->s, &c->algs);
-    return status;
+Status sg_check_options(Cmd *c) {
+    SgState *g = c->ctx;
+    SgOptions *o = &g->o;
+    const char *cmd = c->o.name;
+    o->sim = c->o.cmd == CMD_sim;
+    Status st = sg_options(o, c);
+    if (st == EXIT_GO_ON) st = load_machine(o, &g->m, cmd);
+    if (st == EXIT_GO_ON) st = choose_chips(o, &g->m, cmd);
+    if (st == EXIT_GO_ON && o->sim && o->check != CHECK_NONE && sg_ref_dtype(o->dtype, &(coll_dtype){COLL_F32}) != 0)
+        st = usage_error(cmd,
+                         "the naive reference has no %s; sim checks fp32, fp16, bf16, int32 and int8 "
+                         "(--timing-only runs any)",
+                         sg2260_dtype_name(o->dtype));
+    return st;
 }
 
-int sg_close(SgCommand *c, int failed) {
-    options_free(&c->opts);
-    return session_close(&c->s, failed ? EXIT_INPUT : EXIT_OK);
+static void free_state(Cmd *c) {
+    free(c->ctx);
+    c->ctx = NULL;
 }
 
-int cmd_compile_sg2260(int argc, char **argv) {
-    SgCommand c;
-    int status = sg_open(&c, 0, argc, argv);
-    if (status >= 0) return status;
-    SgLowered *Ls = xcalloc((size_t)(c.nalgs > 0 ? c.nalgs : 1), sizeof *Ls);
+Status sg_compile_options(Cmd *c) {
+    c->ctx = xcalloc(1, sizeof(SgState));
+    c->end = free_state;
+    return sg_check_options(c);
+}
+
+Status sg_compile(Cmd *c) {
+    SgState *g = c->ctx;
+    SgLowered *Ls = xcalloc((size_t)c->nalgs, sizeof *Ls);
     int failed = 0, n = 0;
-    for (int k = 0; k < c.nalgs; k++) {
-        progress_begin("compile", c.algs[k]->name);
-        if (sg_lower_one(&c.s, &c.o, &c.m, c.algs[k], &Ls[n])) {
+    for (int k = 0; k < c->nalgs; k++) {
+        progress_begin("compile", c->algs[k]->name);
+        if (sg_lower_one(c, g, c->algs[k], &Ls[n]) != EXIT_GO_ON) {
             sg_lowered_free(&Ls[n]);
             memset(&Ls[n], 0, sizeof Ls[n]);
             failed = 1;
@@ -322,8 +333,8 @@ int cmd_compile_sg2260(int argc, char **argv) {
         n++;
     }
     progress_end();
-    if (!failed) failed = emit_outputs(&c.s, &c.o, &c.m, Ls, n);
+    if (!failed) failed = emit_outputs(c, &g->o, &g->m, Ls, n);
     for (int i = 0; i < n; i++) sg_lowered_free(&Ls[i]);
     free(Ls);
-    return sg_close(&c, failed);
+    return failed ? EXIT_INPUT : EXIT_GO_ON;
 }

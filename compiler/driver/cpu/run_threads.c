@@ -1,7 +1,7 @@
 /* run_threads.c - the runtime half of `collc run`: runs a compiled
  * collective on N threads with the cpu target, checks every rank bit for bit
  * against the naive reference and times it. */
-#include "driver/run_threads.h"
+#include "driver/cpu/run_threads.h"
 #include "collref.h"
 
 #include <coll_cpu.h>
@@ -43,16 +43,33 @@ typedef struct Ctx {
     double *seconds;
 } Ctx;
 
-/* MPI's in-place layouts: byte offset of the input inside recvbuf, or -1
- * where this rank passes its input normally. */
-static long in_place_offset(const RunRequest *q, int r, size_t block_bytes) {
-    switch (q->collective) {
-    case COLL_ALLGATHER: return (long)((size_t)r * block_bytes);
-    case COLL_GATHER: return r == q->root ? (long)((size_t)r * block_bytes) : -1;
-    case COLL_REDUCE: case COLL_BROADCAST: return r == q->root ? 0 : -1;
-    case COLL_ALLREDUCE: case COLL_ALLTOALL: return 0;
-    default: return -1; /* scatter / reduce_scatter keep separate buffers */
+/* Where MPI's in-place layout puts the input in recvbuf: the in_place
+ * column of coll_collectives.def. */
+typedef enum InPlaceAt {
+    IN_PLACE_OUT_0,    /* block 0 */
+    IN_PLACE_OUT_ME,   /* the rank's own block */
+    IN_PLACE_OUT_ROOT, /* the root's block */
+    IN_PLACE_IN_ME,    /* recvbuf is the one passed as COLL_IN_PLACE: collc run passes the input */
+} InPlaceAt;
+static const InPlaceAt in_place_at[] = {
+#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) [COLL_##id] = IN_PLACE_##inplace,
+#include <coll_collectives.def>
+#undef X
+};
+
+/* The byte offset of the input inside recvbuf in the in-place layout, or
+ * -1 where this rank passes its input normally: it has no input or no
+ * output buffer, or the input does not fit there (reduce_scatter's N
+ * blocks in its one-block output). */
+static long in_place_offset(const RunRequest *q, int r, size_t block_bytes, size_t in_bytes, size_t out_bytes) {
+    long at = -1;
+    switch (in_place_at[q->collective]) {
+    case IN_PLACE_OUT_0: at = 0; break;
+    case IN_PLACE_OUT_ME: at = (long)((size_t)r * block_bytes); break;
+    case IN_PLACE_OUT_ROOT: at = (long)((size_t)q->root * block_bytes); break;
+    case IN_PLACE_IN_ME: break;
     }
+    return at >= 0 && in_bytes && out_bytes && (size_t)at + in_bytes <= out_bytes ? at : -1;
 }
 
 static int call_alg(const RunRequest *q, coll_comm *comm, const void *send, void *recv) {
@@ -78,9 +95,9 @@ static int rank_main(coll_comm *comm, void *arg) {
         if (in) collref_fill(coll, q->dtype, q->op, q->N, q->root, r, q->count, in);
         if (out) memset(out, 0, out_bytes); /* first touch outside the timing */
     }
-    long ipo = in_place_offset(q, r, bb);
+    long ipo = in_place_offset(q, r, bb, in_bytes, out_bytes);
     const void *send = in;
-    if (q->in_place && ipo >= 0 && in_bytes && out) {
+    if (q->in_place && ipo >= 0 && in && out) {
         memcpy(out + ipo, in, in_bytes);
         send = COLL_IN_PLACE;
     }

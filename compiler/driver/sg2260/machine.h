@@ -1,11 +1,12 @@
-/* cost_machine.h - the SG2260 machine model (targets/sg2260, one parser and
- * one board description) for `collc cost`, `compare` and `draw`: alpha, beta,
- * gamma and the topology of a machine file (--machine FILE) or of the
- * built-in board (--topo sg2260). The conversion lives in the driver, the
- * one place that may see both the target and the cost model (analysis/
- * never includes targets/). docs/cost.md "Machine files". */
-#ifndef COLLC_COST_MACHINE_H
-#define COLLC_COST_MACHINE_H
+/* machine.h - the SG2260 machine model (targets/sg2260, one parser and one
+ * board description) for `collc cost`, `compare`, `draw` and `synth`: alpha,
+ * beta, gamma and the topology of a machine file (--machine FILE) or of the
+ * built-in board (--topo sg2260), the target's TargetMachine (sg_machine).
+ * The conversion lives in the target's driver folder, which may see both the
+ * target and the cost model (analysis/ never includes targets/).
+ * docs/cost.md "Machine files". */
+#ifndef COLLC_SG2260_MACHINE_H
+#define COLLC_SG2260_MACHINE_H
 
 #include "analysis/cost.h"
 #include "analysis/topology.h"
@@ -13,8 +14,7 @@
 
 /* The boards --topo names: "sg2260", the built-in board with rank i on
  * chip i of its first ring of N chips, over the links among those chips. */
-extern const TopoExtra cost_machine_boards[];
-extern const size_t cost_machine_nboards;
+extern const TopoExtra cost_machine_boards[1];
 
 /* Loads machine file `path` (--machine FILE, for every command that takes
  * it: the cost commands, sim, compile --target=sg2260). Returns 0, or

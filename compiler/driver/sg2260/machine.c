@@ -1,8 +1,11 @@
-/* cost_machine.c - the SG2260 machine model as the cost model's alpha, beta,
- * gamma and topology (see cost_machine.h). */
-#include "driver/cost_machine.h"
+/* machine.c - the SG2260 machine model as the cost model's alpha, beta,
+ * gamma and topology (see machine.h). */
+#include "driver/sg2260/machine.h"
+#include "driver/sg2260/sg2260_cli.h"
 #include "driver/driver.h"
 #include "support/util.h"
+
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -109,4 +112,28 @@ static TopoStatus board(int64_t N, int64_t ports, TopoModel **out, char *err, si
 }
 
 const TopoExtra cost_machine_boards[] = {{"sg2260", board}};
-const size_t cost_machine_nboards = ARRAY_LEN(cost_machine_boards);
+
+/* ---- the target's machine files (TargetMachine) ---- */
+
+static void *machine_load(const char *cmd, const char *path) {
+    Sg2260Machine *m = xmalloc(sizeof *m);
+    if (cost_machine_load(cmd, path, m) == 0) return m;
+    free(m);
+    return NULL;
+}
+
+static void machine_params(const void *m, CostMachine *out) { cost_machine_params(m, out); }
+
+static TopoStatus machine_topology(const void *m, int64_t N, int64_t ports, TopoModel **out, char *err,
+                                   size_t errsz) {
+    return cost_machine_topology(m, N, ports, out, err, errsz);
+}
+
+const TargetMachine sg_machine = {
+    .load = machine_load,
+    .free = free,
+    .cost_params = machine_params,
+    .topology = machine_topology,
+    .boards = cost_machine_boards,
+    .nboards = ARRAY_LEN(cost_machine_boards),
+};

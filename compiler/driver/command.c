@@ -1,0 +1,82 @@
+/* command.c - the skeleton every command begins and ends with; see
+ * command.h. */
+#include "driver/command.h"
+#include "driver/target.h"
+#include "support/util.h"
+
+#include <string.h>
+
+static const struct {
+    CmdRanks ranks;
+    const char *counts, *verb;
+} begins[CMD__COUNT] = {
+#define X(name, fn, args, summary, description, exit1)
+#define BEGIN(name, ranks, counts, verb) [CMD_##name] = {ranks, counts, verb},
+#include "driver/commands.def"
+#undef X
+};
+
+CmdRanks cmd_ranks(CommandId id, const Target *t, const char **counts) {
+    if (id > CMD__BEFORE_PAGES) {
+        /* compile --target=NAME on its own page: one N if the target is
+         * made for one, else the N verified, as compile's */
+        *counts = t && t->fixed_n ? t->fixed_n : begins[CMD_compile].counts;
+        return t && t->fixed_n ? RANKS_ONE : begins[CMD_compile].ranks;
+    }
+    *counts = begins[id].counts;
+    return begins[id].ranks;
+}
+
+/* -N as the command takes it. */
+static Status read_ranks(Cmd *c, CmdRanks ranks, const char *counts) {
+    const DriverOptions *o = &c->o;
+    switch (ranks) {
+    case RANKS_NONE: return EXIT_GO_ON;
+    case RANKS_LIST:
+        c->ns = o->ns.v;
+        c->nns = o->ns.n;
+        return EXIT_GO_ON;
+    case RANKS_LIST_MODEL:
+        c->N = DRIVER_MODEL_N;
+        c->ns = o->ns.n ? o->ns.v : &c->N;
+        c->nns = o->ns.n ? o->ns.n : 1;
+        return EXIT_GO_ON;
+    case RANKS_ONE: return options_single_n(o, -1, counts, &c->N);
+    case RANKS_ONE_MODEL: return options_single_n(o, DRIVER_MODEL_N, counts, &c->N);
+    }
+    COLLC_UNREACHABLE("ranks of a command");
+}
+
+Status cmd_begin(Cmd *c, CommandId id, int argc, char **argv, Status (*check)(Cmd *c)) {
+    Status st = options_parse(&c->o, id, argc, argv);
+    if (st != EXIT_GO_ON) return st;
+    c->parsed = 1;
+    const char *counts = NULL;
+    CmdRanks ranks = cmd_ranks(id, c->target, &counts);
+    st = read_ranks(c, ranks, counts);
+    if (st == EXIT_GO_ON && check) st = check(c);
+    if (st != EXIT_GO_ON) return st;
+    c->opened = 1;
+    st = session_open(&c->s, &c->o.common, c->o.files + c->nargs, c->o.nfiles - c->nargs);
+    if (st != EXIT_GO_ON) return st;
+    c->nalgs = session_algorithms(&c->s, &c->algs);
+    const char *verb = id > CMD__BEFORE_PAGES ? begins[CMD_compile].verb : begins[id].verb;
+    if (c->nalgs == 0 && verb) {
+        /* an empty file, /dev/null or one with only a topology: nothing to do
+         * is not success for a command whose work is an algorithm */
+        diag_error(c->s.dx, span_none(), "no-algorithm", "no algorithm to %s in the input", verb);
+        return EXIT_INPUT;
+    }
+    return EXIT_GO_ON;
+}
+
+int cmd_end(Cmd *c, Status st) {
+    int status = st == EXIT_GO_ON ? EXIT_OK : (int)st;
+    fflush(stdout);
+    if (c->end) c->end(c);
+    c->end = NULL;
+    if (c->opened) status = session_close(&c->s, status);
+    if (c->parsed) options_free(&c->o);
+    c->opened = c->parsed = 0;
+    return status;
+}
