@@ -11,6 +11,7 @@ PACKAGES=(
   python3                                   # lit, test scripts
   openmpi-bin libopenmpi-dev                # MPI target (Open MPI)
   mpich libmpich-dev                        # MPI target (MPICH)
+  iproute2 util-linux                       # the emulated cluster (scripts/cluster.sh)
 )
 
 missing=()
