@@ -279,6 +279,12 @@ static InterpFlow exec_require(Inst *I, const Stmt *st) {
     int64_t v;
     if (eval(I, st->u.require.cond, &v)) return INTERP_ERROR;
     if (v) return INTERP_OK;
+    if (st->u.require.error) {
+        /* a call whose views do not fit the callee: wrong, not "does not apply" */
+        if (I->in.dx) diag_error(I->in.dx, st->span, st->u.require.error, "%s", st->u.require.why);
+        note_values(I);
+        return INTERP_ERROR;
+    }
     I->failed_require = st;
     return INTERP_NA;
 }
