@@ -286,6 +286,11 @@ const char *sg2260_sys_name(Sg2260Sys s);
 const char *sg2260_dtype_name(Sg2260Dtype t);
 const char *sg2260_op_name(Sg2260Op o);
 const char *sg2260_engine_name(Sg2260Engine e);
+/* The value named `name` (case-insensitive), or -1. */
+int sg2260_cmd_find(const char *name);
+int sg2260_sys_find(const char *name);
+int sg2260_dtype_find(const char *name);
+int sg2260_op_find(const char *name);
 
 /* One descriptor as one line of text (no newline); returns the length. */
 int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap);
