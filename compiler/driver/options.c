@@ -373,6 +373,7 @@ static int set_value(DriverOptions *o, OptionId id, const char *shown, const cha
     }
     case OPTK_SIZE:
         if (parse_size(v, f)) return bad_value(o, shown, "a size like 64MiB or 4KB", v);
+        if (*(double *)f <= 0) return bad_value(o, shown, "a size above 0", v);
         return 0;
     case OPTK_TIME:
         if (parse_time(v, f)) return bad_value(o, shown, "a time like 2us", v);

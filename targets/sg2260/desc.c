@@ -9,7 +9,9 @@
  * collc's (modelled on the CDMA WRITE layout; the public sources do not
  * give the GDMA tensor descriptor). tests/sg2260/test_encode.c checks every
  * field against its own transcription of the firmware's table. */
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -162,19 +164,6 @@ static uint64_t get(const uint64_t *w, int off, int width) {
 }
 
 static int fits(uint64_t v, int width) { return width >= 64 || v < (UINT64_C(1) << width); }
-
-size_t sg2260_dtype_size(Sg2260Dtype t) {
-    switch (t) {
-    case SG2260_INT8: return 1;
-    case SG2260_FP16:
-    case SG2260_INT16:
-    case SG2260_BF16: return 2;
-    case SG2260_FP32:
-    case SG2260_INT32:
-    case SG2260_FP20: return 4;
-    }
-    return 0;
-}
 
 int sg2260_desc_words(Sg2260Engine e, Sg2260Cmd cmd) {
     return layout_of(e, cmd, SG2260_SYS_END).words;
@@ -512,8 +501,6 @@ static const char *const cmd_names[] = {"SEND", "READ", "WRITE", "GENERAL", "REC
                                         "LOSSY_DECOMPRESS", "SYS", "TCP_SEND", "TCP_RECV"};
 static const char *const sys_names[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "RX_SEND_MSG",
                                         "TX_WAIT_MSG", "RX_WAIT_MSG", "?", "SEND_MSG", "WAIT_MSG"};
-static const char *const dtype_names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
-static const char *const op_names[] = {"none", "mul", "max", "min", "add"};
 static const char *const engine_names[] = {"CDMA", "GDMA", "VSDMA"};
 
 const char *sg2260_cmd_name(Sg2260Cmd c) {
@@ -524,11 +511,15 @@ const char *sg2260_cmd_name(Sg2260Cmd c) {
 const char *sg2260_sys_name(Sg2260Sys s) {
     return (unsigned)s < sizeof sys_names / sizeof *sys_names ? sys_names[s] : "?";
 }
-const char *sg2260_dtype_name(Sg2260Dtype t) {
-    return (unsigned)t < sizeof dtype_names / sizeof *dtype_names ? dtype_names[t] : "?";
+int sg2260_cmd_find(const char *name) {
+    for (int c = 0; c <= SG2260_CMD_REDUCE; c++)
+        if (strcmp(sg2260_cmd_name((Sg2260Cmd)c), "?") && !strcasecmp(name, sg2260_cmd_name((Sg2260Cmd)c))) return c;
+    return -1;
 }
-const char *sg2260_op_name(Sg2260Op o) {
-    return (unsigned)o < sizeof op_names / sizeof *op_names ? op_names[o] : "?";
+int sg2260_sys_find(const char *name) {
+    for (int s = 0; s <= SG2260_SYS_WAIT_MSG; s++)
+        if (strcmp(sg2260_sys_name((Sg2260Sys)s), "?") && !strcasecmp(name, sg2260_sys_name((Sg2260Sys)s))) return s;
+    return -1;
 }
 const char *sg2260_engine_name(Sg2260Engine e) {
     return (unsigned)e < sizeof engine_names / sizeof *engine_names ? engine_names[e] : "?";
@@ -547,6 +538,46 @@ void sg2260_program_push(Sg2260Program *p, const Sg2260Desc *d) {
 void sg2260_program_free(Sg2260Program *p) {
     free(p->descs);
     memset(p, 0, sizeof *p);
+}
+
+Sg2260ProgramSlot *sg2260_bundle_slot(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
+    for (int i = 0; i < b->nslots; i++)
+        if (b->slots[i].chip == chip && b->slots[i].engine == e && b->slots[i].index == index) return &b->slots[i];
+    if (b->nslots == b->capslots) {
+        b->capslots = b->capslots ? b->capslots * 2 : 16;
+        b->slots = sg_xrealloc(b->slots, (size_t)b->capslots * sizeof *b->slots);
+    }
+    Sg2260ProgramSlot *s = &b->slots[b->nslots++];
+    memset(s, 0, sizeof *s);
+    s->chip = chip, s->engine = e, s->index = index;
+    return s;
+}
+
+Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
+    return &sg2260_bundle_slot(b, chip, e, index)->prog;
+}
+
+static int cmp_slot(const void *pa, const void *pb) {
+    const Sg2260ProgramSlot *a = pa, *b = pb;
+    if (a->chip != b->chip) return a->chip - b->chip;
+    if (a->engine != b->engine) return (int)a->engine - (int)b->engine;
+    return a->index - b->index;
+}
+
+void sg2260_bundle_sort(Sg2260Bundle *b) {
+    if (b->nslots > 1) qsort(b->slots, (size_t)b->nslots, sizeof *b->slots, cmp_slot);
+}
+
+void sg2260_bundle_free(Sg2260Bundle *b) {
+    for (int i = 0; i < b->nslots; i++) {
+        sg2260_program_free(&b->slots[i].prog);
+        free(b->slots[i].lines);
+        free(b->slots[i].notes);
+    }
+    for (int i = 0; i < b->ninits; i++) free(b->inits[i].bytes);
+    free(b->slots);
+    free(b->inits);
+    memset(b, 0, sizeof *b);
 }
 
 long sg2260_program_encode(Sg2260Engine e, const Sg2260Program *p, uint8_t **out, Sg2260Error *err) {

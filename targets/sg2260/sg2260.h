@@ -61,6 +61,7 @@ typedef struct Sg2260Error {
     char file[256];
     int line;
     char msg[8192];
+    char word[64]; /* the unknown word of an "unknown-key" error, else "" */
 } Sg2260Error;
 
 /* "file:line: error: msg [code]" (file/line parts omitted when absent). */
@@ -128,6 +129,11 @@ int sg2260_machine_load(const char *name_or_path, Sg2260Machine *m, Sg2260Error 
  * path in path[size], or -1 with *err (code "unknown-machine", the folders
  * searched). */
 int sg2260_machine_find(const char *arg, char *path, size_t size, Sg2260Error *err);
+/* Calls fn with the name of each machine file those folders hold (NAME of
+ * NAME.machine), folder by folder, in no order within a folder. */
+void sg2260_machine_names(void (*fn)(const char *name, void *ctx), void *ctx);
+/* The k-th key of the machine-file format (k from 0), or NULL past the last. */
+const char *sg2260_machine_key(int k);
 /* Write in the file format (parses back to the same machine). */
 void sg2260_machine_write(FILE *out, const Sg2260Machine *m);
 /* The port `chip` sends to `peer` on, or -1 (no link). */
@@ -286,6 +292,11 @@ const char *sg2260_sys_name(Sg2260Sys s);
 const char *sg2260_dtype_name(Sg2260Dtype t);
 const char *sg2260_op_name(Sg2260Op o);
 const char *sg2260_engine_name(Sg2260Engine e);
+/* The value named `name` (case-insensitive), or -1. */
+int sg2260_cmd_find(const char *name);
+int sg2260_sys_find(const char *name);
+int sg2260_dtype_find(const char *name);
+int sg2260_op_find(const char *name);
 
 /* One descriptor as one line of text (no newline); returns the length. */
 int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap);

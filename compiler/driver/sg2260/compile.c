@@ -188,7 +188,15 @@ Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
         double blocks = (double)cost_blocks(alg->coll, o->N);
         uint64_t cnt = (uint64_t)(o->size / (blocks * (double)es));
         cnt = cnt / unit * unit;
-        L->count = cnt ? cnt : unit;
+        if (!cnt) {
+            diag_error(dx, alg->name_span, "size-too-small",
+                       "--size %.0f B is below the smallest message of '%s' at N = %" PRId64
+                       ", %.0f B (%.0f block(s) of %" PRId64 " chunks of %" PRIu64 " B)",
+                       o->size, alg->name, o->N, blocks * (double)unit * (double)es, blocks, L->sched.split,
+                       unit / (uint64_t)L->sched.split * es);
+            return EXIT_INPUT;
+        }
+        L->count = cnt;
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
                              .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local,
