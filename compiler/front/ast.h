@@ -332,6 +332,9 @@ typedef struct Algorithm {
     Symbol *sym_split;     /* compose: the split P, when the algorithm calls
                               others (chunk maps use it); else NULL */
     int ncalls;            /* sema: its `call` statements (0: nothing to compose) */
+    int uniform_chunks;    /* every chunk has one size, whatever its position
+                              (an imported schedule whose format says so):
+                              transfers may move a chunk to another position */
 } Algorithm;
 
 /* A -D name=value override of an algorithm's `param name`. */

@@ -232,7 +232,7 @@ static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
         I->step_nocopies++;
         return INTERP_OK;
     }
-    if (I->split > 1 && t.src.lo % I->split != t.dst.lo % I->split) {
+    if (I->split > 1 && !I->alg->uniform_chunks && t.src.lo % I->split != t.dst.lo % I->split) {
         if (I->in.dx) {
             diag_error(I->in.dx, st->span, "chunk-position",
                        "source chunk %d and destination chunk %d are at different positions "
