@@ -80,12 +80,6 @@ int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap) {
     return (int)n;
 }
 
-static int lookup(const char *s, const char *const *names, int n) {
-    for (int i = 0; i < n; i++)
-        if (names[i] && !strcasecmp(s, names[i])) return i;
-    return -1;
-}
-
 /* "a,b,c,d" (k values) into out; each <= max. */
 static int parse_dims(const char *v, uint32_t *out, int k, uint64_t max) {
     const char *p = v;
@@ -136,29 +130,31 @@ static int words_of(char *s, char **w, int max) {
     return sg_split_words(s, w, max);
 }
 
-/* Command keywords in Sg2260Cmd order (NULL: no keyword). */
-static const char *const CMDS[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS", "LOSSY_DECOMPRESS",
-                                   "SYS",  "TCP_SEND", "TCP_RECV", NULL, NULL, NULL, NULL, NULL, NULL,
-                                   "COPY", "REDUCE"};
-enum { NCMDS = sizeof CMDS / sizeof CMDS[0] };
-static const char *const SYSS[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "RX_SEND_MSG", "TX_WAIT_MSG",
-                                   "RX_WAIT_MSG", NULL, "SEND_MSG", "WAIT_MSG"};
-static const char *const DTYPES[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
-static const char *const OPS[] = {"none", "mul", "max", "min", "add"};
+/* The value in 0..max whose name (by the name functions of desc.c, the one
+ * table of names) is s, or -1. */
+static int lookup_name(const char *s, const char *(*name)(int), int max) {
+    for (int i = 0; i <= max; i++)
+        if (strcmp(name(i), "?") && !strcasecmp(s, name(i))) return i;
+    return -1;
+}
+static const char *cmd_name_of(int i) { return sg2260_cmd_name((Sg2260Cmd)i); }
+static const char *sys_name_of(int i) { return sg2260_sys_name((Sg2260Sys)i); }
+static const char *dtype_name_of(int i) { return sg2260_dtype_name((Sg2260Dtype)i); }
+static const char *op_name_of(int i) { return sg2260_op_name((Sg2260Op)i); }
 
 /* Parses descriptor words w[0..n). */
 static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
     memset(d, 0, sizeof *d);
-    int cmd = lookup(w[0], CMDS, NCMDS);
+    int cmd = lookup_name(w[0], cmd_name_of, SG2260_CMD_REDUCE);
     if (cmd < 0) return sg_err(err, "syntax", NULL, 0, "unknown command '%s'", w[0]);
     d->cmd = (Sg2260Cmd)cmd;
     if (d->cmd == SG2260_CMD_LOSSY_COMPRESS || d->cmd == SG2260_CMD_LOSSY_DECOMPRESS ||
         d->cmd == SG2260_CMD_TCP_SEND || d->cmd == SG2260_CMD_TCP_RECV)
-        return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", CMDS[cmd]);
+        return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", sg2260_cmd_name(d->cmd));
     int i = 1;
     if (d->cmd == SG2260_CMD_SYS) {
         if (n < 2) return sg_err(err, "syntax", NULL, 0, "SYS needs a subtype (END, NOP, ...)");
-        int s = lookup(w[1], SYSS, (int)(sizeof SYSS / sizeof SYSS[0]));
+        int s = lookup_name(w[1], sys_name_of, SG2260_SYS_WAIT_MSG);
         if (s < 0) return sg_err(err, "syntax", NULL, 0, "unknown SYS subtype '%s'", w[1]);
         d->sys = (Sg2260Sys)s;
         i = 2;
@@ -184,13 +180,13 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
             else if (!strcmp(k, "imm")) bad = sg_parse_u64(v, &u) || u > UINT32_MAX, d->imm = (uint32_t)u;
             else return sg_err(err, "syntax", NULL, 0, "unknown SYS field '%s'", k);
         } else if (!strcmp(k, "dtype")) {
-            int t = lookup(v, DTYPES, 7);
+            int t = lookup_name(v, dtype_name_of, SG2260_FP20);
             bad = t < 0;
             d->dtype = (Sg2260Dtype)t;
             have_dtype = 1;
         } else if (!strcmp(k, "op") && d->cmd != SG2260_CMD_SEND && d->cmd != SG2260_CMD_GENERAL &&
                    d->cmd != SG2260_CMD_COPY) {
-            int o = lookup(v, OPS, 5);
+            int o = lookup_name(v, op_name_of, SG2260_OP_ADD);
             bad = o < 0;
             d->op = (Sg2260Op)o;
         } else if (!strcmp(k, "psum") && d->cmd == SG2260_CMD_SEND) {
@@ -227,7 +223,7 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
             bad = sg_parse_u64(v, &u) || sg2260_shape_packed(u, &d->shape);
             have_shape = 1;
         } else {
-            return sg_err(err, "syntax", NULL, 0, "unknown %s field '%s'", CMDS[cmd], k);
+            return sg_err(err, "syntax", NULL, 0, "unknown %s field '%s'", sg2260_cmd_name(d->cmd), k);
         }
         if (bad) return sg_err(err, "syntax", NULL, 0, "bad value '%s' for %s", v, k);
     }
@@ -238,11 +234,11 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
         if (!have_dtype) d->dtype = SG2260_INT8; /* a byte copy */
         return 0;
     }
-    if (!have_dtype) return sg_err(err, "syntax", NULL, 0, "%s needs dtype=", CMDS[cmd]);
-    if (!have_shape) return sg_err(err, "syntax", NULL, 0, "%s needs shape= or elems=", CMDS[cmd]);
+    if (!have_dtype) return sg_err(err, "syntax", NULL, 0, "%s needs dtype=", sg2260_cmd_name(d->cmd));
+    if (!have_shape) return sg_err(err, "syntax", NULL, 0, "%s needs shape= or elems=", sg2260_cmd_name(d->cmd));
     /* a fill still names its source chip (the writer); its address is unused */
     if ((d->cmd != SG2260_CMD_RECV && !have_src) || (d->cmd != SG2260_CMD_SEND && !have_dst))
-        return sg_err(err, "syntax", NULL, 0, "%s needs %s", CMDS[cmd],
+        return sg_err(err, "syntax", NULL, 0, "%s needs %s", sg2260_cmd_name(d->cmd),
                       d->cmd == SG2260_CMD_SEND ? "src=" : d->cmd == SG2260_CMD_RECV ? "dst=" : "src= and dst=");
     if (!have_stride || d->fill) sg2260_shape_contiguous(&d->shape);
     if (two_views) {
@@ -409,7 +405,7 @@ static int data_directive(char **w, int n, const char *file, int line, Sg2260Bun
         int bad = 0;
         if (kv(w[i], "chip", &v)) bad = sg_parse_u64(v, &chip) || chip >= SG2260_MAX_CHIPS;
         else if (kv(w[i], "addr", &v)) bad = parse_addr(v, &addr);
-        else if (kv(w[i], "dtype", &v)) bad = (dtype = lookup(v, DTYPES, 7)) < 0;
+        else if (kv(w[i], "dtype", &v)) bad = (dtype = lookup_name(v, dtype_name_of, SG2260_FP20)) < 0;
         else if (kv(w[i], "count", &v)) bad = sg_parse_u64(v, &count) || count > (UINT64_C(1) << 30), have_count = 1;
         else if (kv(w[i], "start", &v)) bad = parse_num(v, &start, &istart);
         else if (kv(w[i], "step", &v)) bad = parse_num(v, &step, &istep);

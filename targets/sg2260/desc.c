@@ -510,8 +510,8 @@ int sg2260_cmd_on_engine(const Sg2260Desc *d, Sg2260Engine e) {
 
 static const char *const cmd_names[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS",
                                         "LOSSY_DECOMPRESS", "SYS", "TCP_SEND", "TCP_RECV"};
-static const char *const sys_names[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "RX_SEND_MSG",
-                                        "TX_WAIT_MSG", "RX_WAIT_MSG", "?", "SEND_MSG", "WAIT_MSG"};
+static const char *const sys_names[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "TX_WAIT_MSG",
+                                        "RX_SEND_MSG", "RX_WAIT_MSG", "?", "SEND_MSG", "WAIT_MSG"};
 static const char *const dtype_names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
 static const char *const op_names[] = {"none", "mul", "max", "min", "add"};
 static const char *const engine_names[] = {"CDMA", "GDMA", "VSDMA"};

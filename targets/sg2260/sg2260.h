@@ -190,9 +190,9 @@ typedef enum Sg2260Sys {
     SG2260_SYS_NOP = 1,         /* CDMA: joins the port's TX and RX work */
     SG2260_SYS_TRWR = 2,        /* write the engine's id register (imm) */
     SG2260_SYS_TX_SEND_MSG = 3, /* CDMA TX: send message id for `count` waiters */
-    SG2260_SYS_RX_SEND_MSG = 4, /* CDMA RX: the same, once posted RECVs landed */
-    SG2260_SYS_TX_WAIT_MSG = 5, /* CDMA TX: wait for `count` sends of message id */
-    SG2260_SYS_RX_WAIT_MSG = 6, /* CDMA RX: the same */
+    SG2260_SYS_TX_WAIT_MSG = 4, /* CDMA TX: wait for `count` sends of message id */
+    SG2260_SYS_RX_SEND_MSG = 5, /* CDMA RX: send message id for `count` waiters */
+    SG2260_SYS_RX_WAIT_MSG = 6, /* CDMA RX: wait for `count` sends of message id */
     /* GDMA / VSDMA */
     SG2260_SYS_SEND_MSG = 8,    /* send message id for `count` waiters */
     SG2260_SYS_WAIT_MSG = 9,    /* wait for `count` sends of message id */

@@ -254,8 +254,10 @@ int main(void) {
         {SG2260_CMD_WRITE, 0, 2 << 4}, {SG2260_CMD_READ, 0, 1 << 4},
         {SG2260_CMD_SYS, SG2260_SYS_END, 1 | 7 << 4 | 0 << 8}, {SG2260_CMD_SYS, SG2260_SYS_NOP, 7 << 4 | 1 << 8},
         {SG2260_CMD_SYS, SG2260_SYS_TRWR, 7 << 4 | 2 << 8},
-        {SG2260_CMD_SYS, SG2260_SYS_TX_SEND_MSG, 7 << 4 | 3 << 8}, {SG2260_CMD_SYS, SG2260_SYS_RX_SEND_MSG, 7 << 4 | 4 << 8},
-        {SG2260_CMD_SYS, SG2260_SYS_TX_WAIT_MSG, 7 << 4 | 5 << 8}, {SG2260_CMD_SYS, SG2260_SYS_RX_WAIT_MSG, 7 << 4 | 6 << 8}};
+        /* CDMA_SYS_TYPE of the firmware's cdma_reg_value.h: TX_WAIT_MSG 4,
+         * RX_SEND_MSG 5 */
+        {SG2260_CMD_SYS, SG2260_SYS_TX_SEND_MSG, 7 << 4 | 3 << 8}, {SG2260_CMD_SYS, SG2260_SYS_TX_WAIT_MSG, 7 << 4 | 4 << 8},
+        {SG2260_CMD_SYS, SG2260_SYS_RX_SEND_MSG, 7 << 4 | 5 << 8}, {SG2260_CMD_SYS, SG2260_SYS_RX_WAIT_MSG, 7 << 4 | 6 << 8}};
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         d = empty(consts[i].cmd);
         d.sys = consts[i].sys;
