@@ -129,6 +129,62 @@ static int fw_cdma_trwr(u64 cdma_id, u64 *low, u64 *high) {
     return 1;
 }
 
+/* ---- GDMA and SDMA/VSDMA ------------------------------------------------
+ * gdma_reg_value.h, id 26577536182; sdma_reg_value.h, id 26634446851 (the
+ * SDMA values are the same: SDMA_TENSOR 0, SDMA_SYS 6, SDMA_SYS_* 0-4) */
+enum { GDMA_TENSOR = 0, GDMA_SYS = 6 };
+enum { GDMA_SYS_END = 0, GDMA_SYS_NOP = 1, GDMA_SYS_TRWR = 2, GDMA_SYS_SEND_MSG = 3, GDMA_SYS_WAIT_MSG = 4 };
+enum { GDMA_FUNC_NONE = 0 };
+enum { GDMA_ARE_PSUM_WO = 0, GDMA_ARE_PSUM_RW = 1 };
+enum { GDMA_ARE_FP32 = 0, GDMA_ARE_FP20 = 1, GDMA_ARE_FP16 = 2, GDMA_ARE_BF16 = 3, GDMA_ARE_INT32 = 4 };
+/* GDMA_FORMAT: the CDMA dtype values (INT8 0 ... FP20 6); get_gdma_are_dtype */
+static u64 get_gdma_are_dtype(int fmt) {
+    return fmt == CDMA_DTYPE_FP32 ? GDMA_ARE_FP32 : fmt == CDMA_DTYPE_FP16 ? GDMA_ARE_FP16
+           : fmt == CDMA_DTYPE_BF16 ? GDMA_ARE_BF16 : fmt == CDMA_DTYPE_INT32 ? GDMA_ARE_INT32 : GDMA_ARE_FP20;
+}
+/* The firmware's defaults for what collc does not set: the TIU command id
+ * a GDMA command depends on (none), gdma_get_cache_en() (off),
+ * gdma_get_lane_mask() (all lanes). */
+enum { BD_CMD_ID = 0, CACHE_EN = 0 };
+#define LANE_MASK UINT64_C(0xffffffffffffffff)
+
+/* tensor_general_move_gen_cmd (GDMA; atomic_gdma_gen_cmd.c, id 26749329039),
+ * and with reduce = 1 tensor_general_move_reduce_gen_cmd (the same file),
+ * and with gdma = 0 sdma_tensor_general_move_gen_cmd (atomic_sdma_gen_cmd.c,
+ * id 26159087053: no cache bit, no word-0 high half). */
+static int fw_tensor_move(int gdma, u64 src_addr, View s, u64 src_w_stride, u64 src_format, u64 dst_addr, View d,
+                          u64 dst_w_stride, int reduce, u64 reduce_psum_op, u64 reduce_opcode, u64 *low, u64 *high) {
+    low[0] = 1ull << 1 | (gdma ? (u64)CACHE_EN << 4 : 0) | (u64)GDMA_TENSOR << 32 | (u64)GDMA_FUNC_NONE << 37 |
+             src_format << 41;
+    high[0] = gdma ? ((u64)BD_CMD_ID & 0xfffff) | 1ull << 20 : 0;
+    low[1] = s.sn | s.sc << 32;
+    high[1] = s.sh | src_w_stride << 32;
+    low[2] = d.sn | d.sc << 32;
+    high[2] = d.sh | dst_w_stride << 32;
+    low[3] = s.n | s.c << 16 | s.h << 32 | s.w << 48;
+    high[3] = d.n | d.c << 16 | d.h << 32 | d.w << 48;
+    low[4] = src_addr & 0x1ffffffffffful;
+    high[4] = dst_addr & 0x1ffffffffffful;
+    low[5] = reduce ? get_gdma_are_dtype((int)src_format) | reduce_opcode << 4 | reduce_psum_op << 8 | 1ull << 15 : 0;
+    high[5] = LANE_MASK;
+    return 6;
+}
+
+/* atomic_sys_gen_cmd.c, id 26469098238: gdma_{send,wait}_msg_gen_cmd,
+ * atomic_gdma_{end,nop}_gen_cmd, atomic_set_gdma_id_gen_cmd and the SDMA
+ * ones (port_id = the VSDMA core): the SDMA's have no high-half bits 0-20. */
+static int fw_local_sys(int gdma, u64 subtype, u64 msg_id, u64 cnt, u64 id, u64 *low, u64 *high) {
+    low[0] = (subtype == GDMA_SYS_END) | 1ull << 3 | (u64)GDMA_SYS << 32 | subtype << 37;
+    if (subtype == GDMA_SYS_TRWR) {
+        high[0] = (gdma ? (u64)BD_CMD_ID & 0xfffff : 0) | (u64)0 << 22 | id << 32;
+        return 1;
+    }
+    high[0] = gdma ? ((u64)BD_CMD_ID & 0xfffff) | 1ull << 20 : 0;
+    if (subtype == GDMA_SYS_SEND_MSG || subtype == GDMA_SYS_WAIT_MSG)
+        high[0] |= (msg_id & 0x1ff) << 32 | (cnt & 0x7f) << 41;
+    return 1;
+}
+
 /* ---- reading the text form ----------------------------------------------
  * docs/sg2260.md section 3: `KEYWORD [SUBTYPE] key=value ...`, `;` comment. */
 
@@ -241,7 +297,9 @@ static int parse_line(const char *text, Line *L) {
         if (parse_field(L, tok, eq + 1)) return -1;
     }
     if (L->have_shape && !L->have_stride) contiguous(&L->s);
-    if (L->have_dshape && !L->have_dstride) contiguous(&L->d);
+    /* the assembler's defaults (docs/sg2260.md section 3): dshape = shape */
+    if (!L->have_dshape) L->d.n = L->s.n, L->d.c = L->s.c, L->d.h = L->s.h, L->d.w = L->s.w;
+    if (!L->have_dstride) contiguous(&L->d);
     return 0;
 }
 
@@ -274,6 +332,15 @@ static int fw_words(int eng, const Line *L, u64 *w) {
         else if (!strcmp(L->sub, "END")) k = fw_cdma_end(low, high);
         else if (!strcmp(L->sub, "NOP")) k = fw_cdma_nop(low, high);
         else if (!strcmp(L->sub, "TRWR")) k = fw_cdma_trwr(L->imm, low, high);
+    } else if (eng != ENG_CDMA && (!strcmp(L->cmd, "COPY") || !strcmp(L->cmd, "REDUCE"))) {
+        int reduce = !strcmp(L->cmd, "REDUCE");
+        k = fw_tensor_move(eng == ENG_GDMA, L->src, *s, 1, (u64)L->dtype, L->dst, *d, 1, reduce, GDMA_ARE_PSUM_RW,
+                           (u64)L->op, low, high);
+    } else if (eng != ENG_CDMA && !strcmp(L->cmd, "SYS")) {
+        static const char *const subs[] = {"END", "NOP", "TRWR", "SEND_MSG", "WAIT_MSG"};
+        static const int subv[] = {GDMA_SYS_END, GDMA_SYS_NOP, GDMA_SYS_TRWR, GDMA_SYS_SEND_MSG, GDMA_SYS_WAIT_MSG};
+        int m = name_index(L->sub, subs, 5);
+        if (m >= 0) k = fw_local_sys(eng == ENG_GDMA, (u64)subv[m], L->id, L->count, L->imm, low, high);
     }
     for (int i = 0; i < k; i++) w[2 * i] = low[i], w[2 * i + 1] = high[i];
     return k;
@@ -376,6 +443,37 @@ static void builtin_cases(void) {
     for (size_t i = 0; i < sizeof cdma / sizeof *cdma; i++) check_case(".program chip=0 port=0", ENG_CDMA, &cdma[i], 1);
     /* A whole program: words back to back, END last. */
     check_case(".program chip=0 port=1", ENG_CDMA, cdma, (int)(sizeof cdma / sizeof *cdma));
+    /* GDMA: the tensor move (COPY), its reducing form, the short SYS. */
+    static const char *const gdma[] = {
+        "COPY dtype=fp32 src=0x10000 dst=0x20000 shape=1,1,1,64",
+        "COPY dtype=int8 src=0x1fffffffff00 dst=0x1000000000 shape=65535,65535,65535,65535 "
+        "stride=4294967295,4294967294,4294967293 dshape=65535,65535,65535,65535 dstride=1,2,3",
+        "COPY dtype=fp16 src=0x100 dst=0x200 shape=2,3,4,5 stride=100,30,6 dshape=5,4,3,2 dstride=90,8,3",
+        "REDUCE dtype=fp32 op=add src=0x10000 dst=0x20000 shape=1,1,1,64",
+        "REDUCE dtype=fp16 op=max src=0x100 dst=0x200 shape=1,1,2,64",
+        "REDUCE dtype=bf16 op=min src=0x100 dst=0x200 shape=1,2,1,64",
+        "REDUCE dtype=int32 op=add src=0x100 dst=0x200 shape=1,1,1,32",
+        "REDUCE dtype=fp20 op=mul src=0x180 dst=0x280 shape=1,1,1,32",
+        "SYS NOP",
+        "SYS TRWR imm=0xfedcba98",
+        "SYS SEND_MSG id=0 count=1",
+        "SYS SEND_MSG id=511 count=127",
+        "SYS WAIT_MSG id=384 count=9",
+    };
+    for (size_t i = 0; i < sizeof gdma / sizeof *gdma; i++) check_case(".program chip=0 gdma", ENG_GDMA, &gdma[i], 1);
+    check_case(".program chip=0 gdma", ENG_GDMA, gdma, (int)(sizeof gdma / sizeof *gdma));
+    /* VSDMA: COPY and the short SYS (no REDUCE there). */
+    static const char *const vsdma[] = {
+        "COPY dtype=bf16 src=0x4000 dst=0x8000 shape=1,1,1,1024",
+        "COPY dtype=int32 src=0x1abcdef00000 dst=0x40 shape=7,1,3,65535 stride=300000,200000,65536 dshape=1,7,65535,3 "
+        "dstride=2000000,1000000,4",
+        "SYS NOP",
+        "SYS TRWR imm=0x7",
+        "SYS SEND_MSG id=48 count=2",
+        "SYS WAIT_MSG id=95 count=127",
+    };
+    for (size_t i = 0; i < sizeof vsdma / sizeof *vsdma; i++) check_case(".program chip=0 vsdma=7", ENG_VSDMA, &vsdma[i], 1);
+    check_case(".program chip=0 vsdma=3", ENG_VSDMA, vsdma, (int)(sizeof vsdma / sizeof *vsdma));
 }
 
 /* ---- a compiled bundle -------------------------------------------------- */
@@ -456,6 +554,6 @@ static int check_compiled(const char *asm_path, const char *img_path) {
 int main(int argc, char **argv) {
     if (argc == 3) return check_compiled(argv[1], argv[2]);
     builtin_cases();
-    CHECK(g_compared > 40);
+    CHECK(g_compared > 80);
     TEST_DONE();
 }
