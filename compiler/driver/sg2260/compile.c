@@ -162,7 +162,8 @@ Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
     DiagEngine *dx = s->dx;
     memset(L, 0, sizeof *L);
     int64_t root = collective_info[alg->coll].rooted ? o->root : 0;
-    if (pipeline_prepare(c, alg, root, PIPE_LOWER, &L->sched) != EXIT_GO_ON) return EXIT_INPUT;
+    Status pst = pipeline_prepare(c, alg, root, PIPE_LOWER, &L->sched);
+    if (pst != EXIT_GO_ON) return pst;
     L->alg = alg;
     /* Several reduces into one chunk in one step would be reducing writes
      * in flight on one destination: one after another instead. */
@@ -329,20 +330,22 @@ Status sg_compile_options(Cmd *c) {
 Status sg_compile(Cmd *c) {
     SgState *g = c->ctx;
     SgLowered *Ls = xcalloc((size_t)c->nalgs, sizeof *Ls);
-    int failed = 0, n = 0;
+    int failed = 0, too_large = 0, n = 0;
     for (int k = 0; k < c->nalgs; k++) {
         progress_begin("compile", c->algs[k]->name);
-        if (sg_lower_one(c, g, c->algs[k], &Ls[n]) != EXIT_GO_ON) {
+        Status st = sg_lower_one(c, g, c->algs[k], &Ls[n]);
+        if (st != EXIT_GO_ON) {
             sg_lowered_free(&Ls[n]);
             memset(&Ls[n], 0, sizeof Ls[n]);
-            failed = 1;
+            if (st == EXIT_TOO_LARGE) too_large = 1;
+            else failed = 1;
             continue;
         }
         n++;
     }
     progress_end();
-    if (!failed) failed = emit_outputs(c, &g->o, &g->m, Ls, n);
+    if (!failed && !too_large) failed = emit_outputs(c, &g->o, &g->m, Ls, n);
     for (int i = 0; i < n; i++) sg_lowered_free(&Ls[i]);
     free(Ls);
-    return failed ? EXIT_INPUT : EXIT_GO_ON;
+    return failed ? EXIT_INPUT : too_large ? EXIT_TOO_LARGE : EXIT_GO_ON;
 }
