@@ -84,19 +84,32 @@ typedef struct CutCtx {
     int ovf;
 } CutCtx;
 
-/* Describes a cut for the report: "{0}" or "{0..3} vs the rest". */
+/* Describes a cut's set for the report: "node 3", or "nodes {0..3, 8}"
+ * (runs of consecutive nodes; ", ...}" when it does not fit). */
 static void describe_set(CutCtx *c, char *buf, size_t size) {
-    int64_t nn = c->t->nnodes, cnt = 0, first = -1, last = -1, runs = 0;
-    for (int64_t v = 0; v < nn; v++) {
-        if (!c->in_s[v]) continue;
-        if (first < 0) first = v;
-        if (last != v - 1) runs++;
-        last = v;
-        cnt++;
+    int64_t nn = c->t->nnodes, cnt = 0, first = -1;
+    for (int64_t v = 0; v < nn; v++)
+        if (c->in_s[v]) cnt++, first = first < 0 ? v : first;
+    if (cnt == 1) {
+        snprintf(buf, size, "node %lld", (long long)first);
+        return;
     }
-    if (cnt == 1) snprintf(buf, size, "node %lld", (long long)first);
-    else if (runs == 1) snprintf(buf, size, "nodes %lld..%lld", (long long)first, (long long)last);
-    else snprintf(buf, size, "a set of %lld nodes", (long long)cnt);
+    size_t len = (size_t)snprintf(buf, size, "nodes {");
+    for (int64_t v = 0; v < nn && len < size; v++) {
+        if (!c->in_s[v] || (v > 0 && c->in_s[v - 1])) continue;
+        int64_t end = v;
+        while (end + 1 < nn && c->in_s[end + 1]) end++;
+        char run[48];
+        if (end == v) snprintf(run, sizeof run, "%s%lld", v > first ? ", " : "", (long long)v);
+        else snprintf(run, sizeof run, "%s%lld..%lld", v > first ? ", " : "", (long long)v, (long long)end);
+        if (len + strlen(run) + 6 >= size) {
+            snprintf(buf + len, size - len, ", ...");
+            len = strlen(buf);
+            break;
+        }
+        len += (size_t)snprintf(buf + len, size - len, "%s", run);
+    }
+    snprintf(buf + len, size - len, "}");
 }
 
 static void eval_cut(CutCtx *c, const char *kind) {
@@ -147,7 +160,7 @@ static void eval_cut(CutCtx *c, const char *kind) {
     }
     if (rat_cmp(v, c->best) > 0) {
         c->best = v;
-        char set[64], need[48], cap[48];
+        char set[96], need[48], cap[48];
         int into = dir[0] == 'i';
         Rat nd = into ? need_in : need_out, cp = into ? cap_in : cap_out;
         int64_t cnt = 0, last_out = -1;
@@ -163,10 +176,10 @@ static void eval_cut(CutCtx *c, const char *kind) {
         } else {
             describe_set(c, set, sizeof set);
         }
-        if (!kind) kind = cnt == 1 ? "node" : "cut";
+        if (!kind) kind = cnt == 1 ? "node cut" : "cut";
         rat_format(nd, need, sizeof need);
         rat_format(cp, cap, sizeof cap);
-        snprintf(c->why, c->whysz, "%s cut: %s·M must go %s %s over %s·β", kind, need,
+        snprintf(c->why, c->whysz, "%s: %s·M must go %s %s over %s·β", kind, need,
                  into ? "into" : "out of", set, cap);
     }
 }
@@ -215,7 +228,7 @@ static void bandwidth_cuts(CutCtx *c) {
         for (int64_t s0 = 0; s0 < N; s0++) {
             set_all(c, 0);
             for (int64_t j = 0; j < half; j++) c->in_s[(s0 + j) % N] = 1;
-            eval_cut(c, "bisection");
+            eval_cut(c, "bisection cut");
         }
     }
     /* dimension cuts of power-of-two N (hypercube and torus dimensions) */
@@ -223,7 +236,7 @@ static void bandwidth_cuts(CutCtx *c) {
         for (int64_t b = 1; b < N; b <<= 1) {
             set_all(c, 0);
             for (int64_t r = 0; r < N; r++) c->in_s[r] = (r & b) == 0;
-            eval_cut(c, "bisection");
+            eval_cut(c, "bisection cut");
         }
     }
 }
