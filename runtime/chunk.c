@@ -19,8 +19,8 @@ size_t coll_chunk_len(size_t count, int64_t split, int64_t c) {
     return count / P + (k < count % P ? 1 : 0);
 }
 
-bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
-                  size_t *bytes) {
+bool collrt_range_split(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
+                        size_t *bytes) {
     if (c->split < 1 || buf < 0 || buf >= c->nbufs || lo < 0 || lo > hi ||
         hi > c->chunks[buf]) {
         collrt_fail(c, COLL_ERR_INTERNAL);

@@ -254,9 +254,19 @@ bool collrt_grow(void **arr, size_t *cap, size_t need, size_t elem);
 /* ---- chunk ranges (chunk.c) ---- */
 
 /* Byte range of chunks [lo, hi) of buffer buf; false (and sticky
- * COLL_ERR_INTERNAL) if out of bounds. */
-bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
-                  size_t *bytes);
+ * COLL_ERR_INTERNAL) if out of bounds. Inline: every chunk-level call
+ * resolves its ranges with it; without `split` (P = 1) a chunk is a block
+ * and the range is two multiplications, else collrt_range_split. */
+bool collrt_range_split(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
+                        size_t *bytes);
+static inline bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
+                                size_t *bytes) {
+    if (c->split != 1 || buf < 0 || buf >= c->nbufs || lo < 0 || lo > hi || hi > c->chunks[buf])
+        return collrt_range_split(c, buf, lo, hi, ptr, bytes);
+    *bytes = (size_t)(hi - lo) * c->count * c->esz;
+    *ptr = *bytes ? c->base[buf] + (size_t)lo * c->count * c->esz : NULL;
+    return true;
+}
 
 /* Bit i of a bitmap. */
 static inline bool collrt_bit(const unsigned char *map, int64_t i) {

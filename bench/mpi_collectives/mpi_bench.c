@@ -90,10 +90,12 @@ static MPI_Comm comm;
 
 static int reducing(kind k) { return k == K_REDUCE || k == K_RS || k == K_ALLREDUCE; }
 
-/* Elements of one block (N blocks) or of the whole vector: 0 when a block
- * would be empty. */
+/* Elements of one block (N blocks: allgather, gather, scatter, alltoall,
+ * reduce_scatter) or of the whole vector (bcast, reduce, allreduce): 0
+ * when a block would be empty. */
 static int block_count(kind k, size_t bytes) {
-    return (int)(bytes / (reducing(k) ? 4 : 1) / (size_t)N);
+    size_t whole = k == K_BCAST || k == K_REDUCE || k == K_ALLREDUCE;
+    return (int)(bytes / (reducing(k) ? 4 : 1) / (whole ? 1 : (size_t)N));
 }
 
 /* One call. */

@@ -6,9 +6,10 @@ the cells are instructions per call, the mean over the ranks, by phase
 (inclusive counts of the runtime's entry points) and by object (exclusive
 counts grouped by the shared object they ran in).
 
-Waiting (MPI_Wait*, MPI_Test*) counts the library's progress loop: it spins
-while the peer has not sent yet, so it grows with the time the other rank
-takes, unlike the other rows.
+The progress engine (Open MPI's opal_progress, MPICH's progress test)
+spins while the peer has not sent yet, so it grows with the time the other
+rank takes, unlike the other rows: the last row, the total less the
+progress engine, is the software path of a call.
 """
 import argparse
 import re
@@ -56,6 +57,10 @@ def inclusive_of(rows, *names):
     return total
 
 
+# The MPI libraries' waits (outermost functions only: the sum must not count
+# a nested one twice): they spin until a message is there.
+PROGRESS = ("ompi_request_default_wait*", "MPID_Progress_wait", "MPID_Progress_test")
+
 PHASES = [
     ("total", None),
     ("the library's collective (PMPI_*, native)", "library"),
@@ -63,9 +68,11 @@ PHASES = [
     ("buffers (prepare, staging)", ("collmpi_prepare",)),
     ("coll_begin + coll_setup (checks, plan, scratch)", ("coll_begin", "coll_setup")),
     ("MPI posting (Isend, Irecv)", ("PMPI_Isend", "PMPI_Irecv")),
-    ("MPI waiting (Wait*, Test*: progress polling)",
-     ("PMPI_Wait", "PMPI_Waitany", "PMPI_Waitall", "PMPI_Waitsome", "PMPI_Test*")),
+    ("MPI waits (Wait*, Test*, Get_count)",
+     ("PMPI_Wait", "PMPI_Waitany", "PMPI_Waitall", "PMPI_Waitsome", "PMPI_Test*", "PMPI_Get_count")),
     ("rest (generated code, queue, step ends, copies)", "rest"),
+    ("of all these: inside the library's wait (polling, receiving)", "progress"),
+    ("total less the wait (the software path)", "busy"),
 ]
 
 
@@ -83,6 +90,8 @@ def phases(rows, coll_entry):
         out[label] = inclusive_of(rows, *names)
         accounted += out[label]
     out["rest"] = total - accounted
+    out["progress"] = inclusive_of(rows, *PROGRESS)
+    out["busy"] = total - out["progress"]
     return out
 
 

@@ -33,7 +33,7 @@ def label(size):
 
 def read(path):
     """[(MPI, N, collective)] in order; per key {bytes: (noise, best, served/direct)}."""
-    order, rows, impl, n, cols = [], {}, "?", "?", []
+    order, rows, impl, n, cols, pending = [], {}, "?", "?", [], None
     for line in open(path, encoding="utf-8"):
         m = re.match(r"# collc --target=mpi vs (.*?), N=(\d+)", line)
         if m:
@@ -42,17 +42,14 @@ def read(path):
             continue
         m = re.match(r"## (\S+)", line)
         if m:
-            key = (impl, n, m.group(1))
-            order.append(key)
-            rows[key] = {}
+            pending = (impl, n, m.group(1))
             continue
         m = re.match(r"size\s+native GB/s\s+(.*)", line)
         if m:
             cols = re.split(r"\s{2,}", m.group(1).strip())
-            if "served" in cols and order and len(order[-1]) == 3:
-                key = order.pop()
-                rows[key + ("served",)] = rows.pop(key)
-                order.append(key + ("served",))
+            key = pending + ("served",) if "served" in cols else pending
+            order.append(key)
+            rows[key] = {}
             continue
         m = re.match(r"^(\d+)(B|KiB|MiB)\s+([\d.]+)\s+(.*)", line)
         if m and order:
@@ -63,7 +60,7 @@ def read(path):
             named = dict(zip(cols, vals))
             algs = [v for c, v in named.items() if c not in ("(native again)", "served")]
             sd = None
-            if "served" in named and algs:
+            if "served" in named and algs and named["served"] > 0:
                 sd = algs[0] / named["served"]   # t(served) / t(direct)
             rows[order[-1]][size] = (named.get("(native again)", 1.0), max(algs), sd)
     if not order:
@@ -94,7 +91,8 @@ def table(keys, runs, field, what, mark):
     for key in keys:
         cells, noise = [], []
         for size in sizes:
-            got = [r[key][size] for _, r in runs if size in r[key]]
+            got = [r[key][size] for _, r in runs
+                   if size in r[key] and r[key][size][field] is not None]
             if not got:
                 cells.append("-")
                 continue

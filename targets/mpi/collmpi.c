@@ -357,6 +357,13 @@ static long long type_bytes(int count, MPI_Datatype dt) {
     return (long long)count * size;
 }
 
+/* A named type the runtime knows, or no type at all: never staged, and a
+ * handle that is never freed. */
+static int plain_type(MPI_Datatype dt) {
+    coll_dtype named;
+    return dt == MPI_DATATYPE_NULL || named_dtype(dt, &named);
+}
+
 static int is_root_coll(coll_collective c) {
     return (unsigned)c < COLL_COLLECTIVE_COUNT && collrt_collectives[c].rooted;
 }
@@ -498,6 +505,7 @@ int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why) {
     }
     m->dtype = COLL_U8;
     m->op = COLL_SUM;
+    m->plain = plain_type(a->sendtype) && plain_type(a->recvtype);
     m->count = (size_t)b;
     m->total_bytes = (size_t)b * (a->coll == COLL_BROADCAST ? 1 : (size_t)N);
     return COLL_OK;
@@ -538,6 +546,64 @@ int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void
     *info = collmpi_probed(pc);
     *v = (probe_verdict){fn, m->nranks, root, m->dtype, m->op, rc, *info};
     return rc;
+}
+
+/* ---- decisions remembered ---- */
+
+/* The decision and the algorithm of a call, kept per thread for the next
+ * call with the same arguments (what collmpi_decide reads, the communicator
+ * and the caller's tag: the algorithm of a direct call, the rule set of the
+ * PMPI library), so that a repeated call costs a lookup instead of the
+ * mapping, the probe and the rule walk. Only calls whose datatypes are
+ * named types and whose op is a named op are remembered: those handles are
+ * never freed, so equal handles mean equal types (a derived type or user op
+ * can be freed and its handle reused). The communicator is covered by the
+ * epoch of collmpi_comm_epoch. */
+enum { MEMO_WAYS = 8 };
+typedef struct memo_entry {
+    int valid;
+    coll_collective coll;
+    int sendcount, recvcount, root;
+    MPI_Datatype sendtype, recvtype;
+    MPI_Op op;
+    MPI_Comm comm;
+    void (*tag)(void);
+    unsigned long epoch;
+    collmpi_call m;          /* the decided part */
+    const coll_alg_info *info;
+    const void *chosen;      /* the caller's choice (a PMPI rule) */
+} memo_entry;
+static _Thread_local memo_entry memo[MEMO_WAYS];
+
+static memo_entry *memo_slot(const collmpi_args *a, void (*tag)(void)) {
+    uintptr_t h = (uintptr_t)a->coll * 7u ^ (uintptr_t)a->sendcount * 31u ^
+                  (uintptr_t)a->recvcount * 131u ^ ((uintptr_t)tag >> 4);
+    return &memo[h % MEMO_WAYS];
+}
+
+const collmpi_call *collmpi_memo_find(const collmpi_args *a, void (*tag)(void),
+                                      const coll_alg_info **info, const void **chosen) {
+    memo_entry *e = memo_slot(a, tag);
+    if (!e->valid || e->coll != a->coll || e->sendcount != a->sendcount ||
+        e->recvcount != a->recvcount || e->root != a->root || e->sendtype != a->sendtype ||
+        e->recvtype != a->recvtype || e->op != a->op || e->comm != a->comm || e->tag != tag ||
+        e->epoch != collmpi_comm_epoch())
+        return NULL;
+    *info = e->info;
+    *chosen = e->chosen;
+    return &e->m;
+}
+
+void collmpi_memo_store(const collmpi_args *a, void (*tag)(void), const collmpi_call *m,
+                        const coll_alg_info *info, const void *chosen) {
+    coll_op op;
+    if (!m->cc || m->user_op || !plain_type(a->sendtype) || !plain_type(a->recvtype) ||
+        (a->op != MPI_OP_NULL && !named_op(a->op, &op)))
+        return;
+    memo_entry *e = memo_slot(a, tag);
+    *e = (memo_entry){1,        a->coll,     a->sendcount, a->recvcount, a->root, a->sendtype,
+                      a->recvtype, a->op,     a->comm,      tag,          collmpi_comm_epoch(),
+                      *m,       info,        chosen};
 }
 
 /* ---- 3. this rank's buffers ---- */
@@ -594,9 +660,10 @@ static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt,
     return COLL_OK;
 }
 
-/* Whether a side of `count` elements of `dt` has to be staged. */
-static int needs_stage(MPI_Datatype dt, size_t count) {
-    return count && !contiguous_type(dt, 0);
+/* Whether a side of `count` elements of `dt` has to be staged (never when
+ * every type of the call is a named one). */
+static int needs_stage(const collmpi_call *m, MPI_Datatype dt, size_t count) {
+    return count && !m->plain && !contiguous_type(dt, 0);
 }
 
 static void free_stages(collmpi_call *m) {
@@ -671,7 +738,7 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
     switch (a->coll) {
     case COLL_BROADCAST:
         /* the root's buffer is in and out */
-        if (B && needs_stage(a->sendtype, sc)) {
+        if (B && needs_stage(m, a->sendtype, sc)) {
             rc = stage(m, &m->out, rb, a->sendtype, sc, is_root, is_root ? 0 : sc, why);
             rb = m->out.stage;
         }
@@ -703,7 +770,7 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
         if (sb == MPI_IN_PLACE) {
             /* the input is in recvbuf: stage all of it */
             sb = COLL_IN_PLACE;
-            if (B && needs_stage(a->recvtype, out_n)) {
+            if (B && needs_stage(m, a->recvtype, out_n)) {
                 rc = stage(m, &m->out, rb, a->recvtype, out_n, 1, out_n, why);
                 rb = m->out.stage;
             }
@@ -716,14 +783,14 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
                                       : same_block(a->sendcount, a->sendtype, B, why);
             if (rc != COLL_OK) break;
         }
-        if (has_in && B && needs_stage(a->sendtype, in_n)) {
+        if (has_in && B && needs_stage(m, a->sendtype, in_n)) {
             rc = stage(m, &m->in, (void *)sb, a->sendtype, in_n, 1, 0, why);
             sb = m->in.stage;
             if (rc != COLL_OK) break;
         }
         if (scatter_root_in_place) {
             rb = COLL_IN_PLACE;
-        } else if (has_out && B && needs_stage(a->recvtype, out_n)) {
+        } else if (has_out && B && needs_stage(m, a->recvtype, out_n)) {
             rc = stage(m, &m->out, rb, a->recvtype, out_n, 0, out_n, why);
             rb = m->out.stage;
         }
@@ -830,6 +897,13 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
     const coll_alg_info *info = NULL;
     char detail[160];
     int mpi_err = MPI_SUCCESS, local = 0;
+    const void *chosen;
+    const collmpi_call *known = collmpi_memo_find(a, fn, &info, &chosen);
+    if (known) {
+        m = *known;
+        int rc = collmpi_execute(a, &m, fn, &mpi_err, &why, NULL);
+        return collmpi_end(a, &m, rc, mpi_err, info && info->name ? info->name : "", why, 1);
+    }
     int rc = collmpi_decide(a, &m, &why);
     if (rc != COLL_OK && m.nranks > 0) {
         /* only for the algorithm's name in the reason */
@@ -844,6 +918,7 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
     }
     if (rc == COLL_OK) {
         local = 1;
+        collmpi_memo_store(a, fn, &m, info, NULL);
         rc = collmpi_execute(a, &m, fn, &mpi_err, &why, NULL);
     }
     return collmpi_end(a, &m, rc, mpi_err,

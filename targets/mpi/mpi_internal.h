@@ -21,6 +21,10 @@ int collmpi_from_mpi_error(void);
 /* The coll_comm cached on `comm` by an earlier coll_comm_from_mpi, or NULL
  * (makes none: no communication). */
 coll_comm *collmpi_comm_cached(MPI_Comm comm);
+/* Changes whenever a cached coll_comm is freed: what is remembered about a
+ * communicator handle (collmpi_comm_cached's last lookup, collmpi.c's
+ * decisions) holds only while it stays the same. */
+unsigned long collmpi_comm_epoch(void);
 /* The calling thread's communicator of size 1 without MPI (messages to self
  * go through a local queue): calls on any MPI communicator of size 1 run on
  * it, so those never get a duplicate, an attribute or a step counter. NULL
@@ -70,6 +74,8 @@ typedef struct collmpi_call {
     coll_op op;
     int root, nranks, rank;
     size_t total_bytes;      /* nccl-tests "size" of the call (selection) */
+    int plain;               /* non-reducing: both datatypes are named types
+                                the runtime knows (nothing to stage) */
     int user_op;             /* reduce with MPI_Reduce_local(uop, udt) */
     MPI_Op uop;
     MPI_Datatype udt;
@@ -118,6 +124,17 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
  * packed. */
 int collmpi_execute(const collmpi_args *a, collmpi_call *m, void (*fn)(void), int *mpi_err,
                     const char **why, int *staged);
+/* The decision of an earlier call with the same arguments (all but the
+ * buffers) and the same `tag` on this thread, with the coll_alg_info and
+ * `chosen` stored with it, or NULL. collmpi_memo_store keeps a decision
+ * that collmpi_decide and collmpi_applies accepted, when its datatypes and
+ * op are named ones (handles that are never freed) and the communicator has
+ * its coll_comm; collmpi_comm_epoch guards the communicator. The decided
+ * part only: collmpi_prepare runs on every call. */
+const collmpi_call *collmpi_memo_find(const collmpi_args *a, void (*tag)(void),
+                                      const coll_alg_info **info, const void **chosen);
+void collmpi_memo_store(const collmpi_args *a, void (*tag)(void), const collmpi_call *m,
+                        const coll_alg_info *info, const void *chosen);
 /* Why collmpi_applies refused m (status rc), the same on every rank:
  * "does not apply for N = n[, root r] (a `require` fails)" (in buf) or the
  * status's text. */

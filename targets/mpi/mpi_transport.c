@@ -91,6 +91,19 @@ static int keyval_err = MPI_SUCCESS;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 static _Thread_local int from_mpi_err = MPI_SUCCESS;
 
+/* Bumped whenever a cached coll_comm is freed (its communicator freed, or
+ * MPI_Finalize): the per-thread memory of the last lookup below, and the
+ * decisions collmpi.c keeps, are valid only in the epoch they were made in,
+ * so a communicator handle that MPI reuses never finds a freed coll_comm. */
+static unsigned long comm_epoch;
+static _Thread_local struct {
+    MPI_Comm comm;
+    coll_comm *cc;          /* NULL: nothing remembered */
+    unsigned long epoch;
+} last_lookup;
+
+unsigned long collmpi_comm_epoch(void) { return __atomic_load_n(&comm_epoch, __ATOMIC_ACQUIRE); }
+
 static void free_comm(coll_comm *c) {
     if (c->mpi != MPI_COMM_NULL) PMPI_Comm_free(&c->mpi);
     free(c->sends);
@@ -105,6 +118,7 @@ static int delete_attr(MPI_Comm comm, int kv, void *val, void *extra) {
     (void)comm;
     (void)kv;
     (void)extra;
+    __atomic_add_fetch(&comm_epoch, 1, __ATOMIC_ACQ_REL);
     free_comm(val);
     return MPI_SUCCESS;
 }
@@ -126,10 +140,17 @@ coll_comm *collmpi_comm_cached(MPI_Comm comm) {
     void *val = NULL;
     int found = 0;
     if (comm == MPI_COMM_NULL) return NULL;
+    unsigned long epoch = collmpi_comm_epoch();
+    /* the common case: the communicator of the thread's previous call */
+    if (last_lookup.cc && last_lookup.comm == comm && last_lookup.epoch == epoch)
+        return last_lookup.cc;
     pthread_once(&keyval_once, make_keyval);
     if (keyval_err != MPI_SUCCESS || PMPI_Comm_get_attr(comm, keyval, &val, &found) != MPI_SUCCESS ||
         !found)
         return NULL;
+    last_lookup.comm = comm;
+    last_lookup.cc = val;
+    last_lookup.epoch = epoch;
     return val;
 }
 
@@ -493,7 +514,9 @@ static void run_step(struct coll_call *cl) {
     while (left) {
         int r = MPI_UNDEFINED;
         MPI_Status st;
-        int rc = PMPI_Waitany((int)c->nreqs, c->reqs, &r, &st);
+        /* one receive (most steps of small calls): no array to scan */
+        int rc = c->nreqs == 1 ? (r = 0, PMPI_Wait(&c->reqs[0], &st))
+                               : PMPI_Waitany((int)c->nreqs, c->reqs, &r, &st);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
             return;

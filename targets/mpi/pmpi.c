@@ -348,7 +348,20 @@ static int try_collc(const collmpi_args *a, int *code) {
     if (!debug && (st != SETUP_READY || !(rule_colls & (1u << a->coll)))) return 0;
     collmpi_call m;
     const char *why;
-    int rc = collmpi_decide(a, &m, &why);
+    const coll_alg_info *info;
+    int mpi_err, staged, rc;
+    /* a call like an earlier one: the rule it chose (rules[] is fixed
+     * since MPI_Init); with COLLMPI_DEBUG every call walks the rules */
+    const void *known_rule;
+    const collmpi_call *known = debug ? NULL : collmpi_memo_find(a, NULL, &info, &known_rule);
+    if (known) {
+        const rule *r = known_rule;
+        m = *known;
+        rc = collmpi_execute(a, &m, r->fn, &mpi_err, &why, &staged);
+        *code = collmpi_end(a, &m, rc, mpi_err, r->alg, why, 1);
+        return 1;
+    }
+    rc = collmpi_decide(a, &m, &why);
     if (st != SETUP_READY) {
         collmpi_log(a->coll, &m, 0, "MPI library:",
                     st == SETUP_NONE ? "libcollmpi did not see MPI_Init" : off_reason);
@@ -366,10 +379,10 @@ static int try_collc(const collmpi_args *a, int *code) {
         if (!r->fn || r->coll != a->coll) continue;
         if (m.total_bytes < r->lo || m.total_bytes >= r->hi || !n_ok(r, m.nranks)) continue;
         matched++;
-        const coll_alg_info *info;
         int ar = collmpi_applies(a->coll, &m, r->fn, &info);
         if (ar == COLL_OK) {
             chosen = r;
+            if (!debug) collmpi_memo_store(a, NULL, &m, info, r);
             break;
         }
         /* The same on every rank: the probe sees N, the root and the
@@ -394,7 +407,6 @@ static int try_collc(const collmpi_args *a, int *code) {
         collmpi_log(a->coll, &m, 0, "MPI library:", detail);
         return 0;
     }
-    int mpi_err, staged;
     rc = collmpi_execute(a, &m, chosen->fn, &mpi_err, &why, &staged);
     if (debug) {
         char detail[600];

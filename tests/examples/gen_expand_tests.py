@@ -129,6 +129,8 @@ ALGS = {
                                          pow2, True, {}),
     "pairwise_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
                                 lambda n, p: n, lambda n, p: n * n, None, True, {}),
+    "direct_reduce_scatter": ("reduce_scatter", lambda n, p: 1,
+                              lambda n, p: 1 if n == 1 else 2, lambda n, p: n * n, None, True, {}),
     "ring_allreduce": ("allreduce", lambda n, p: n,
                        lambda n, p: 2 * n - 1, lambda n, p: n * (2 * n - 1), None, True, {}),
     "bidir_ring_allreduce": ("allreduce", lambda n, p: 2 * n * p["B"],
@@ -213,6 +215,8 @@ ALGS = {
                        None, True, {}),
     "direct_alltoall": ("alltoall", lambda n, p: 1,
                         lambda n, p: 1, lambda n, p: n * n, None, True, {}),
+    "direct_allgather": ("allgather", lambda n, p: 1,
+                         lambda n, p: 1, lambda n, p: n * n, None, True, {}),
 }
 
 # Extra -D runs: (name, params, Ns)

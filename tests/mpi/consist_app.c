@@ -396,6 +396,16 @@ static void case_overlap(void) {
     allreduce_check(e, 5, "MPI_Allreduce on even/odd ranks again");
     MPI_Comm_free(&h);
     MPI_Comm_free(&e);
+    /* Communicators freed and made again, the same call on each: MPI
+     * reuses the handles, and what collc remembers of a handle (its
+     * coll_comm, the decision of the call) must not outlive it. */
+    for (int round = 0; round < 8; round++) {
+        MPI_Comm x;
+        MPI_Comm_split(MPI_COMM_WORLD, round % 2 ? me % 2 : me < N / 2, me, &x);
+        allreduce_check(x, 5, "MPI_Allreduce on a communicator made again");
+        allreduce_check(x, 5, "MPI_Allreduce on a communicator made again, twice");
+        MPI_Comm_free(&x);
+    }
 }
 
 /* ---- self: communicators of one process ---- */
