@@ -369,9 +369,17 @@ static void group_shape(Inline *I, Stmt **reqs_tail_out) {
             cond = mk_bin(C, sp, BOP_LAND, cond,
                           mk_bin(C, sp, BOP_LAND, mk_bin(C, sp, BOP_LE, mk_int(C, sp, 0), a[k]),
                                  mk_bin(C, sp, BOP_LT, a[k], N)));
-            for (int j = 0; j < k; j++)
-                if (!(a[j]->kind == EXPR_INT && a[k]->kind == EXPR_INT))
+            for (int j = 0; j < k; j++) {
+                if (!(a[j]->kind == EXPR_INT && a[k]->kind == EXPR_INT)) {
                     cond = mk_bin(C, sp, BOP_LAND, cond, mk_bin(C, sp, BOP_NE, a[j], a[k]));
+                } else if (a[j]->u.ival == a[k]->u.ival) {
+                    /* written twice: a mistake at every N, not a condition */
+                    diag_error(C->dx, a[k]->span, "list-repeated-rank", "rank %lld is listed twice in %s",
+                               (long long)a[k]->u.ival, gt);
+                    diag_note(C->dx, a[j]->span, "first listed here");
+                    break;
+                }
+            }
         }
         why = arena_printf(C->arena, "the ranks of %s must be distinct ranks below N", gt);
         break;
