@@ -15,7 +15,7 @@
 
 static int addr_str(char *buf, size_t cap, uint64_t a) {
     if (SG2260_ADDR_TAG(a) == SG2260_TAG_L2)
-        return snprintf(buf, cap, "l2:0x%llx", (unsigned long long)(a & SG2260_OFFSET_MASK));
+        return snprintf(buf, cap, "l2:0x%llx", (unsigned long long)SG2260_ADDR_OFFSET(a));
     return snprintf(buf, cap, "0x%llx", (unsigned long long)a);
 }
 
@@ -102,7 +102,7 @@ static int parse_dims(const char *v, uint32_t *out, int k, uint64_t max) {
 static int parse_addr(const char *v, uint64_t *addr) {
     if (!strncasecmp(v, "l2:", 3)) {
         uint64_t off;
-        if (sg_parse_u64(v + 3, &off) || off > SG2260_OFFSET_MASK) return -1;
+        if (sg_parse_u64(v + 3, &off) || off > SG2260_L2_MAX_OFFSET) return -1;
         *addr = SG2260_L2(off);
         return 0;
     }

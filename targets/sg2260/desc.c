@@ -462,6 +462,10 @@ static int check_addr(const char *name, const char *what, uint64_t a, Sg2260Erro
         return sg_err(err, "bad-tag", NULL, 0,
                       "%s: %s address 0x%llx has tag 0x%llx; the model has DDR (tag 0) and L2 SRAM (tag 0x1e)",
                       name, what, (unsigned long long)a, (unsigned long long)tag);
+    if (!SG2260_ADDR_OK(a))
+        return sg_err(err, "addr-range", NULL, 0,
+                      "%s: %s address 0x%llx has the L2 tag but lies below L2 SRAM's start 0x%llx", name, what,
+                      (unsigned long long)a, (unsigned long long)SG2260_L2_BASE);
     return 0;
 }
 

@@ -196,6 +196,7 @@ struct Sg2260Sim {
     Sg2260DataMode data;
     uint64_t sample_stride, sample_window;
     int trace_on;
+    Sg2260Result *res;      /* of the run in progress (warnings) */
     int race_check;
     void (*progress)(void *, double, double, int);
     void *progress_ctx;
@@ -283,7 +284,7 @@ static int space_of(const Sg2260Sim *s, uint64_t addr, uint64_t *limit) {
         *limit = s->m.mem_bytes;
         return 0;
     }
-    if (tag == SG2260_TAG_L2) {
+    if (tag == SG2260_TAG_L2 && SG2260_ADDR_OK(addr)) {
         *limit = s->m.l2_bytes;
         return 1;
     }
@@ -291,7 +292,7 @@ static int space_of(const Sg2260Sim *s, uint64_t addr, uint64_t *limit) {
 }
 
 static int range_ok(const Sg2260Sim *s, int chip, uint64_t addr, uint64_t n) {
-    uint64_t limit, off = addr & SG2260_OFFSET_MASK;
+    uint64_t limit, off = SG2260_ADDR_OFFSET(addr);
     return chip >= 0 && chip < s->m.nchips && space_of(s, addr, &limit) >= 0 && off <= limit && n <= limit - off;
 }
 
@@ -318,7 +319,7 @@ static void raw_read(Sg2260Sim *s, int chip, int sp, uint64_t off, uint8_t *p, s
 static void walk(Sg2260Sim *s, int chip, uint64_t addr, size_t n, uint8_t *buf, int wr) {
     uint64_t limit;
     int sp = space_of(s, addr, &limit);
-    uint64_t off = addr & SG2260_OFFSET_MASK;
+    uint64_t off = SG2260_ADDR_OFFSET(addr);
     while (n) {
         size_t k = (size_t)(PAGE_SIZE - (off & (PAGE_SIZE - 1)));
         int kept = 1;
@@ -394,6 +395,23 @@ static int run_err(Sg2260Sim *s, Sg2260Error *e, const Channel *h, const char *c
     where_desc(s, h, idx, loc, sizeof loc);
     int line = h->prog && h->prog->lines && idx >= 0 ? h->prog->lines[idx] : 0;
     return sg_err(e, code, NULL, line, "%s\n  at %s", what, loc);
+}
+
+/* A warning: the hardware does not check it, the run goes on; the first
+ * one is kept in the result. */
+static void run_warn(Sg2260Sim *s, const Channel *h, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void run_warn(Sg2260Sim *s, const Channel *h, const char *code, const char *fmt, ...) {
+    if (!s->res || s->res->nwarnings++) return;
+    char what[1024], loc[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    int idx = desc_at(h, h->pc);
+    where_desc(s, h, idx, loc, sizeof loc);
+    int line = h->prog && h->prog->lines && idx >= 0 ? h->prog->lines[idx] : 0;
+    sg_err(&s->res->warning, code, NULL, line, "%s\n  at %s", what, loc);
 }
 
 /* ---- loading ----------------------------------------------------------- */
@@ -722,7 +740,7 @@ static int check_view(Sg2260Sim *s, Sg2260Error *e, Channel *h, const char *what
                       const Sg2260Shape *v, Sg2260Dtype t) {
     uint64_t ext = view_extent(v, sg2260_dtype_size(t)), limit = 0;
     int sp = space_of(s, addr, &limit);
-    uint64_t off = addr & SG2260_OFFSET_MASK;
+    uint64_t off = SG2260_ADDR_OFFSET(addr);
     if (sp < 0)
         return run_err(s, e, h, "addr-range", "%s view at 0x%llx on chip %d is in no memory of the chip", what,
                        (unsigned long long)addr, chip);
@@ -846,10 +864,22 @@ static int step(Sg2260Sim *s, Channel *h, Sg2260Error *e) {
         Channel *rx = &s->ch[c.rx];
         char rloc[512];
         where_desc(s, rx, c.rx_index, rloc, sizeof rloc);
-        if (c.dtype != d->dtype)
-            return run_err(s, e, h, "dtype-mismatch", "SEND dtype %s but the matching RECV has %s\n  RECV at %s",
+        /* The credit has no dtype field: the hardware streams the SEND's
+         * bytes into the RECV's view as the RECV's dtype. A difference is
+         * almost surely a mistake, so it is a warning; the sizes must agree
+         * in bytes. */
+        if (sg2260_dtype_size(c.dtype) != sg2260_dtype_size(d->dtype))
+            return run_err(s, e, h, "dtype-mismatch",
+                           "SEND dtype %s but the matching RECV has %s, of another element size (the model cannot "
+                           "land one as the other)\n  RECV at %s",
                            sg2260_dtype_name(d->dtype), sg2260_dtype_name(c.dtype), rloc);
-        if (sg2260_shape_elems(&c.shape) != sg2260_shape_elems(&d->shape))
+        if (c.dtype != d->dtype)
+            run_warn(s, h, "dtype-mismatch",
+                     "SEND dtype %s but the matching RECV has %s (the credit carries no dtype: the bytes land as "
+                     "%s)\n  RECV at %s",
+                     sg2260_dtype_name(d->dtype), sg2260_dtype_name(c.dtype), sg2260_dtype_name(c.dtype), rloc);
+        if (sg2260_shape_elems(&c.shape) * sg2260_dtype_size(c.dtype) !=
+            sg2260_shape_elems(&d->shape) * sg2260_dtype_size(d->dtype))
             return run_err(s, e, h, "size-mismatch",
                            "SEND of %llu bytes but the matching RECV expects %llu bytes\n  RECV at %s",
                            (unsigned long long)(sg2260_shape_elems(&d->shape) * sg2260_dtype_size(d->dtype)),
@@ -868,7 +898,7 @@ static int step(Sg2260Sim *s, Channel *h, Sg2260Error *e) {
         x->src_chip = h->chip, x->dst_chip = peer;
         x->src = d->src, x->dst = c.dst;
         x->sshape = d->shape, x->dshape = c.shape;
-        x->dtype = d->dtype, x->op = c.op;
+        x->dtype = c.dtype, x->op = c.op;
         x->credit_rx = c.rx, x->credit_index = c.rx_index;
         if (check_race(s, e, h, x)) return -1;
         start_xfer(s, h, x, s->m.startup_us, cdma_cap);
@@ -1082,6 +1112,7 @@ static int unconsumed(Sg2260Sim *s, Sg2260Error *e) {
 
 int sg2260_sim_run(Sg2260Sim *s, Sg2260Result *r) {
     memset(r, 0, sizeof *r);
+    s->res = r;
     Sg2260Error *e = &r->err;
     int failed = 0;
     clock_t last = clock();

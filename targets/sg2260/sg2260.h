@@ -38,16 +38,30 @@ enum {
     SG2260_ALIGN = 128,          /* program alignment; FP20 / reducing writes */
 };
 /* Addresses are 45 bits (13 high + 32 low in a descriptor): a 5-bit tag at
- * bits 40-44 and a 40-bit offset. Tag 0 is the chip's DDR, tag 0x1e its L2
- * SRAM (the L2M tag of SOPHGO's launch code). */
+ * bits 40-44 and a 40-bit address. Tag 0 is the chip's DDR, from address 0;
+ * tag 0x1e (L2M_TAG) its L2 SRAM, which starts at L2_SRAM_START_ADDR
+ * 0x6980000000: the firmware forms an L2 address as L2_SRAM_START_ADDR |
+ * (L2M_TAG << 40) plus the offset (docs/references.md [SG-fw], memmap.h). */
 #define SG2260_ADDR_BITS 45
 #define SG2260_ADDR_MASK ((UINT64_C(1) << SG2260_ADDR_BITS) - 1)
 #define SG2260_OFFSET_BITS 40
 #define SG2260_OFFSET_MASK ((UINT64_C(1) << SG2260_OFFSET_BITS) - 1)
 #define SG2260_TAG_DDR UINT64_C(0)
 #define SG2260_TAG_L2 UINT64_C(0x1e)
-#define SG2260_L2(off) ((SG2260_TAG_L2 << SG2260_OFFSET_BITS) | (uint64_t)(off))
+#define SG2260_L2_BASE UINT64_C(0x6980000000)
+#define SG2260_L2(off) ((SG2260_TAG_L2 << SG2260_OFFSET_BITS) | (SG2260_L2_BASE + (uint64_t)(off)))
 #define SG2260_ADDR_TAG(a) ((uint64_t)(a) >> SG2260_OFFSET_BITS)
+/* The offset of an address in its memory: from DDR's start, or from L2
+ * SRAM's (an L2-tagged address below SG2260_L2_BASE is in no memory:
+ * sg2260_addr_ok). */
+#define SG2260_ADDR_OFFSET(a)                                                                          \
+    (((uint64_t)(a) & SG2260_OFFSET_MASK) - (SG2260_ADDR_TAG(a) == SG2260_TAG_L2 ? SG2260_L2_BASE : 0))
+/* 1 if a is a DDR address or an L2 address at or above L2_SRAM_START_ADDR. */
+#define SG2260_ADDR_OK(a)                                                                              \
+    (SG2260_ADDR_TAG(a) == SG2260_TAG_DDR ||                                                           \
+     (SG2260_ADDR_TAG(a) == SG2260_TAG_L2 && ((uint64_t)(a) & SG2260_OFFSET_MASK) >= SG2260_L2_BASE))
+/* Largest L2 offset an address can hold. */
+#define SG2260_L2_MAX_OFFSET (SG2260_OFFSET_MASK - SG2260_L2_BASE)
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
@@ -65,6 +79,8 @@ typedef struct Sg2260Error {
 
 /* "file:line: error: msg [code]" (file/line parts omitted when absent). */
 void sg2260_error_print(FILE *out, const Sg2260Error *e);
+/* The same as a warning: "file:line: warning: msg [code]". */
+void sg2260_warning_print(FILE *out, const Sg2260Error *e);
 
 /* ------------------------------------------------------------------------ */
 /* Machine model                                                             */
@@ -420,6 +436,8 @@ typedef struct Sg2260Result {
     uint64_t commands;       /* descriptors executed */
     double bytes;            /* total payload over links */
     Sg2260Error err;         /* when !ok: the first rule violation / deadlock */
+    int nwarnings;           /* things the hardware does not check but that are likely mistakes */
+    Sg2260Error warning;     /* the first of them */
 } Sg2260Result;
 
 /* How the model treats data. */

@@ -155,6 +155,11 @@ int main(int argc, char **argv) {
     Sg2260Result r;
     rc = sg2260_sim_run(s, &r);
     if (!quiet) sg2260_result_print(stdout, s, &r);
+    if (r.nwarnings) {
+        if (!r.warning.file[0]) snprintf(r.warning.file, sizeof r.warning.file, "%s", prog);
+        sg2260_warning_print(stderr, &r.warning);
+        if (r.nwarnings > 1) fprintf(stderr, "  (%d warnings, the first shown)\n", r.nwarnings);
+    }
     if (rc) print_err(prog, &r.err);
     for (int i = 0; i < ndumps; i++) {
         char buf[128], *tok[5];
@@ -170,7 +175,7 @@ int main(int argc, char **argv) {
         uint64_t chip, addr, count;
         int t = nt == 4 ? sg2260_dtype_find(tok[2]) : -1;
         if (nt != 4 || sg_parse_u64(tok[0], &chip) || sg_parse_u64(tok[1], &addr) || t < 0 ||
-            sg_parse_u64(tok[3], &count) || count > (1u << 24) || addr > SG2260_OFFSET_MASK) {
+            sg_parse_u64(tok[3], &count) || count > (1u << 24) || addr > (l2 ? SG2260_L2_MAX_OFFSET : SG2260_OFFSET_MASK)) {
             fprintf(stderr, "sg2260-sim: bad --dump '%s' (CHIP:ADDR:DTYPE:COUNT)\n", dumps[i]);
             sg2260_sim_free(s);
             return 2;
@@ -184,7 +189,7 @@ int main(int argc, char **argv) {
             sg2260_sim_free(s);
             return 1;
         }
-        printf("chip %d %s0x%llx %s:", (int)chip, l2 ? "l2:" : "", (unsigned long long)(addr & SG2260_OFFSET_MASK),
+        printf("chip %d %s0x%llx %s:", (int)chip, l2 ? "l2:" : "", (unsigned long long)SG2260_ADDR_OFFSET(addr),
                sg2260_dtype_name((Sg2260Dtype)t));
         for (uint64_t k = 0; k < count; k++) {
             putchar(' ');

@@ -20,7 +20,7 @@ int sg_err(Sg2260Error *e, const char *code, const char *file, int line, const c
     return -1;
 }
 
-void sg2260_error_print(FILE *out, const Sg2260Error *e) {
+static void print_diag(FILE *out, const Sg2260Error *e, const char *kind) {
     if (e->file[0] && e->line > 0)
         fprintf(out, "%s:%d: ", e->file, e->line);
     else if (e->file[0])
@@ -28,8 +28,11 @@ void sg2260_error_print(FILE *out, const Sg2260Error *e) {
     /* The code ends the first line; detail lines (locations) follow. */
     const char *nl = strchr(e->msg, '\n');
     int first = nl ? (int)(nl - e->msg) : (int)strlen(e->msg);
-    fprintf(out, "error: %.*s [%s]%s\n", first, e->msg, e->code ? e->code : "error", nl ? nl : "");
+    fprintf(out, "%s: %.*s [%s]%s\n", kind, first, e->msg, e->code ? e->code : kind, nl ? nl : "");
 }
+
+void sg2260_error_print(FILE *out, const Sg2260Error *e) { print_diag(out, e, "error"); }
+void sg2260_warning_print(FILE *out, const Sg2260Error *e) { print_diag(out, e, "warning"); }
 
 /* Out of memory is not an input error: abort like COLLC_ASSERT would. */
 static void sg_oom(void) {

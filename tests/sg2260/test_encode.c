@@ -285,9 +285,11 @@ int main(void) {
     CHECK(sg2260_encode(SG2260_CDMA, &d, w, &err) == 2);
     CHECK(w[0] == (1ull | 2ull << 12 | 1ull << 29 | 64ull << 32) && w[1] == (64ull | 64ull << 32));
     CHECK(w[2] == (1ull | 1ull << 16 | 1ull << 32) && w[3] == (64ull | 0x10000ull << 32));
-    /* An L2 address: tag 0x1e in bits 40-44, the top five of the high 13. */
+    /* An L2 address: tag 0x1e in bits 40-44, the top five of the high 13,
+     * and L2 SRAM's start 0x6980000000 plus the offset below them. */
     CHECK(sg2260_asm_line("RECV dtype=fp32 op=add dst=l2:0x80 elems=64", &d, &err) == 0 && d.dst == SG2260_L2(0x80));
-    CHECK(sg2260_encode(SG2260_CDMA, &d, w, &err) == 2 && bits(w, 0, 0, 16, 13) == 0x1e00 && bits(w, 1, 1, 32, 32) == 0x80);
+    CHECK(sg2260_encode(SG2260_CDMA, &d, w, &err) == 2 && bits(w, 0, 0, 16, 13) == 0x1e69 &&
+          bits(w, 1, 1, 32, 32) == 0x80000080);
     CHECK(bits(w, 0, 0, 11, 4) == SG2260_FP32 && bits(w, 0, 0, 29, 3) == SG2260_OP_ADD);
     /* Engines without an encoding for a command. */
     d = empty(SG2260_CMD_COPY);

@@ -221,11 +221,19 @@ static int op_of(const char *v) {
     return i < 0 ? -1 : values[i];
 }
 
-/* An address of the text form: a DDR offset, or l2:OFFSET. */
+/* L2 SRAM: tpu_l2_sram_get_start_addr() is L2_SRAM_START_ADDR | (L2M_TAG
+ * << 40) (id 26215129680), L2_SRAM_START_ADDR 0x6980000000 (memmap.h, id
+ * 26407480746), L2M_TAG 0x1e (id 26329818836). */
+#define L2M_TAG UINT64_C(0x1e)
+#define L2_SRAM_START_ADDR UINT64_C(0x6980000000)
+
+/* An address of the text form: a DDR offset, or l2:OFFSET from L2 SRAM's
+ * start. */
 static int parse_addr(const char *v, u64 *a) {
     char *end;
-    if (!strncasecmp(v, "l2:", 3)) return -1; /* L2 addresses: not in this test's cases yet */
-    *a = strtoull(v, &end, 0);
+    int l2 = !strncasecmp(v, "l2:", 3);
+    *a = strtoull(v + (l2 ? 3 : 0), &end, 0);
+    if (l2) *a = (L2_SRAM_START_ADDR | L2M_TAG << 40) + *a;
     return *end ? -1 : 0;
 }
 static int parse_chip_addr(const char *v, u64 *chip, u64 *a) {
@@ -424,6 +432,9 @@ static void builtin_cases(void) {
         "RECV dtype=bf16 op=min dst=0x100 shape=1,2,1,64",
         "RECV dtype=int8 op=none dst=0x4000 shape=1,1,1,1024",
         "RECV dtype=int16 op=none dst=0x4000 shape=1,1,1,1024",
+        "RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64",
+        "RECV dtype=bf16 op=add dst=l2:0x7ff80 shape=1,1,2,64",
+        "SEND dtype=fp32 psum=wr src=l2:0x100 shape=1,1,1,64",
         "GENERAL dtype=int8 src=0:0x1000 dst=2:0x4000 len=4096",
         "GENERAL dtype=fp20 src=15:0x1fffffffff80 dst=14:0x1234500080 len=4294967295",
         "WRITE dtype=int32 src=0:0x100 dst=2:0x200 shape=1,1,1,4 dshape=1,1,2,2",
@@ -449,6 +460,9 @@ static void builtin_cases(void) {
         "COPY dtype=int8 src=0x1fffffffff00 dst=0x1000000000 shape=65535,65535,65535,65535 "
         "stride=4294967295,4294967294,4294967293 dshape=65535,65535,65535,65535 dstride=1,2,3",
         "COPY dtype=fp16 src=0x100 dst=0x200 shape=2,3,4,5 stride=100,30,6 dshape=5,4,3,2 dstride=90,8,3",
+        "COPY dtype=fp32 src=0x10000 dst=l2:0x80 shape=1,1,1,64",
+        "COPY dtype=fp32 src=l2:0x80 dst=0x10000 shape=1,1,1,64",
+        "REDUCE dtype=fp32 op=add src=0x10100 dst=l2:0x0 shape=1,1,1,64",
         "REDUCE dtype=fp32 op=add src=0x10000 dst=0x20000 shape=1,1,1,64",
         "REDUCE dtype=fp16 op=max src=0x100 dst=0x200 shape=1,1,2,64",
         "REDUCE dtype=bf16 op=min src=0x100 dst=0x200 shape=1,2,1,64",

@@ -200,6 +200,7 @@ static int sim_one(Session *s, SgOptions *o, const Sg2260Machine *m, SgLowered *
            "step, M = %.0f B\n",
            L->sched.nsteps, st->local_steps, st->local_exposed, st->max_link_msgs, st->max_link_msgs == 1 ? "" : "s", M);
     int status = 0;
+    if (res.nwarnings) diag_warning(dx, alg->name_span, res.warning.code, "%s", res.warning.msg);
     if (rc) {
         diag_error(dx, alg->name_span, res.err.code, "%s", res.err.msg);
         status = 1;
