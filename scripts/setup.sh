@@ -9,6 +9,7 @@ PACKAGES=(
   llvm-14-dev llvm-14-tools                 # LLVM-C, FileCheck, lit
   clang libclang-rt-14-dev                  # clang + sanitizer runtimes
   python3                                   # lit, test scripts
+  libexpat1-dev                             # the XML reader (MSCCL-IR input)
   openmpi-bin libopenmpi-dev                # MPI target (Open MPI)
   mpich libmpich-dev                        # MPI target (MPICH)
   iproute2 util-linux                       # the emulated cluster (scripts/cluster.sh)

@@ -140,16 +140,16 @@ int parse_bandwidth(const char *s, double *bytes_per_s) {
 
 /* ---- session ---- */
 
+/* The readers and sniffers of the rows (parse_source, parse_sniff: front.h;
+ * a compatible redeclaration). */
+#define INPUT_FORMAT(id, name, read, sniff, help) InputReadFn read; InputSniffFn sniff;
+#include "driver/formats.def"
+
 const InputFormat input_formats[] = {
 #define INPUT_FORMAT(id, name, read, sniff, help) {name, read, sniff, help},
 #include "driver/formats.def"
 };
 const int ninput_formats = (int)ARRAY_LEN(input_formats);
-
-/* The readers and sniffers of the rows (parse_source, parse_sniff: front.h;
- * a compatible redeclaration). */
-#define INPUT_FORMAT(id, name, read, sniff, help) InputReadFn read; InputSniffFn sniff;
-#include "driver/formats.def"
 
 /* The format of file `id`: --input-format's, else the surest sniffer's. */
 static const InputFormat *format_of(const Session *s, uint32_t id) {

@@ -802,6 +802,8 @@ static char *span_text(Sema *S, Span sp) {
 }
 
 static void resolve_collective(Sema *S, Algorithm *alg) {
+    /* known already (the parser's lookup, or a reader of another format) */
+    if ((unsigned)alg->coll < COLLECTIVE__COUNT) return;
     char *name = span_text(S, alg->coll_span);
     if (!name) {
         if ((unsigned)alg->coll >= COLLECTIVE__COUNT)

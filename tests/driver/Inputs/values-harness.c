@@ -9,10 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int parse_source(Arena *a, DiagEngine *d, uint32_t f, Program *p) { (void)a; (void)d; (void)f; (void)p; return 0; }
+/* every reader and sniffer of the table of input formats */
+#define INPUT_FORMAT(id, name, read, sniff, help)                                            \
+    int read(Arena *a, DiagEngine *d, uint32_t f, Program *p) {                              \
+        (void)a; (void)d; (void)f; (void)p;                                                  \
+        return 0;                                                                            \
+    }                                                                                        \
+    int sniff(const char *t, size_t n) { (void)t; (void)n; return 1; }
+#include "driver/formats.def"
 int sema_check(Arena *a, DiagEngine *d, Program *p) { (void)a; (void)d; (void)p; return 0; }
 Algorithm *program_find_algorithm(const Program *p, const char *n) { (void)p; (void)n; return NULL; }
-int parse_sniff(const char *t, size_t n) { (void)t; (void)n; return 1; }
 size_t target_option_note(OptionId id, CommandId cmd, char *buf, size_t size) {
     (void)id; (void)cmd; (void)size;
     buf[0] = 0;
