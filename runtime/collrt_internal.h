@@ -248,7 +248,7 @@ static inline bool collrt_reducible(collrt_call *c, size_t bytes) {
  * queue); a target calls it when it destroys a communicator. */
 void collrt_call_free(collrt_call *c);
 /* *arr holds at least `need` elements of `elem` bytes (doubling); false
- * when out of memory. */
+ * when out of memory (grow.c). */
 bool collrt_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* ---- chunk ranges (chunk.c) ---- */
@@ -338,11 +338,9 @@ static inline char *collrt_cow_write(collrt_call *c, int buf, int64_t lo, int64_
 static inline bool collrt_cow_intact(const collrt_call *c, int buf, int64_t lo, int64_t hi) {
     return !c->cow || buf != COLL_BUF_IN || collrt_cow_intact_at(c, lo, hi);
 }
-/* A target calls it when every operation of a step has completed (sends
- * included) and the step succeeded: runs the late reduces of the step
- * (collrt_run_late), lands the writes redirected by copy-on-write and
- * starts the next step. */
-void collrt_step_done(collrt_call *c);
+/* Lands the writes of the step that copy-on-write redirected (from
+ * collrt_step_done, after the step's late reduces). */
+void collrt_cow_land(collrt_call *c);
 
 /* ---- the op queue (op_queue.c) ----
  * coll_recv_bytes, coll_recv_reduce_bytes, coll_copy_bytes and
@@ -369,6 +367,11 @@ static inline void collrt_run_local(collrt_call *c) {
 /* Runs the COLLRT_OP_REDUCE_LATE operations in posting order (from
  * collrt_step_done, once the step's other operations are done). */
 void collrt_run_late(collrt_call *c);
+/* A target calls it when every operation of a step has completed (sends
+ * included) and the step succeeded: runs the late reduces of the step
+ * (collrt_run_late), lands the writes redirected by copy-on-write
+ * (collrt_cow_land) and starts the next step. */
+void collrt_step_done(collrt_call *c);
 void collrt_op_queue_unstage(collrt_op_queue *q);
 /* Empties the queue (at the end of every step). */
 static inline void collrt_op_queue_clear(collrt_op_queue *q) {

@@ -89,8 +89,7 @@ bool collrt_cow_intact_at(const collrt_call *c, int64_t lo, int64_t hi) {
     return true;
 }
 
-void collrt_step_done(collrt_call *c) {
-    collrt_run_late(c);
+void collrt_cow_land(collrt_call *c) {
     for (int64_t k = 0; k < c->ncow_fix; k++) {
         char *p;
         size_t n;
@@ -98,5 +97,4 @@ void collrt_step_done(collrt_call *c) {
         if (n) memcpy(p, c->cow_tmp + (p - c->base[COLL_BUF_OUT]), n);
     }
     c->ncow_fix = 0;
-    c->step++;
 }

@@ -117,6 +117,12 @@ void collrt_run_late(collrt_call *c) {
     }
 }
 
+void collrt_step_done(collrt_call *c) {
+    collrt_run_late(c);
+    collrt_cow_land(c);
+    c->step++;
+}
+
 void collrt_op_queue_unstage(collrt_op_queue *q) {
     for (size_t i = 0; i < q->nstaged; i++) free(q->staged[i]);
     q->nstaged = 0;

@@ -1,7 +1,7 @@
 /* scratch.c - the scratch plan of coll_setup: one plan sizes and places
  * every piece of a call's scratch area (scratch buffers, private input
  * copy, copy-on-write state, deferral bitmaps) in the communicator's
- * growing block; and the growing bookkeeping arrays of the targets. */
+ * growing block. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,17 +142,4 @@ void collrt_call_free(collrt_call *c) {
     c->scratch = NULL;
     c->scratch_cap = 0;
     collrt_op_queue_free(&c->q);
-}
-
-bool collrt_grow(void **arr, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return true;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    while (ncap < need) ncap *= 2;
-    size_t bytes;
-    if (__builtin_mul_overflow(ncap, elem, &bytes)) return false;
-    void *p = realloc(*arr, bytes);
-    if (!p) return false;
-    *arr = p;
-    *cap = ncap;
-    return true;
 }

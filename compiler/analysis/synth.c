@@ -219,7 +219,7 @@ static int try_series(Search *s, const SynthEngine *e, double theta) {
     return 0;
 }
 
-static int supported(Collective coll) {
+int synth_supports(Collective coll) {
     switch (coll) {
     case COLLECTIVE_ALLGATHER:
     case COLLECTIVE_REDUCE_SCATTER:
@@ -238,7 +238,7 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
                       char *err, size_t errsz) {
     memset(out, 0, sizeof *out);
     const CollectiveInfo *ci = &collective_info[o->coll];
-    if (!supported(o->coll)) {
+    if (!synth_supports(o->coll)) {
         snprintf(err, errsz, "synth makes allgather, reduce_scatter, allreduce, broadcast and reduce, not %s",
                  ci->keyword);
         return SYNTH_UNSUPPORTED;

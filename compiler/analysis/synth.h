@@ -68,6 +68,9 @@ typedef enum SynthStatus {
     SYNTH_TOO_LARGE,     /* the schedule would exceed the limits (message in err) */
 } SynthStatus;
 
+/* 1 when synth makes collective `coll` (AllGather, ReduceScatter, AllReduce,
+ * Broadcast, Reduce). */
+int synth_supports(Collective coll);
 /* Synthesizes o->coll for the ranks of t. The Schedule's Algorithm, buffers
  * and comments are allocated in `arena`. */
 SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult *out,

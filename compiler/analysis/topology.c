@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "schedule/interp.h"
+#include "support/suggest.h"
 #include "support/util.h"
 
 /* Graph topologies keep two nnodes x nnodes tables (parent link, hops): 2048
@@ -465,12 +466,21 @@ TopoStatus topo_build(const char *spec, int64_t N, int64_t ports, const Program 
     if (!ut) {
         char names[256] = "";
         size_t len = 0;
-        for (size_t k = 0; k < nextra && len < sizeof names; k++)
-            len += (size_t)snprintf(names + len, sizeof names - len, ", %s", extra[k].name);
+        Suggest sg;
+        suggest_init(&sg, name, SUGGEST_NAME);
+        static const char *const builtins[] = {"full", "switch", "ring", "biring", "hypercube", "torus"};
+        for (size_t k = 0; k < ARRAY_LEN(builtins); k++) suggest_offer(&sg, builtins[k], NULL);
+        for (size_t k = 0; k < nextra; k++) {
+            suggest_offer(&sg, extra[k].name, NULL);
+            if (len < sizeof names) len += (size_t)snprintf(names + len, sizeof names - len, ", %s", extra[k].name);
+        }
+        for (int k = 0; prog && k < prog->ntopologies; k++) suggest_offer(&sg, prog->topologies[k]->name, NULL);
+        char hint[96] = "";
+        if (sg.best) snprintf(hint, sizeof hint, "; did you mean '%s'?", sg.best);
         seterr(err, errsz,
                "unknown topology '%s' (built-in: full, full(d), switch, ring, biring, hypercube, "
-               "torus(A,B)%s, or a topology block of the input)",
-               spec, names);
+               "torus(A,B)%s, or a topology block of the input)%s",
+               spec, names, hint);
         return TOPO_USAGE;
     }
     return make_user(ut, N, ports, alpha_s, beta_Bps, dx, out);

@@ -727,6 +727,7 @@ unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, 
     SimHooks hooks = {on_reduce, on_fault, &v};
     if (sim_init(&v.sim, s, &hooks)) {
         st->errors = 1;
+        st->too_large = 1;
         if (dx) {
             uint64_t nin = 0;
             for (int64_t r = 0; r < s->N; r++) nin += (uint64_t)schedule_chunks(s, BUF_IN, r);
@@ -753,6 +754,7 @@ unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, 
     if (!v.errors) st->consistent = check_consistency(&v);
 
     st->errors = v.errors;
+    st->too_large = v.overflow;
     st->slots = v.sim.nslots;
     st->values = v.nvals - SIM_FIRST;
     st->intervals = v.nivl;

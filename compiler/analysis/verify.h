@@ -34,6 +34,8 @@ typedef struct VerifyStats {
     size_t slots;        /* chunk slots simulated */
     size_t values;       /* contribution-set values created by reduces */
     size_t intervals;    /* rank intervals stored for those values */
+    int too_large;       /* 1: a resource limit stopped it (verify-too-large,
+                            counted as one error): not known to be wrong */
 } VerifyStats;
 
 /* Verifies one instantiated schedule. Reports at most `max_errors` errors
@@ -88,7 +90,16 @@ size_t verify_roots(int64_t N, int64_t root, int64_t *out, size_t cap);
  * An algorithm that applies to none of the N (every one skipped) is an
  * error too ("nothing-verified", with the reasons as notes): a check that
  * checked nothing must not pass.
- * Returns 0 when no instance failed and some N verified, 1 otherwise. */
+ * An N that a resource limit stops (schedule-too-large, verify-too-large)
+ * is neither verified nor failed but "too large": one "too-large" error
+ * lists those N and the summary says "too large for N = ...".
+ * Returns 0 when no instance failed, none was too large and some N
+ * verified; else VERIFY_FAILED (some N failed, or nothing was verified)
+ * and/or VERIFY_TOO_LARGE (some N was too large). */
+enum {
+    VERIFY_FAILED = 1,    /* some instance failed, or nothing verified */
+    VERIFY_TOO_LARGE = 2, /* some N was stopped by a resource limit */
+};
 int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
                      Arena *arena, FILE *summary);
 

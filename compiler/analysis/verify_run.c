@@ -51,6 +51,8 @@ typedef enum NOutcome {
     NO_VERIFIED, /* every root verified */
     NO_FAILED,   /* some root failed (instantiate or verify errors) */
     NO_SKIPPED,  /* every root skipped by a `require` (or --root >= N) */
+    NO_TOO_LARGE, /* no root failed, some root was stopped by a resource
+                     limit: neither proven nor known to be wrong */
 } NOutcome;
 
 typedef struct NResult {
@@ -108,7 +110,9 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     diag_set_error_limit(quiet, 1);
 
     NResult *rs = xcalloc(nns ? nns : 1, sizeof *rs);
-    int reported = 0, warned = 0, any_failed = 0;
+    /* reported: the first failure was shown in full; big_shown: the first
+     * resource limit was (later ones are the same limit at a larger N) */
+    int reported = 0, big_shown = 0, warned = 0, any_failed = 0;
     for (size_t i = 0; i < nns; i++) {
         int64_t N = ns[i];
         if (o->progress) o->progress(o->progress_ctx, i, nns, N);
@@ -126,7 +130,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
                 continue;
             }
         }
-        size_t nok = 0, nfail = 0, nskip = 0;
+        size_t nok = 0, nfail = 0, nskip = 0, nbig = 0;
         for (size_t k = 0; k < nroots; k++) {
             SchedParams p = {0};
             p.N = N;
@@ -136,7 +140,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             p.max_transfers = o->max_transfers;
             Schedule sch;
             const Stmt *req = NULL;
-            InstStatus ist = instantiate(alg, &p, reported ? quiet : dx, &sch, &req);
+            InstStatus ist = instantiate(alg, &p, reported || big_shown ? quiet : dx, &sch, &req);
             if (ist == INST_NOT_APPLICABLE) {
                 nskip++;
                 if (!r->why) {
@@ -145,16 +149,26 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
                 }
                 continue;
             }
+            if (ist == INST_TOO_LARGE) {
+                nbig++;
+                big_shown = 1;
+                continue;
+            }
             if (ist == INST_ERROR) {
                 nfail++;
                 reported = 1;
                 continue;
             }
             VerifyStats st;
-            unsigned errs = verify_schedule_ex(&sch, reported ? NULL : dx,
+            unsigned errs = verify_schedule_ex(&sch, reported || big_shown ? NULL : dx,
                                                warned || o->correctness_only ? NULL : dx, arena,
                                                o->max_errors, &st);
             schedule_free(&sch);
+            if (errs == 1 && st.too_large) {
+                nbig++;
+                big_shown = 1;
+                continue;
+            }
             if (errs) {
                 nfail++;
                 reported = 1;
@@ -165,6 +179,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             else if (st.consistent == 1 && r->consistent != 0) r->consistent = 1;
         }
         if (nfail) { r->outcome = NO_FAILED; any_failed = 1; }
+        else if (nbig) r->outcome = NO_TOO_LARGE;
         else if (nok) r->outcome = NO_VERIFIED;
         else r->outcome = NO_SKIPPED;
         if (nskip && r->outcome != NO_SKIPPED) r->root_why = r->why;
@@ -172,16 +187,17 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
 
     if (o->progress) o->progress(o->progress_ctx, nns, nns, 0);
 
-    size_t nver = 0, nfail = 0, nincons = 0, ncons = 0;
+    size_t nver = 0, nfail = 0, nbig = 0, nincons = 0, ncons = 0;
     for (size_t i = 0; i < nns; i++) {
         nver += rs[i].outcome == NO_VERIFIED;
         nfail += rs[i].outcome == NO_FAILED;
+        nbig += rs[i].outcome == NO_TOO_LARGE;
         nincons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 0;
         ncons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 1;
     }
     /* A CI gate must not pass on an algorithm it never checked: applying
      * to no N of the set is an error, with the reasons as notes. */
-    int nothing = nns > 0 && !nver && !nfail;
+    int nothing = nns > 0 && !nver && !nfail && !nbig;
     if (nothing) {
         any_failed = 1;
         diag_error(dx, alg->name_span, "nothing-verified",
@@ -204,6 +220,22 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         diag_note(dx, span_none(), "give rank counts where it applies with -N");
     }
 
+    /* A resource limit is not a wrong algorithm: its own code, so that a
+     * CI gate can tell "too large to check" from "FAILED" (exit 3). */
+    if (nbig) {
+        char *list = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&list, &len);
+        COLLC_ASSERT(m);
+        print_ns(m, rs, nns, NO_TOO_LARGE, NULL, 0);
+        fclose(m);
+        diag_error(dx, alg->name_span, "too-large",
+                   "'%s' is too large to verify for N = %s: a resource limit stopped the check, "
+                   "nothing is known to be wrong", alg->name, list);
+        diag_note(dx, span_none(), "raise the limit (--max-transfers) or verify smaller N");
+        free(list);
+    }
+
     /* Diagnostics of this algorithm first, then its summary line. */
     diag_flush(dx);
     if (summary) {
@@ -221,6 +253,11 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         if (nfail) {
             fprintf(summary, "%sFAILED for N = ", sep);
             print_ns(summary, rs, nns, NO_FAILED, NULL, 0);
+            sep = "; ";
+        }
+        if (nbig) {
+            fprintf(summary, "%stoo large for N = ", sep);
+            print_ns(summary, rs, nns, NO_TOO_LARGE, NULL, 0);
             sep = "; ";
         }
         /* Skipped N grouped by reason, in order of first appearance. */
@@ -242,7 +279,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             fprintf(summary, "%sNOT rank-consistent for N = ", sep);
             print_ns(summary, rs, nns, NO_VERIFIED, NULL, 1);
         }
-        if (ncons && !nincons && !nfail) {
+        if (ncons && !nincons && !nfail && !nbig) {
             fprintf(summary, "%srank-consistent (bit-identical on every rank)", sep);
         } else if (ncons && !nincons) {
             fprintf(summary, "%srank-consistent for N = ", sep);
@@ -253,7 +290,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             fprintf(summary, "%sskipped some roots (%s)", sep, rs[i].root_why);
             break;
         }
-        if (rooted && nver + nfail) {
+        if (rooted && nver + nfail + nbig) {
             int big = 0;
             for (size_t i = 0; i < nns; i++) big |= ns[i] > 16;
             if (o->root >= 0) fprintf(summary, "; root %" PRId64, o->root);
@@ -267,5 +304,5 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     free(rs);
     diag_delete(quiet);
     fclose(devnull);
-    return any_failed;
+    return (any_failed ? VERIFY_FAILED : 0) | (nbig ? VERIFY_TOO_LARGE : 0);
 }

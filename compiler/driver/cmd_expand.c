@@ -407,7 +407,8 @@ static Status expand_one(Cmd *c, int k) {
      * rejected one that reaches none) */
     SchedParams sp = pipeline_params(s, alg, 0, c->N, o->root);
     Schedule sched;
-    if (pipeline_instantiate(s, alg, &sp, &sched, NULL) != EXIT_GO_ON) return EXIT_INPUT;
+    Status ist = pipeline_instantiate(s, alg, &sp, &sched, NULL);
+    if (ist != EXIT_GO_ON) return ist;
     if (k) printf("\n");
     if (c->nalgs > 1 && (table || o->pairs)) printf("algorithm %s\n", alg->name);
     Status st = EXIT_GO_ON;

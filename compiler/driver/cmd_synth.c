@@ -189,8 +189,7 @@ int cmd_synth(int argc, char **argv) {
 }
 
 int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[SYNTH_COMPARE_MAX]) {
-    if (coll == COLLECTIVE_ALLTOALL || coll == COLLECTIVE_SCATTER || coll == COLLECTIVE_GATHER || t->N < 2)
-        return 0;
+    if (!synth_supports(coll) || t->N < 2) return 0;
     static const SynthObjective objs[SYNTH_COMPARE_MAX] = {SYNTH_BANDWIDTH, SYNTH_LATENCY};
     static const char *names[2] = {"synth:bandwidth", "synth:latency"};
     for (int k = 0; k < 2; k++) {

@@ -2,7 +2,8 @@
  *
  * Diagnostics (text/json/sarif) go to stderr through the session's engine;
  * the one-line summary per algorithm goes to stdout. Exit 1 when any
- * algorithm fails for any N (or a warning was promoted with -Werror). */
+ * algorithm fails for any N (or a warning was promoted with -Werror); exit
+ * 3 when no algorithm fails but a resource limit stopped some N (too-large). */
 #include "driver/command.h"
 #include "analysis/verify.h"
 #include "driver/progress.h"
@@ -31,5 +32,7 @@ int cmd_verify(int argc, char **argv) {
             progress_end();
         }
     }
-    return cmd_end(&c, st == EXIT_GO_ON && failed ? EXIT_INPUT : st);
+    /* a failure wins over a resource limit: 1 means wrong, 3 only unproven */
+    if (st == EXIT_GO_ON && failed) st = failed & VERIFY_FAILED ? EXIT_INPUT : EXIT_TOO_LARGE;
+    return cmd_end(&c, st);
 }

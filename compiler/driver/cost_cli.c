@@ -97,7 +97,7 @@ Status cost_cli_topology(Session *s, const CostCli *c, int64_t N, TopoModel **ou
 }
 
 Status cost_cli_topology_for(Session *s, const CostCli *c, int64_t N, TopoModel **out) {
-    char err[256];
+    char err[512];
     Status st = cost_cli_topology(s, c, N, out, err, sizeof err);
     if (st != EXIT_GO_ON || *out) return st;
     diag_error(s->dx, span_none(), "topology-not-applicable", "%s", err);

@@ -19,6 +19,10 @@ typedef enum Status {
     EXIT_OK = 0,     /* done: success (warnings allowed unless -Werror) */
     EXIT_INPUT = 1,  /* errors in the input, reported through the diagnostics */
     EXIT_USAGE = 2,  /* a usage error, printed by usage_error() */
+    EXIT_TOO_LARGE = 3, /* a resource limit stopped the work ("too-large",
+                           "schedule-too-large", "verify-too-large"), and
+                           nothing else failed: not known to be wrong, not
+                           proven either (docs/cli.md) */
 } Status;
 
 /* The model commands' N when -N is not given (compare, draw, synth, and

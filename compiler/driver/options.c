@@ -136,6 +136,14 @@ static const struct { CommandId cmd; const char *argument, *help; } arguments[] 
 #undef X
 };
 
+/* The TOO_LARGE rows: the commands that exit 3 at a resource limit. */
+static const unsigned char exits_too_large[CMD__COUNT] = {
+#define X(name, fn, args, summary, description, exit1)
+#define TOO_LARGE(name) [CMD_##name] = 1,
+#include "driver/commands.def"
+#undef X
+};
+
 static int accepts(OptionId id, CommandId cmd) { return (options[id].cmds >> cmd) & 1; }
 
 static void *field_of(DriverOptions *o, OptionId id) { return (char *)o + options[id].offset; }
@@ -365,6 +373,7 @@ static int set_value(DriverOptions *o, OptionId id, const char *shown, const cha
     }
     case OPTK_SIZE:
         if (parse_size(v, f)) return bad_value(o, shown, "a size like 64MiB or 4KB", v);
+        if (*(double *)f <= 0) return bad_value(o, shown, "a size above 0", v);
         return 0;
     case OPTK_TIME:
         if (parse_time(v, f)) return bad_value(o, shown, "a time like 2us", v);
@@ -796,6 +805,10 @@ void options_help(FILE *out, CommandId cmd) {
             "  1  %s\n"
             "  2  usage error: an unknown option, a bad or missing value, no input files\n",
             c->exit1);
+    if (exits_too_large[cmd > CMD__BEFORE_PAGES ? CMD_compile : cmd])
+        fputs("  3  too large: a resource limit stopped the check (too-large) and nothing else\n"
+              "     failed; not known to be wrong, not proven either\n",
+              out);
 }
 
 void options_usage(FILE *out) {

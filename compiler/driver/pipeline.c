@@ -22,6 +22,7 @@ Status pipeline_instantiate(Session *s, const Algorithm *alg, const SchedParams 
     switch (st) {
     case INST_OK: return EXIT_GO_ON;
     case INST_ERROR: return EXIT_INPUT;
+    case INST_TOO_LARGE: return EXIT_TOO_LARGE;
     case INST_NOT_APPLICABLE: {
         const char *reason = req ? req->u.require.why : NULL;
         if (why) {
@@ -39,8 +40,18 @@ Status pipeline_instantiate(Session *s, const Algorithm *alg, const SchedParams 
 
 /* The note after a failed verification: why nothing was emitted and how to
  * emit it anyway (the wording of each command is kept as users saw it). */
-static void refusal_note(Cmd *c, const Algorithm *alg, PipelineUse use) {
+static void refusal_note(Cmd *c, const Algorithm *alg, PipelineUse use, int too_large) {
     DiagEngine *dx = c->s.dx;
+    if (too_large) {
+        /* not wrong, unproven: the same way out, other words */
+        static const char *const verb[] = {[PIPE_COMPILE] = "compiling", [PIPE_RUN] = "running",
+                                           [PIPE_LOWER] = "lowering"};
+        static const char *const verb3[] = {[PIPE_COMPILE] = "compiles", [PIPE_RUN] = "runs",
+                                            [PIPE_LOWER] = "lowers"};
+        diag_note(dx, alg->name_span, "not %s '%s' because it could not be verified; --no-verify %s it anyway",
+                  verb[use], alg->name, verb3[use]);
+        return;
+    }
     switch (use) {
     case PIPE_COMPILE:
         diag_note(dx, alg->name_span,
@@ -63,11 +74,13 @@ static void refusal_note(Cmd *c, const Algorithm *alg, PipelineUse use) {
 Status pipeline_verify(Cmd *c, const Algorithm *alg, const Schedule *sched, PipelineUse use) {
     if (c->o.no_verify) return EXIT_GO_ON;
     progress_verify(NULL, 0, 1, sched->N);
-    unsigned errors = verify_schedule_ex(sched, c->s.dx, NULL, &c->s.arena, 0, NULL);
+    VerifyStats vs;
+    unsigned errors = verify_schedule_ex(sched, c->s.dx, NULL, &c->s.arena, 0, &vs);
     progress_verify(NULL, 1, 1, 0);
     if (!errors) return EXIT_GO_ON;
-    refusal_note(c, alg, use);
-    return EXIT_INPUT;
+    int big = vs.too_large && errors == 1;
+    refusal_note(c, alg, use, big);
+    return big ? EXIT_TOO_LARGE : EXIT_INPUT;
 }
 
 Status pipeline_verify_many(Cmd *c, const Algorithm *alg, PipelineUse use) {
@@ -77,19 +90,21 @@ Status pipeline_verify_many(Cmd *c, const Algorithm *alg, PipelineUse use) {
     VerifyOptions vo = {.ns = c->ns, .nns = c->nns, .root = -1, .defines = defs, .ndefines = ndefs,
                         .max_transfers = c->s.opts.max_transfers, .progress = progress_verify,
                         .correctness_only = 1};
-    if (!verify_algorithm(alg, &vo, c->s.dx, &c->s.arena, NULL)) return EXIT_GO_ON;
-    refusal_note(c, alg, use);
-    return EXIT_INPUT;
+    int v = verify_algorithm(alg, &vo, c->s.dx, &c->s.arena, NULL);
+    if (!v) return EXIT_GO_ON;
+    refusal_note(c, alg, use, !(v & VERIFY_FAILED));
+    return v & VERIFY_FAILED ? EXIT_INPUT : EXIT_TOO_LARGE;
 }
 
 Status pipeline_prepare(Cmd *c, const Algorithm *alg, int64_t root, PipelineUse use, Schedule *out) {
     /* applicability first: a failing `require` is named at its line rather
      * than as a verification that checked nothing */
     SchedParams p = pipeline_params(&c->s, alg, 0, c->N, root);
-    if (pipeline_instantiate(&c->s, alg, &p, out, NULL) != EXIT_GO_ON) return EXIT_INPUT;
-    if (pipeline_verify(c, alg, out, use) == EXIT_GO_ON) return EXIT_GO_ON;
+    Status st = pipeline_instantiate(&c->s, alg, &p, out, NULL);
+    if (st != EXIT_GO_ON) return st;
+    if ((st = pipeline_verify(c, alg, out, use)) == EXIT_GO_ON) return EXIT_GO_ON;
     schedule_free(out);
-    return EXIT_INPUT;
+    return st;
 }
 
 Status pipeline_lower(Cmd *c, const Algorithm *alg, RankProgram **out) {

@@ -273,7 +273,13 @@ struct Stmt {
             Expr *value;
             Symbol *sym;                /* sema */
         } let;
-        struct { Expr *cond; const char *why; Span why_span; } require;
+        struct {
+            Expr *cond; const char *why; Span why_span;
+            const char *error;          /* NULL: a `require` (false: the algorithm does
+                                           not apply); else a check compose made of a
+                                           call (views that do not fit): false is an
+                                           error of this code at the span, message `why` */
+        } require;
         struct { const char *name; Span name_span; Expr *chunks; int buffer; } scratch;
         struct { Expr *chunks; } split;
         struct { XferOp op; BufRef src, dst; } xfer;

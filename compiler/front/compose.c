@@ -258,6 +258,16 @@ static Stmt *mk_require(Compose *C, Span sp, Expr *cond, const char *why) {
     return r;
 }
 
+/* A generated check at the call: where `cond` is false the call is wrong
+ * (an error `code` at `sp` saying `why`), not inapplicable. It runs after
+ * every require (the caller's, the groups', the callees'), so it only
+ * judges N where the algorithm applies. */
+static Stmt *mk_check(Compose *C, Span sp, Expr *cond, const char *code, const char *why) {
+    Stmt *r = mk_require(C, sp, cond, why);
+    r->u.require.error = code;
+    return r;
+}
+
 /* member(g, x), G, S and the condition for the call's group, in caller
  * terms. */
 static Expr *group_member(Inline *I, Expr *x) {
@@ -381,6 +391,12 @@ static Expr *coll_blocks(Compose *C, Span sp, Collective coll, int buf, Expr *n)
     const CollectiveInfo *ci = &collective_info[coll];
     BlockCount b = buf == BUF_IN ? ci->in_blocks : ci->out_blocks;
     return b == BLOCKS_N ? n : mk_int(C, sp, 1);
+}
+
+/* "N blocks" or "1 block": a buffer of the callee in its own terms. */
+static const char *coll_blocks_text(const Algorithm *b, int buf) {
+    const CollectiveInfo *ci = &collective_info[b->coll];
+    return (buf == BUF_IN ? ci->in_blocks : ci->out_blocks) == BLOCKS_N ? "N blocks" : "1 block";
 }
 
 static const View *find_view(const Stmt *call, const char *name) {
@@ -684,10 +700,12 @@ static void built_add(Built *b, Stmt *s) {
     b->tail = &s->next;
 }
 
-/* Expands one call: its requires and scratch go to `hdr`, its statements
- * to `body`; the split the views need to `reqs`. */
-static void inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b, Built *hdr,
-                        Built *body, Expr **split_need) {
+/* Expands one call: its requires and scratch go to `hdr`, the checks of
+ * its views to `chk`, its statements to `body`; the split the views need
+ * to `split_need`. Returns 1 after reporting views that never fit. */
+static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b, Built *hdr,
+                       Built *chk, Built *body, Expr **split_need) {
+    int bad = 0;
     Inline I;
     memset(&I, 0, sizeof I);
     I.C = C;
@@ -757,20 +775,38 @@ static void inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b
         need = is_const(need, 1) ? r : mk_call2(C, sp, BUILTIN_LCM, need, r);
         Expr *ok = mk_bin(C, sp, BOP_LAND, mk_bin(C, sp, BOP_GE, W, mk_int(C, sp, 1)),
                           mk_bin(C, sp, BOP_GE, Q, mk_int(C, sp, 1)));
-        if (find_view(call, k == BUF_IN ? "in" : "out") && !is_const(ok, 1))
-            built_add(hdr, mk_require(C, v->span, ok,
-                                      arena_printf(C->arena, "the view '%s' of '%s' must have blocks",
-                                                   span_text(C, v->span), b->name)));
+        if (find_view(call, k == BUF_IN ? "in" : "out") && !is_const(ok, 1)) {
+            const char *why = arena_printf(C->arena, "the view '%s = %s' of the call of '%s' has no block",
+                                           k == BUF_IN ? "in" : "out", span_text(C, v->span), b->name);
+            if (is_const(ok, 0)) {
+                diag_error(C->dx, v->span, "view-empty", "%s", why);
+                bad = 1;
+            } else {
+                built_add(chk, mk_check(C, v->span, ok, "view-empty", why));
+            }
+        }
     }
     /* in and out cut blocks of one size: W_in·Q_out·Bc_out == W_out·Q_in·Bc_in */
     Expr *same = mk_bin(C, sp, BOP_EQ,
                         mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, I.W[0], I.Q[1]), I.Bc[1]),
                         mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, I.W[1], I.Q[0]), I.Bc[0]));
-    if (!is_const(same, 1))
-        built_add(hdr, mk_require(C, sp, same,
-                                  arena_printf(C->arena,
-                                               "the views of 'in' and 'out' of '%s' must give its blocks one size",
-                                               b->name)));
+    if (!is_const(same, 1) && !bad) {
+        /* named at the view given (out's if both are) */
+        const View *vin = find_view(call, "in"), *vout = find_view(call, "out");
+        Span at = vout ? vout->span : vin ? vin->span : sp;
+        const char *why = arena_printf(
+            C->arena,
+            "the views 'in = %s' and 'out = %s' do not fit '%s': cut into its 'in' (%s) and "
+            "its 'out' (%s), they give blocks of different sizes",
+            vin ? span_text(C, vin->span) : "in", vout ? span_text(C, vout->span) : "out", b->name,
+            coll_blocks_text(b, BUF_IN), coll_blocks_text(b, BUF_OUT));
+        if (is_const(same, 0)) {
+            diag_error(C->dx, at, "view-mismatch", "%s", why);
+            bad = 1;
+        } else {
+            built_add(chk, mk_check(C, at, same, "view-mismatch", why));
+        }
+    }
     *split_need = is_const(*split_need, 1) ? need : mk_call2(C, sp, BUILTIN_LCM, *split_need, need);
 
     /* its requires (those of the header: the rest stay in place) */
@@ -804,6 +840,7 @@ static void inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b
     }
     free(I.map);
     free(I.files);
+    return bad;
 }
 
 /* ---------- the caller's own references ---------- */
@@ -948,9 +985,10 @@ static int expand_alg(Compose *C, int idx) {
     for (Stmt *s = a->body; s; s = s->next)
         if (s->kind != STMT_CALL) scale_stmt(&O, s);
 
-    Built head = {NULL, NULL}, hdr = {NULL, NULL}, rest = {NULL, NULL};
+    Built head = {NULL, NULL}, hdr = {NULL, NULL}, chk = {NULL, NULL}, rest = {NULL, NULL};
     head.tail = &head.head;
     hdr.tail = &hdr.head;
+    chk.tail = &chk.head;
     rest.tail = &rest.head;
     Expr *need = ast_int(C->arena, a->span, 1);
     Stmt *own_scratch = NULL, **own_scratch_tail = &own_scratch;
@@ -973,7 +1011,12 @@ static int expand_alg(Compose *C, int idx) {
             continue;
         }
         const Algorithm *cb = C->all[find_alg(C, s->u.call.callee)];
-        inline_call(C, a, s, (Algorithm *)cb, &hdr, &rest, &need);
+        bad |= inline_call(C, a, s, (Algorithm *)cb, &hdr, &chk, &rest, &need);
+    }
+    if (bad) {
+        C->state[idx] = ST_FAILED;
+        C->errors++;
+        return 1;
     }
     /* head, the generated requires, split, scratch (own, then the callees'),
      * then the body */
@@ -981,6 +1024,7 @@ static int expand_alg(Compose *C, int idx) {
     split->u.split.chunks = is_const(need, 1) ? O.P0 : mk_call2(C, split->span, BUILTIN_LCM, O.P0, need);
     a->split = split;
     built_add(&head, hdr.head);
+    built_add(&head, chk.head);
     built_add(&head, split);
     built_add(&head, own_scratch);
     for (int k = first_new; k < a->nbuffers; k++) {

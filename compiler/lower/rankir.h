@@ -79,7 +79,7 @@ typedef struct RankProgram {
     RStmt *body;
     /* statistics for tests and --stats */
     int inplace_safe;         /* COLL_ALG_INPLACE_SAFE: correct when in and out
-                                 alias with MPI's in-place layout (see lower.c) */
+                                 alias with MPI's in-place layout (see project.c) */
     int nsolved;              /* transfer sides projected by solving for a loop variable */
     int nguarded;             /* transfer sides that fell back to a guarded loop */
     int nmerged;              /* loops of single-chunk transfers merged into one range */

@@ -36,6 +36,7 @@ typedef struct Inst {
     Step *steps;
     size_t nsteps, capsteps;
     size_t max_xfers;
+    int too_large;              /* a resource limit stopped it (schedule-too-large) */
     Step *cur_step;             /* NULL outside a step */
     size_t step_nocopies;       /* copies of a view onto itself dropped in
                                    the current step (a step left with only
@@ -92,6 +93,7 @@ static void note_values_cb(Interp *in) { note_values(in->user); }
 
 static void over_work(Interp *in, const Stmt *loop) {
     Inst *I = in->user;
+    I->too_large = 1;
     if (I->in.dx)
         diag_error(I->in.dx, loop->span, "schedule-too-large",
                    "instantiation runs more than %" PRIu64 " loop iterations "
@@ -245,6 +247,7 @@ static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
         return INTERP_ERROR;
     }
     if (I->nxfers >= I->max_xfers) {
+        I->too_large = 1;
         if (I->in.dx)
             diag_error(I->in.dx, st->span, "schedule-too-large",
                        "the schedule has more than %zu transfers (raise --max-transfers)",
@@ -276,6 +279,12 @@ static InterpFlow exec_require(Inst *I, const Stmt *st) {
     int64_t v;
     if (eval(I, st->u.require.cond, &v)) return INTERP_ERROR;
     if (v) return INTERP_OK;
+    if (st->u.require.error) {
+        /* a call whose views do not fit the callee: wrong, not "does not apply" */
+        if (I->in.dx) diag_error(I->in.dx, st->span, st->u.require.error, "%s", st->u.require.why);
+        note_values(I);
+        return INTERP_ERROR;
+    }
     I->failed_require = st;
     return INTERP_NA;
 }
@@ -289,6 +298,7 @@ static InterpFlow exec_step(Inst *I, const Stmt *st) {
     if (I->step_descs && I->nsteps < I->nstep_descs)
         I->step_descs[I->nsteps] = describe_vars(I);
     if (I->nsteps >= I->max_xfers) {
+        I->too_large = 1;
         if (I->in.dx)
             diag_error(I->in.dx, st->span, "schedule-too-large",
                        "the schedule has more than %zu steps (raise --max-transfers)",
@@ -534,8 +544,9 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
         return INST_NOT_APPLICABLE;
     }
     if (f != INTERP_OK) {
+        int too_large = I.too_large;
         inst_discard(&I);
-        return INST_ERROR;
+        return too_large ? INST_TOO_LARGE : INST_ERROR;
     }
     out->alg = alg;
     out->N = I.N;

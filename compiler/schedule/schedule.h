@@ -77,6 +77,10 @@ typedef enum InstStatus {
     INST_NOT_APPLICABLE,  /* a `require` evaluated false; *failed_require set;
                              nothing reported (the caller decides) */
     INST_ERROR,           /* errors were reported through dx */
+    INST_TOO_LARGE,       /* a resource limit stopped it (more transfers, steps
+                             or loop iterations than allowed), reported
+                             through dx as "schedule-too-large": nothing is
+                             known to be wrong with the algorithm */
 } InstStatus;
 
 /* Instantiates a checked algorithm. Errors (rank/chunk out of range, division

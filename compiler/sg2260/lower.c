@@ -1,63 +1,10 @@
 /* lower.c - the SG2260 lowering pass (lower.h): runs the stages in order and
- * counts what the programs do, and the helpers the stages share. */
+ * counts what the programs do (the helpers the stages share are in work.c). */
 #include "sg2260/lower_internal.h"
 #include "support/util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-void lmsg_add(StepWork *w, const LMsg *m) {
-    if (w->nmsgs == w->capmsgs) {
-        w->capmsgs = w->capmsgs ? 2 * w->capmsgs : 16;
-        w->msgs = xrealloc(w->msgs, w->capmsgs * sizeof *w->msgs);
-    }
-    w->msgs[w->nmsgs++] = *m;
-}
-
-void lgen_add(LGen **v, size_t *n, size_t *cap, const LGen *g) {
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 16;
-        *v = xrealloc(*v, *cap * sizeof **v);
-    }
-    (*v)[(*n)++] = *g;
-}
-
-double link_time(const Lowering *L, uint64_t elems, int l) {
-    return (double)(elems * L->es) / (sg2260_machine_link_rate(L->m, l) * 1e3);
-}
-
-double step_link_time(const Lowering *L, const StepWork *w) {
-    double t = 0;
-    for (size_t k = 0; k < w->nmsgs; k++) {
-        double cur = 0;
-        for (size_t j = 0; j < w->nmsgs; j++)
-            if (w->msgs[j].link == w->msgs[k].link && w->msgs[j].from == w->msgs[k].from)
-                cur += link_time(L, w->msgs[j].elems, w->msgs[j].link);
-        if (cur > t) t = cur;
-    }
-    return t;
-}
-
-void lowering_xfer_note(const Lowering *L, size_t xi) {
-    const char *d = schedule_describe_transfer(L->s, xi, L->arena);
-    if (d && *d) diag_note(L->dx, L->s->xfers[xi].span, "with %s", d);
-}
-
-/* "buf[rank][lo]" or "buf[rank][lo .. hi]" */
-static const char *slot_text(Lowering *L, const SlotRange *r) {
-    const char *name = L->s->alg->buffers[r->buffer].name;
-    if (r->hi - r->lo == 1) return arena_printf(L->arena, "%s[%d][%d]", name, (int)r->rank, (int)r->lo);
-    return arena_printf(L->arena, "%s[%d][%d .. %d]", name, (int)r->rank, (int)r->lo, (int)r->hi);
-}
-
-const char *lowering_xfer_text(Lowering *L, size_t xi) {
-    if (!L->xtext[xi]) {
-        const Transfer *t = &L->s->xfers[xi];
-        L->xtext[xi] = arena_printf(L->arena, "%s %s -> %s", t->op == XFER_REDUCE ? "reduce" : "copy",
-                                    slot_text(L, &t->src), slot_text(L, &t->dst));
-    }
-    return L->xtext[xi];
-}
 
 /* 1 when the local copies of a step (VSDMA, on the chip's DDR-L2 path)
  * would take longer than its busiest link: the step then lasts longer than

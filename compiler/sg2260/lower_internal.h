@@ -61,16 +61,17 @@ typedef struct Lowering {
     const char **xtext;    /* [s->nxfers] "copy in[0][1] -> out[1][1]", lazily */
 } Lowering;
 
+/* work.c: what every stage uses. */
 void lmsg_add(StepWork *w, const LMsg *m);
 void lgen_add(LGen **v, size_t *n, size_t *cap, const LGen *g);
 /* Time in us that `elems` elements take on link l (no start-up). */
 double link_time(const Lowering *L, uint64_t elems, int l);
 /* Time in us of the busiest link direction of step w. */
 double step_link_time(const Lowering *L, const StepWork *w);
-/* x rounded up to L->align. */
+/* x rounded up to L->align (layout.c). */
 uint64_t sg2260_align_up(const Lowering *L, uint64_t x);
 /* Contiguous pieces of n elements, each of which one view (N,C,H,W) holds;
- * returns how many were written to len[] (<= 64). */
+ * returns how many were written to len[] (<= 64) (messages.c). */
 int sg2260_pieces(uint64_t n, uint64_t *len);
 /* The "with N = .., r = .." note of transfer xi's diagnostic. */
 void lowering_xfer_note(const Lowering *L, size_t xi);
@@ -109,7 +110,7 @@ void sg2260_step_barriers(Lowering *L, BarrierState *bs, size_t si, Sg2260Bundle
 
 /* programs.c: all descriptors into b. 0, or 1 after reporting. */
 int sg2260_write_programs(Lowering *L, Sg2260Bundle *b);
-/* Appends d to the program of (chip, engine, index) with its note. */
+/* work.c: appends d to the program of (chip, engine, index) with its note. */
 void sg2260_push(Lowering *L, Sg2260Bundle *b, int chip, Sg2260Engine e, int index, const Sg2260Desc *d,
                  const Sg2260Note *note);
 /* A SYS message command on engine side `ch` of chip (barriers.c channels). */

@@ -15,31 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sg2260_push(Lowering *L, Sg2260Bundle *b, int chip, Sg2260Engine e, int index, const Sg2260Desc *d,
-                 const Sg2260Note *note) {
-    /* bundle_slot may move other programs: never keep the pointer */
-    Sg2260ProgramSlot *sl = sg2260_bundle_slot(b, chip, e, index);
-    sg2260_program_push(&sl->prog, d);
-    sl->notes = xrealloc(sl->notes, (size_t)sl->prog.cap * sizeof *sl->notes);
-    sl->notes[sl->prog.ndescs - 1] = note ? *note : (Sg2260Note){.peer = -1};
-    L->st->descs++;
-}
-
-void sg2260_push_msg(Lowering *L, Sg2260Bundle *b, int chip, int ch, int wait, uint32_t id, uint32_t count,
-                     const Sg2260Note *note) {
-    Sg2260Desc d = {.cmd = SG2260_CMD_SYS, .msg_id = id, .count = count};
-    if (ch < SG2260_CH_GDMA) {
-        int rx = ch % 2 == SG2260_RX;
-        d.sys = wait ? (rx ? SG2260_SYS_RX_WAIT_MSG : SG2260_SYS_TX_WAIT_MSG)
-                     : (rx ? SG2260_SYS_RX_SEND_MSG : SG2260_SYS_TX_SEND_MSG);
-        sg2260_push(L, b, chip, SG2260_CDMA, ch / 2, &d, note);
-    } else {
-        d.sys = wait ? SG2260_SYS_WAIT_MSG : SG2260_SYS_SEND_MSG;
-        if (ch == SG2260_CH_GDMA) sg2260_push(L, b, chip, SG2260_GDMA, 0, &d, note);
-        else sg2260_push(L, b, chip, SG2260_VSDMA, ch - SG2260_CH_VSDMA0, &d, note);
-    }
-}
-
 /* d breaks no static rule of the engine; else reported at step si. */
 static int check(Lowering *L, size_t si, const Sg2260Desc *d) {
     Sg2260Error err;

@@ -80,12 +80,6 @@ int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap) {
     return (int)n;
 }
 
-static int lookup(const char *s, const char *const *names, int n) {
-    for (int i = 0; i < n; i++)
-        if (names[i] && !strcasecmp(s, names[i])) return i;
-    return -1;
-}
-
 /* "a,b,c,d" (k values) into out; each <= max. */
 static int parse_dims(const char *v, uint32_t *out, int k, uint64_t max) {
     const char *p = v;
@@ -136,29 +130,20 @@ static int words_of(char *s, char **w, int max) {
     return sg_split_words(s, w, max);
 }
 
-/* Command keywords in Sg2260Cmd order (NULL: no keyword). */
-static const char *const CMDS[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS", "LOSSY_DECOMPRESS",
-                                   "SYS",  "TCP_SEND", "TCP_RECV", NULL, NULL, NULL, NULL, NULL, NULL,
-                                   "COPY", "REDUCE"};
-enum { NCMDS = sizeof CMDS / sizeof CMDS[0] };
-static const char *const SYSS[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "RX_SEND_MSG", "TX_WAIT_MSG",
-                                   "RX_WAIT_MSG", NULL, "SEND_MSG", "WAIT_MSG"};
-static const char *const DTYPES[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
-static const char *const OPS[] = {"none", "mul", "max", "min", "add"};
 
 /* Parses descriptor words w[0..n). */
 static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
     memset(d, 0, sizeof *d);
-    int cmd = lookup(w[0], CMDS, NCMDS);
+    int cmd = sg2260_cmd_find(w[0]);
     if (cmd < 0) return sg_err(err, "syntax", NULL, 0, "unknown command '%s'", w[0]);
     d->cmd = (Sg2260Cmd)cmd;
     if (d->cmd == SG2260_CMD_LOSSY_COMPRESS || d->cmd == SG2260_CMD_LOSSY_DECOMPRESS ||
         d->cmd == SG2260_CMD_TCP_SEND || d->cmd == SG2260_CMD_TCP_RECV)
-        return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", CMDS[cmd]);
+        return sg_err(err, "unsupported-cmd", NULL, 0, "command %s is not modelled", sg2260_cmd_name(d->cmd));
     int i = 1;
     if (d->cmd == SG2260_CMD_SYS) {
         if (n < 2) return sg_err(err, "syntax", NULL, 0, "SYS needs a subtype (END, NOP, ...)");
-        int s = lookup(w[1], SYSS, (int)(sizeof SYSS / sizeof SYSS[0]));
+        int s = sg2260_sys_find(w[1]);
         if (s < 0) return sg_err(err, "syntax", NULL, 0, "unknown SYS subtype '%s'", w[1]);
         d->sys = (Sg2260Sys)s;
         i = 2;
@@ -184,13 +169,13 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
             else if (!strcmp(k, "imm")) bad = sg_parse_u64(v, &u) || u > UINT32_MAX, d->imm = (uint32_t)u;
             else return sg_err(err, "syntax", NULL, 0, "unknown SYS field '%s'", k);
         } else if (!strcmp(k, "dtype")) {
-            int t = lookup(v, DTYPES, 7);
+            int t = sg2260_dtype_find(v);
             bad = t < 0;
             d->dtype = (Sg2260Dtype)t;
             have_dtype = 1;
         } else if (!strcmp(k, "op") && d->cmd != SG2260_CMD_SEND && d->cmd != SG2260_CMD_GENERAL &&
                    d->cmd != SG2260_CMD_COPY) {
-            int o = lookup(v, OPS, 5);
+            int o = sg2260_op_find(v);
             bad = o < 0;
             d->op = (Sg2260Op)o;
         } else if (!strcmp(k, "psum") && d->cmd == SG2260_CMD_SEND) {
@@ -227,7 +212,7 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
             bad = sg_parse_u64(v, &u) || sg2260_shape_packed(u, &d->shape);
             have_shape = 1;
         } else {
-            return sg_err(err, "syntax", NULL, 0, "unknown %s field '%s'", CMDS[cmd], k);
+            return sg_err(err, "syntax", NULL, 0, "unknown %s field '%s'", sg2260_cmd_name(d->cmd), k);
         }
         if (bad) return sg_err(err, "syntax", NULL, 0, "bad value '%s' for %s", v, k);
     }
@@ -238,11 +223,11 @@ static int asm_words(char **w, int n, Sg2260Desc *d, Sg2260Error *err) {
         if (!have_dtype) d->dtype = SG2260_INT8; /* a byte copy */
         return 0;
     }
-    if (!have_dtype) return sg_err(err, "syntax", NULL, 0, "%s needs dtype=", CMDS[cmd]);
-    if (!have_shape) return sg_err(err, "syntax", NULL, 0, "%s needs shape= or elems=", CMDS[cmd]);
+    if (!have_dtype) return sg_err(err, "syntax", NULL, 0, "%s needs dtype=", sg2260_cmd_name(d->cmd));
+    if (!have_shape) return sg_err(err, "syntax", NULL, 0, "%s needs shape= or elems=", sg2260_cmd_name(d->cmd));
     /* a fill still names its source chip (the writer); its address is unused */
     if ((d->cmd != SG2260_CMD_RECV && !have_src) || (d->cmd != SG2260_CMD_SEND && !have_dst))
-        return sg_err(err, "syntax", NULL, 0, "%s needs %s", CMDS[cmd],
+        return sg_err(err, "syntax", NULL, 0, "%s needs %s", sg2260_cmd_name(d->cmd),
                       d->cmd == SG2260_CMD_SEND ? "src=" : d->cmd == SG2260_CMD_RECV ? "dst=" : "src= and dst=");
     if (!have_stride || d->fill) sg2260_shape_contiguous(&d->shape);
     if (two_views) {
@@ -266,46 +251,6 @@ int sg2260_asm_line(const char *line, Sg2260Desc *d, Sg2260Error *err) {
 }
 
 /* ---- bundles ----------------------------------------------------------- */
-
-Sg2260ProgramSlot *sg2260_bundle_slot(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
-    for (int i = 0; i < b->nslots; i++)
-        if (b->slots[i].chip == chip && b->slots[i].engine == e && b->slots[i].index == index) return &b->slots[i];
-    if (b->nslots == b->capslots) {
-        b->capslots = b->capslots ? b->capslots * 2 : 16;
-        b->slots = sg_xrealloc(b->slots, (size_t)b->capslots * sizeof *b->slots);
-    }
-    Sg2260ProgramSlot *s = &b->slots[b->nslots++];
-    memset(s, 0, sizeof *s);
-    s->chip = chip, s->engine = e, s->index = index;
-    return s;
-}
-
-Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
-    return &sg2260_bundle_slot(b, chip, e, index)->prog;
-}
-
-static int cmp_slot(const void *pa, const void *pb) {
-    const Sg2260ProgramSlot *a = pa, *b = pb;
-    if (a->chip != b->chip) return a->chip - b->chip;
-    if (a->engine != b->engine) return (int)a->engine - (int)b->engine;
-    return a->index - b->index;
-}
-
-void sg2260_bundle_sort(Sg2260Bundle *b) {
-    if (b->nslots > 1) qsort(b->slots, (size_t)b->nslots, sizeof *b->slots, cmp_slot);
-}
-
-void sg2260_bundle_free(Sg2260Bundle *b) {
-    for (int i = 0; i < b->nslots; i++) {
-        sg2260_program_free(&b->slots[i].prog);
-        free(b->slots[i].lines);
-        free(b->slots[i].notes);
-    }
-    for (int i = 0; i < b->ninits; i++) free(b->inits[i].bytes);
-    free(b->slots);
-    free(b->inits);
-    memset(b, 0, sizeof *b);
-}
 
 static void add_init(Sg2260Bundle *b, int chip, uint64_t addr, uint8_t *bytes, size_t n) {
     if (b->ninits == b->capinits) {
@@ -409,7 +354,7 @@ static int data_directive(char **w, int n, const char *file, int line, Sg2260Bun
         int bad = 0;
         if (kv(w[i], "chip", &v)) bad = sg_parse_u64(v, &chip) || chip >= SG2260_MAX_CHIPS;
         else if (kv(w[i], "addr", &v)) bad = parse_addr(v, &addr);
-        else if (kv(w[i], "dtype", &v)) bad = (dtype = lookup(v, DTYPES, 7)) < 0;
+        else if (kv(w[i], "dtype", &v)) bad = (dtype = sg2260_dtype_find(v)) < 0;
         else if (kv(w[i], "count", &v)) bad = sg_parse_u64(v, &count) || count > (UINT64_C(1) << 30), have_count = 1;
         else if (kv(w[i], "start", &v)) bad = parse_num(v, &start, &istart);
         else if (kv(w[i], "step", &v)) bad = parse_num(v, &step, &istep);

@@ -4,12 +4,15 @@
  * A descriptor is a list of 128-bit words, each stored as two 64-bit halves
  * (low, then high), each half little-endian. The layouts below are the
  * single source of truth for the field tables of docs/sg2260.md section 2:
- * the CDMA ones are the layouts of SOPHGO's TPU1686 firmware command
- * generators (docs/references.md [SG-fw]); the GDMA/VSDMA copy layout is
- * collc's (modelled on the CDMA WRITE layout; the public sources do not
- * give the GDMA tensor descriptor). tests/sg2260/test_encode.c checks every
- * field against its own transcription of the firmware's table. */
+ * they are the layouts of SOPHGO's TPU1686 firmware command generators
+ * (docs/references.md [SG-fw]): the CDMA commands of atomic_cdma_gen_cmd.c,
+ * the GDMA and SDMA/VSDMA tensor descriptors (96 bytes, with the reduce word
+ * of the GDMA's reducing move) and their short SYS form. tests/sg2260/
+ * test_golden.c compares the words with its own re-typing of those
+ * generators, test_encode.c every field with a transcription of the table. */
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -38,6 +41,15 @@ typedef enum FieldId {
     F_MSG_ID,    /* SYS message id */
     F_MSG_CNT,   /* SYS message count */
     F_TRWR,      /* SYS TRWR value */
+    F_SRC_A,     /* GDMA/VSDMA: source address, 45 bits */
+    F_DST_A,     /* GDMA/VSDMA: destination address, 45 bits */
+    F_SSW,       /* GDMA/VSDMA: source W stride (1: W is contiguous) */
+    F_DSW,       /* GDMA/VSDMA: destination W stride (1) */
+    F_DEP,       /* GDMA: bit 20 of word 0's high half, which the firmware sets */
+    F_LANE,      /* GDMA/VSDMA: lane mask (all ones) */
+    F_ARE_DT,    /* GDMA reduce word: ARE dtype */
+    F_ARE_EN,    /* GDMA reduce word: enable */
+    F_SHORT,     /* GDMA/VSDMA SYS: cmd_short, the one-word form */
     F_COUNT
 } FieldId;
 
@@ -79,16 +91,25 @@ typedef struct Field {
 #define LAYOUT_SYS(X) X(F_INTR, 0, 0, 0, 1) X(F_CMD, 0, 0, 4, 4) X(F_SYS, 0, 0, 8, 4)
 #define LAYOUT_SYS_MSG(X) LAYOUT_SYS(X) X(F_MSG_ID, 0, 0, 32, 9) X(F_MSG_CNT, 0, 0, 48, 7)
 #define LAYOUT_SYS_TRWR(X) LAYOUT_SYS(X) X(F_TRWR, 0, 0, 32, 32)
-/* GDMA/VSDMA COPY and REDUCE (collc's layout): WRITE's without chip ids,
- * with the reduce op in bits 29-31. */
-#define LAYOUT_LOCAL(X)                                                                       \
-    X(F_STRIDE, 0, 0, 1, 1) X(F_CMD, 0, 0, 4, 4) X(F_DTYPE, 0, 0, 12, 4)                      \
-    X(F_SRC_H, 0, 0, 16, 13) X(F_OP, 0, 0, 29, 3) X(F_DST_H, 0, 0, 32, 13)                    \
-    X(F_SSN, 0, 1, 0, 32) X(F_SSC, 0, 1, 32, 32)                                              \
-    X(F_SSH, 1, 0, 0, 32) X(F_DSN, 1, 0, 32, 32) X(F_DSC, 1, 1, 0, 32) X(F_DSH, 1, 1, 32, 32) \
-    X(F_SN, 2, 0, 0, 16) X(F_SC, 2, 0, 16, 16) X(F_SH, 2, 0, 32, 32)                          \
-    X(F_SW, 2, 1, 0, 32) X(F_DN, 2, 1, 32, 16) X(F_DC, 2, 1, 48, 16)                          \
-    X(F_DH, 3, 0, 0, 32) X(F_DW, 3, 0, 32, 32) X(F_SRC_L, 3, 1, 0, 32) X(F_DST_L, 3, 1, 32, 32)
+/* GDMA/VSDMA tensor descriptor (6 words, 96 bytes): tensor_general_move
+ * (GDMA), sdma_tensor_general_move (VSDMA); COPY and REDUCE are its
+ * GDMA_TENSOR command, REDUCE with the reduce word of
+ * tensor_general_move_reduce (ARE dtype, op, psum, enable) in word 5. */
+#define LAYOUT_TENSOR(X)                                                                      \
+    X(F_STRIDE, 0, 0, 1, 1) X(F_CMD, 0, 0, 32, 5) X(F_DTYPE, 0, 0, 41, 4) X(F_DEP, 0, 1, 20, 1) \
+    X(F_SSN, 1, 0, 0, 32) X(F_SSC, 1, 0, 32, 32) X(F_SSH, 1, 1, 0, 32) X(F_SSW, 1, 1, 32, 32) \
+    X(F_DSN, 2, 0, 0, 32) X(F_DSC, 2, 0, 32, 32) X(F_DSH, 2, 1, 0, 32) X(F_DSW, 2, 1, 32, 32) \
+    X(F_SN, 3, 0, 0, 16) X(F_SC, 3, 0, 16, 16) X(F_SH, 3, 0, 32, 16) X(F_SW, 3, 0, 48, 16)    \
+    X(F_DN, 3, 1, 0, 16) X(F_DC, 3, 1, 16, 16) X(F_DH, 3, 1, 32, 16) X(F_DW, 3, 1, 48, 16)    \
+    X(F_SRC_A, 4, 0, 0, 45) X(F_DST_A, 4, 1, 0, 45)                                           \
+    X(F_ARE_DT, 5, 0, 0, 4) X(F_OP, 5, 0, 4, 4) X(F_PSUM, 5, 0, 8, 1) X(F_ARE_EN, 5, 0, 15, 1) \
+    X(F_LANE, 5, 1, 0, 64)
+/* GDMA/VSDMA short SYS (1 word): cmd_short, GDMA_SYS at 32-36, the
+ * subtype at 37-40; messages hold id and count in the high half. */
+#define LAYOUT_LSYS(X) \
+    X(F_INTR, 0, 0, 0, 1) X(F_SHORT, 0, 0, 3, 1) X(F_CMD, 0, 0, 32, 5) X(F_SYS, 0, 0, 37, 4) X(F_DEP, 0, 1, 20, 1)
+#define LAYOUT_LSYS_MSG(X) LAYOUT_LSYS(X) X(F_MSG_ID, 0, 1, 32, 9) X(F_MSG_CNT, 0, 1, 41, 7)
+#define LAYOUT_LSYS_TRWR(X) LAYOUT_LSYS(X) X(F_TRWR, 0, 1, 32, 32)
 
 #define FIELD(id, word, half, lo, width) {id, word, half, lo, width},
 static const Field layout_send[] = {LAYOUT_SEND(FIELD)};
@@ -98,7 +119,10 @@ static const Field layout_rw[] = {LAYOUT_RW(FIELD)};
 static const Field layout_sys[] = {LAYOUT_SYS(FIELD)};
 static const Field layout_sys_msg[] = {LAYOUT_SYS_MSG(FIELD)};
 static const Field layout_sys_trwr[] = {LAYOUT_SYS_TRWR(FIELD)};
-static const Field layout_local[] = {LAYOUT_LOCAL(FIELD)};
+static const Field layout_tensor[] = {LAYOUT_TENSOR(FIELD)};
+static const Field layout_lsys[] = {LAYOUT_LSYS(FIELD)};
+static const Field layout_lsys_msg[] = {LAYOUT_LSYS_MSG(FIELD)};
+static const Field layout_lsys_trwr[] = {LAYOUT_LSYS_TRWR(FIELD)};
 #undef FIELD
 
 typedef struct Layout {
@@ -108,18 +132,39 @@ typedef struct Layout {
 } Layout;
 #define LAYOUT(a, w) ((Layout){a, (int)(sizeof a / sizeof a[0]), w})
 
-/* cmd_type values of the GDMA/VSDMA layout (collc's). */
-enum { LOCAL_COPY = 0, LOCAL_REDUCE = 1, LOCAL_SYS = 7 };
-/* SYS subtypes of the GDMA/VSDMA layout: END, NOP, TRWR as CDMA, then
- * SEND_MSG 3 and WAIT_MSG 4 (collc's). */
+/* cmd_type of the GDMA/VSDMA descriptors (GDMA_TYPE, SDMA_TYPE). */
+enum { LOCAL_TENSOR = 0, LOCAL_SYS = 6 };
+/* Their SYS subtypes (GDMA_SYS_TYPE, SDMA_SYS_TYPE): END, NOP, TRWR as
+ * CDMA's, then SEND_MSG 3 and WAIT_MSG 4. */
 enum { LOCAL_SYS_SEND = 3, LOCAL_SYS_WAIT = 4 };
+/* The GDMA's reduce word: psum_op RW (read-modify-write) and the ARE dtype
+ * of each dtype (GDMA_ARE_TYPE: FP32 0, FP20 1, FP16 2, BF16 3, INT32 4;
+ * 15: the dtype does not reduce). */
+enum { LOCAL_PSUM_RW = 1, ARE_NONE = 15 };
+static unsigned are_dtype(Sg2260Dtype t) {
+    switch (t) {
+    case SG2260_FP32: return 0;
+    case SG2260_FP20: return 1;
+    case SG2260_FP16: return 2;
+    case SG2260_BF16: return 3;
+    case SG2260_INT32: return 4;
+    case SG2260_INT8:
+    case SG2260_INT16: return ARE_NONE;
+    }
+    return ARE_NONE;
+}
 
 static int is_msg(Sg2260Sys s) {
     return s == SG2260_SYS_TX_SEND_MSG || s == SG2260_SYS_RX_SEND_MSG || s == SG2260_SYS_TX_WAIT_MSG ||
            s == SG2260_SYS_RX_WAIT_MSG || s == SG2260_SYS_SEND_MSG || s == SG2260_SYS_WAIT_MSG;
 }
 
-static Layout sys_layout(Sg2260Sys s) {
+static Layout sys_layout(Sg2260Engine e, Sg2260Sys s) {
+    if (e != SG2260_CDMA) {
+        if (is_msg(s)) return LAYOUT(layout_lsys_msg, 1);
+        if (s == SG2260_SYS_TRWR) return LAYOUT(layout_lsys_trwr, 1);
+        return LAYOUT(layout_lsys, 1);
+    }
     if (is_msg(s)) return LAYOUT(layout_sys_msg, 1);
     if (s == SG2260_SYS_TRWR) return LAYOUT(layout_sys_trwr, 1);
     return LAYOUT(layout_sys, 1);
@@ -128,7 +173,7 @@ static Layout sys_layout(Sg2260Sys s) {
 /* The layout of cmd on engine e; words 0 when it has none. */
 static Layout layout_of(Sg2260Engine e, Sg2260Cmd cmd, Sg2260Sys sys) {
     Layout none = {NULL, 0, 0};
-    if (cmd == SG2260_CMD_SYS) return sys_layout(sys);
+    if (cmd == SG2260_CMD_SYS) return sys_layout(e, sys);
     if (e == SG2260_CDMA) {
         switch (cmd) {
         case SG2260_CMD_SEND: return LAYOUT(layout_send, 2);
@@ -139,7 +184,7 @@ static Layout layout_of(Sg2260Engine e, Sg2260Cmd cmd, Sg2260Sys sys) {
         default: return none;
         }
     }
-    if (cmd == SG2260_CMD_COPY || (cmd == SG2260_CMD_REDUCE && e == SG2260_GDMA)) return LAYOUT(layout_local, 4);
+    if (cmd == SG2260_CMD_COPY || (cmd == SG2260_CMD_REDUCE && e == SG2260_GDMA)) return LAYOUT(layout_tensor, 6);
     return none;
 }
 
@@ -162,19 +207,6 @@ static uint64_t get(const uint64_t *w, int off, int width) {
 }
 
 static int fits(uint64_t v, int width) { return width >= 64 || v < (UINT64_C(1) << width); }
-
-size_t sg2260_dtype_size(Sg2260Dtype t) {
-    switch (t) {
-    case SG2260_INT8: return 1;
-    case SG2260_FP16:
-    case SG2260_INT16:
-    case SG2260_BF16: return 2;
-    case SG2260_FP32:
-    case SG2260_INT32:
-    case SG2260_FP20: return 4;
-    }
-    return 0;
-}
 
 int sg2260_desc_words(Sg2260Engine e, Sg2260Cmd cmd) {
     return layout_of(e, cmd, SG2260_SYS_END).words;
@@ -199,23 +231,24 @@ int sg2260_shape_is_contiguous(const Sg2260Shape *s) {
 /* The largest divisor of x that is <= max (x >= 1). */
 static uint64_t divisor_upto(uint64_t x, uint64_t max) {
     if (x <= max) return x;
-    for (uint64_t q = (x + max - 1) / max; q <= x; q++)
-        if (x % q == 0 && x / q <= max) return x / q;
+    for (uint64_t d = max; d > 1; d--)
+        if (x % d == 0) return d;
     return 1;
 }
 
 int sg2260_shape_packed(uint64_t count, Sg2260Shape *s) {
     memset(s, 0, sizeof *s);
     if (count == 0) return -1;
-    /* W, then H, C, N take the largest divisor their field holds; the N and
-     * C strides (C*H*W, H*W) must fit 32 bits too */
-    uint64_t w = divisor_upto(count, SG2260_MAX_HW), rest = count / w;
-    uint64_t h = divisor_upto(rest, UINT32_MAX / w);
+    /* W, then H, C, N take the largest divisor within the dimension limit;
+     * the N and C strides (C*H*W, H*W) must fit 32 bits too */
+    uint64_t w = divisor_upto(count, SG2260_MAX_DIM), rest = count / w;
+    uint64_t hmax = UINT32_MAX / w;
+    uint64_t h = divisor_upto(rest, hmax < SG2260_MAX_DIM ? hmax : SG2260_MAX_DIM);
     rest /= h;
     uint64_t cmax = UINT32_MAX / (h * w);
-    uint64_t c = divisor_upto(rest, cmax < SG2260_MAX_NC ? cmax : SG2260_MAX_NC);
+    uint64_t c = divisor_upto(rest, cmax < SG2260_MAX_DIM ? cmax : SG2260_MAX_DIM);
     rest /= c;
-    if (rest > SG2260_MAX_NC) return -1;
+    if (rest > SG2260_MAX_DIM) return -1;
     s->n = (uint32_t)rest, s->c = (uint32_t)c, s->h = (uint32_t)h, s->w = (uint32_t)w;
     sg2260_shape_contiguous(s);
     return 0;
@@ -265,10 +298,25 @@ static void to_fields(Sg2260Engine e, const Sg2260Desc *d, uint64_t *v) {
             v[F_SYS] = d->sys == SG2260_SYS_SEND_MSG ? LOCAL_SYS_SEND
                        : d->sys == SG2260_SYS_WAIT_MSG ? LOCAL_SYS_WAIT : (uint64_t)d->sys;
         v[F_CMD] = e == SG2260_CDMA ? SG2260_CMD_SYS : LOCAL_SYS;
+        v[F_SHORT] = 1;
+        /* every GDMA SYS generator but TRWR's sets bit 20 */
+        v[F_DEP] = e == SG2260_GDMA && d->sys != SG2260_SYS_TRWR;
     } else if (e == SG2260_CDMA) {
         v[F_CMD] = (uint64_t)d->cmd;
     } else {
-        v[F_CMD] = d->cmd == SG2260_CMD_REDUCE ? LOCAL_REDUCE : LOCAL_COPY;
+        /* the firmware's general move: stride_enable set, W strides 1, all
+         * lanes; a reduction sets the reduce word */
+        v[F_CMD] = LOCAL_TENSOR;
+        v[F_STRIDE] = 1;
+        v[F_SSW] = v[F_DSW] = 1;
+        v[F_DEP] = e == SG2260_GDMA;
+        v[F_LANE] = UINT64_MAX;
+        v[F_SRC_A] = d->src, v[F_DST_A] = d->dst;
+        int reduce = d->cmd == SG2260_CMD_REDUCE;
+        v[F_ARE_EN] = (uint64_t)reduce;
+        v[F_ARE_DT] = reduce ? are_dtype(d->dtype) : 0;
+        v[F_PSUM] = reduce ? LOCAL_PSUM_RW : 0;
+        v[F_OP] = reduce ? (uint64_t)d->op : 0;
     }
 }
 
@@ -277,7 +325,8 @@ static const char *const field_names[F_COUNT] = {
     "destination address", "destination address", "psum_op", "reduce op", "source chip", "destination chip",
     "length", "N", "C", "H", "W", "N stride", "C stride", "H stride", "destination N", "destination C",
     "destination H", "destination W", "destination N stride", "destination C stride", "destination H stride",
-    "SYS subtype", "message id", "message count", "TRWR value"};
+    "SYS subtype", "message id", "message count", "TRWR value", "source address", "destination address",
+    "W stride", "destination W stride", "bit 20", "lane mask", "ARE dtype", "reduce enable", "cmd_short"};
 
 int sg2260_encode(Sg2260Engine e, const Sg2260Desc *d, uint64_t *w, Sg2260Error *err) {
     Layout L = layout_of(e, d->cmd, d->sys);
@@ -288,6 +337,9 @@ int sg2260_encode(Sg2260Engine e, const Sg2260Desc *d, uint64_t *w, Sg2260Error 
         return sg_err(err, "unsupported-field", NULL, 0,
                       "%s with a reduce op has no encoding: SG2260's layout has no reduce field there",
                       sg2260_cmd_name(d->cmd));
+    if (e != SG2260_CDMA && d->cmd == SG2260_CMD_REDUCE && are_dtype(d->dtype) == ARE_NONE)
+        return sg_err(err, "unsupported-field", NULL, 0, "REDUCE: the reduce word has no dtype %s",
+                      sg2260_dtype_name(d->dtype));
     if (d->src > SG2260_ADDR_MASK || d->dst > SG2260_ADDR_MASK)
         return sg_err(err, "field-range", NULL, 0, "%s: address exceeds 45 bits", sg2260_cmd_name(d->cmd));
     uint64_t v[F_COUNT];
@@ -303,20 +355,34 @@ int sg2260_encode(Sg2260Engine e, const Sg2260Desc *d, uint64_t *w, Sg2260Error 
     return L.words;
 }
 
+/* The GDMA/VSDMA fields collc holds constant (stride_enable, W strides,
+ * lane mask, bit 20, the reduce word's dtype and psum): a decoded
+ * descriptor must encode back to the same words. */
+static int canonical_local(Sg2260Engine e, const uint64_t *w, int words, Sg2260Desc *d, Sg2260Error *err) {
+    uint64_t again[12];
+    d->psum = SG2260_PSUM_WO;
+    if (sg2260_encode(e, d, again, NULL) == words && !memcmp(again, w, (size_t)words * 16)) return words;
+    return sg_err(err, "unsupported-field", NULL, 0,
+                  "%s descriptor on the %s with fields collc does not model (W strides other than 1, a lane "
+                  "mask, a reduce word that does not match its dtype and op)",
+                  sg2260_cmd_name(d->cmd), sg2260_engine_name(e));
+}
+
 int sg2260_decode(Sg2260Engine e, const uint64_t *w, size_t avail, Sg2260Desc *d, Sg2260Error *err) {
     memset(d, 0, sizeof *d);
     if (avail < 1) return sg_err(err, "truncated", NULL, 0, "empty descriptor stream");
-    unsigned ct = (unsigned)get(w, 4, 4);
+    unsigned ct = (unsigned)(e == SG2260_CDMA ? get(w, 4, 4) : get(w, 32, 5));
     Sg2260Cmd cmd;
     Sg2260Sys sys = SG2260_SYS_END;
     if (e == SG2260_CDMA) {
         cmd = (Sg2260Cmd)ct;
         if (cmd == SG2260_CMD_SYS) sys = (Sg2260Sys)get(w, 8, 4);
     } else {
-        cmd = ct == LOCAL_COPY ? SG2260_CMD_COPY : ct == LOCAL_REDUCE ? SG2260_CMD_REDUCE
-              : ct == LOCAL_SYS ? SG2260_CMD_SYS : (Sg2260Cmd)-1;
+        /* a tensor move with the reduce word's enable bit is a REDUCE */
+        cmd = ct == LOCAL_SYS ? SG2260_CMD_SYS : ct != LOCAL_TENSOR ? (Sg2260Cmd)-1
+              : avail >= 6 && get(w, 5 * 128 + 15, 1) ? SG2260_CMD_REDUCE : SG2260_CMD_COPY;
         if (cmd == SG2260_CMD_SYS) {
-            unsigned st = (unsigned)get(w, 8, 4);
+            unsigned st = (unsigned)get(w, 37, 4);
             sys = st == LOCAL_SYS_SEND ? SG2260_SYS_SEND_MSG : st == LOCAL_SYS_WAIT ? SG2260_SYS_WAIT_MSG
                   : st <= SG2260_SYS_TRWR ? (Sg2260Sys)st : (Sg2260Sys)99;
         }
@@ -330,7 +396,7 @@ int sg2260_decode(Sg2260Engine e, const uint64_t *w, size_t avail, Sg2260Desc *d
                       sg2260_engine_name(e));
     if ((size_t)L.words > avail)
         return sg_err(err, "truncated", NULL, 0, "%s descriptor truncated", sg2260_cmd_name(cmd));
-    uint64_t v[F_COUNT] = {0}, covered[8] = {0};
+    uint64_t v[F_COUNT] = {0}, covered[12] = {0};
     for (int i = 0; i < L.n; i++) {
         const Field *f = &L.f[i];
         v[f->id] = get(w, bit_of(f), f->width);
@@ -348,8 +414,8 @@ int sg2260_decode(Sg2260Engine e, const uint64_t *w, size_t avail, Sg2260Desc *d
     d->dtype = (Sg2260Dtype)v[F_DTYPE];
     d->op = (Sg2260Op)v[F_OP];
     d->psum = (Sg2260Psum)v[F_PSUM];
-    d->src = v[F_SRC_H] << 32 | v[F_SRC_L];
-    d->dst = v[F_DST_H] << 32 | v[F_DST_L];
+    d->src = (v[F_SRC_H] << 32 | v[F_SRC_L]) | v[F_SRC_A];
+    d->dst = (v[F_DST_H] << 32 | v[F_DST_L]) | v[F_DST_A];
     d->src_chip = (int)v[F_SRC_CHIP], d->dst_chip = (int)v[F_DST_CHIP];
     d->length = (uint32_t)v[F_LEN];
     d->fill = (int)v[F_FILL];
@@ -372,13 +438,14 @@ int sg2260_decode(Sg2260Engine e, const uint64_t *w, size_t avail, Sg2260Desc *d
     if (cmd == SG2260_CMD_SEND || cmd == SG2260_CMD_RECV || cmd == SG2260_CMD_GENERAL || cmd == SG2260_CMD_SYS)
         memset(b, 0, sizeof *b);
     if (cmd == SG2260_CMD_GENERAL || cmd == SG2260_CMD_SYS) memset(a, 0, sizeof *a);
+    if (e != SG2260_CDMA) return canonical_local(e, w, L.words, d, err);
     return L.words;
 }
 
 /* ---- static rules ------------------------------------------------------ */
 
 static int check_shape(const Sg2260Shape *s, const char *what, Sg2260Error *err) {
-    uint64_t dims[4] = {s->n, s->c, s->h, s->w}, max[4] = {SG2260_MAX_NC, SG2260_MAX_NC, SG2260_MAX_HW, SG2260_MAX_HW};
+    uint64_t dims[4] = {s->n, s->c, s->h, s->w}, max[4] = {SG2260_MAX_DIM, SG2260_MAX_DIM, SG2260_MAX_DIM, SG2260_MAX_DIM};
     for (int i = 0; i < 4; i++)
         if (dims[i] < 1 || dims[i] > max[i])
             return sg_err(err, "shape", NULL, 0, "%s dimension %c = %llu is outside 1..%llu", what, "NCHW"[i],
@@ -510,10 +577,8 @@ int sg2260_cmd_on_engine(const Sg2260Desc *d, Sg2260Engine e) {
 
 static const char *const cmd_names[] = {"SEND", "READ", "WRITE", "GENERAL", "RECV", "LOSSY_COMPRESS",
                                         "LOSSY_DECOMPRESS", "SYS", "TCP_SEND", "TCP_RECV"};
-static const char *const sys_names[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "RX_SEND_MSG",
-                                        "TX_WAIT_MSG", "RX_WAIT_MSG", "?", "SEND_MSG", "WAIT_MSG"};
-static const char *const dtype_names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
-static const char *const op_names[] = {"none", "mul", "max", "min", "add"};
+static const char *const sys_names[] = {"END", "NOP", "TRWR", "TX_SEND_MSG", "TX_WAIT_MSG",
+                                        "RX_SEND_MSG", "RX_WAIT_MSG", "?", "SEND_MSG", "WAIT_MSG"};
 static const char *const engine_names[] = {"CDMA", "GDMA", "VSDMA"};
 
 const char *sg2260_cmd_name(Sg2260Cmd c) {
@@ -524,11 +589,15 @@ const char *sg2260_cmd_name(Sg2260Cmd c) {
 const char *sg2260_sys_name(Sg2260Sys s) {
     return (unsigned)s < sizeof sys_names / sizeof *sys_names ? sys_names[s] : "?";
 }
-const char *sg2260_dtype_name(Sg2260Dtype t) {
-    return (unsigned)t < sizeof dtype_names / sizeof *dtype_names ? dtype_names[t] : "?";
+int sg2260_cmd_find(const char *name) {
+    for (int c = 0; c <= SG2260_CMD_REDUCE; c++)
+        if (strcmp(sg2260_cmd_name((Sg2260Cmd)c), "?") && !strcasecmp(name, sg2260_cmd_name((Sg2260Cmd)c))) return c;
+    return -1;
 }
-const char *sg2260_op_name(Sg2260Op o) {
-    return (unsigned)o < sizeof op_names / sizeof *op_names ? op_names[o] : "?";
+int sg2260_sys_find(const char *name) {
+    for (int s = 0; s <= SG2260_SYS_WAIT_MSG; s++)
+        if (strcmp(sg2260_sys_name((Sg2260Sys)s), "?") && !strcasecmp(name, sg2260_sys_name((Sg2260Sys)s))) return s;
+    return -1;
 }
 const char *sg2260_engine_name(Sg2260Engine e) {
     return (unsigned)e < sizeof engine_names / sizeof *engine_names ? engine_names[e] : "?";
@@ -549,6 +618,46 @@ void sg2260_program_free(Sg2260Program *p) {
     memset(p, 0, sizeof *p);
 }
 
+Sg2260ProgramSlot *sg2260_bundle_slot(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
+    for (int i = 0; i < b->nslots; i++)
+        if (b->slots[i].chip == chip && b->slots[i].engine == e && b->slots[i].index == index) return &b->slots[i];
+    if (b->nslots == b->capslots) {
+        b->capslots = b->capslots ? b->capslots * 2 : 16;
+        b->slots = sg_xrealloc(b->slots, (size_t)b->capslots * sizeof *b->slots);
+    }
+    Sg2260ProgramSlot *s = &b->slots[b->nslots++];
+    memset(s, 0, sizeof *s);
+    s->chip = chip, s->engine = e, s->index = index;
+    return s;
+}
+
+Sg2260Program *sg2260_bundle_program(Sg2260Bundle *b, int chip, Sg2260Engine e, int index) {
+    return &sg2260_bundle_slot(b, chip, e, index)->prog;
+}
+
+static int cmp_slot(const void *pa, const void *pb) {
+    const Sg2260ProgramSlot *a = pa, *b = pb;
+    if (a->chip != b->chip) return a->chip - b->chip;
+    if (a->engine != b->engine) return (int)a->engine - (int)b->engine;
+    return a->index - b->index;
+}
+
+void sg2260_bundle_sort(Sg2260Bundle *b) {
+    if (b->nslots > 1) qsort(b->slots, (size_t)b->nslots, sizeof *b->slots, cmp_slot);
+}
+
+void sg2260_bundle_free(Sg2260Bundle *b) {
+    for (int i = 0; i < b->nslots; i++) {
+        sg2260_program_free(&b->slots[i].prog);
+        free(b->slots[i].lines);
+        free(b->slots[i].notes);
+    }
+    for (int i = 0; i < b->ninits; i++) free(b->inits[i].bytes);
+    free(b->slots);
+    free(b->inits);
+    memset(b, 0, sizeof *b);
+}
+
 long sg2260_program_encode(Sg2260Engine e, const Sg2260Program *p, uint8_t **out, Sg2260Error *err) {
     size_t words = 0;
     for (int i = 0; i < p->ndescs; i++) {
@@ -563,7 +672,7 @@ long sg2260_program_encode(Sg2260Engine e, const Sg2260Program *p, uint8_t **out
     uint8_t *buf = sg_xcalloc(bytes, 1);
     size_t pos = 0;
     for (int i = 0; i < p->ndescs; i++) {
-        uint64_t w[8];
+        uint64_t w[12];
         int k = sg2260_encode(e, &p->descs[i], w, err);
         if (k < 0) {
             free(buf);
@@ -580,8 +689,8 @@ int sg2260_program_decode(Sg2260Engine e, const uint8_t *bytes, size_t n, Sg2260
     size_t nwords = n / 16, i = 0;
     memset(p, 0, sizeof *p);
     while (i < nwords) {
-        uint64_t w[8] = {0};
-        size_t avail = nwords - i < 4 ? nwords - i : 4;
+        uint64_t w[12] = {0};
+        size_t avail = nwords - i < 6 ? nwords - i : 6;
         for (size_t j = 0; j < 2 * avail; j++)
             for (int b = 0; b < 8; b++) w[j] |= (uint64_t)bytes[(i * 2 + j) * 8 + b] << (8 * b);
         Sg2260Desc d;

@@ -1343,6 +1343,19 @@ static const char *const svg_label[] = {
 #undef X
 };
 
+/* s as SVG (XML) character data: & < > and " as entities. */
+static void svg_puts(FILE *out, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: putc(*s, out);
+        }
+    }
+}
+
 /* A "nice" axis step for a span of T: 1, 2 or 5 times a power of ten. */
 static double axis_step(double T) {
     double raw = T / 8, p = pow(10, floor(log10(raw)));
@@ -1373,7 +1386,9 @@ int sg2260_trace_write_svg(const Sg2260Sim *s, FILE *out) {
     double H = legend_y + 18 * ((SVG_NKINDS + 2) / 3) + 10;
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"monospace\" font-size=\"11\">\n",
             left + width + 30, H);
-    fprintf(out, "<text x=\"4\" y=\"16\">%s: %.3f us</text>\n", s->m.name, T);
+    fputs("<text x=\"4\" y=\"16\">", out);
+    svg_puts(out, s->m.name);
+    fprintf(out, ": %.3f us</text>\n", T);
     char label[64];
     for (int r = 0; r < nrows; r++) {
         double y = top + r * rowh;
@@ -1388,14 +1403,9 @@ int sg2260_trace_write_svg(const Sg2260Sim *s, FILE *out) {
                 snprintf(label, sizeof label, "chip %d DDR<->L2", res - 2 * s->m.nlinks);
             }
         }
-        char esc[128];
-        size_t k = 0;
-        for (const char *p = label; *p && k + 5 < sizeof esc; p++) {
-            if (*p == '>') memcpy(esc + k, "&gt;", 4), k += 4;
-            else esc[k++] = *p;
-        }
-        esc[k] = 0;
-        fprintf(out, "<text x=\"4\" y=\"%.1f\">%s</text>\n", y + 12, esc);
+        fprintf(out, "<text x=\"4\" y=\"%.1f\">", y + 12);
+        svg_puts(out, label);
+        fputs("</text>\n", out);
         fprintf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\"/>\n", left, y + rowh - 1,
                 left + width, y + rowh - 1, r == nchrows ? "#999" : "#ddd");
     }
@@ -1413,8 +1423,10 @@ int sg2260_trace_write_svg(const Sg2260Sim *s, FILE *out) {
         else if (d->cmd == SG2260_CMD_COPY || d->cmd == SG2260_CMD_REDUCE) kind = SVG_LOCAL;
         double x = left + width * e->t0 / T, w = width * (e->t1 - e->t0) / T;
         double y = top + row_of[e->ch] * rowh + (e->kind == TR_WAIT ? 6 : 2);
-        fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>%s [%.3f, %.3f] us</title></rect>\n",
-                x, y, w < 0.5 ? 0.5 : w, e->kind == TR_WAIT ? 4.0 : rowh - 5, svg_color[kind], e->name, e->t0, e->t1);
+        fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"><title>", x, y,
+                w < 0.5 ? 0.5 : w, e->kind == TR_WAIT ? 4.0 : rowh - 5, svg_color[kind]);
+        svg_puts(out, e->name);
+        fprintf(out, " [%.3f, %.3f] us</title></rect>\n", e->t0, e->t1);
     }
     for (int i = 0; i < s->nlk; i++) {
         const LinkEv *l = &s->lk[i];
@@ -1437,8 +1449,10 @@ int sg2260_trace_write_svg(const Sg2260Sim *s, FILE *out) {
     fprintf(out, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">time (us)</text>\n", left - 6, axis_y + 16);
     for (int k = 0; k < SVG_NKINDS; k++) {
         double x = 4 + (k % 3) * 330, y = legend_y + (k / 3) * 18;
-        fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"14\" height=\"11\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.1f\">%s</text>\n",
-                x, y, svg_color[k], x + 20, y + 10, svg_label[k]);
+        fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"14\" height=\"11\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.1f\">",
+                x, y, svg_color[k], x + 20, y + 10);
+        svg_puts(out, svg_label[k]);
+        fputs("</text>\n", out);
     }
     fputs("</svg>\n", out);
     return ferror(out) ? -1 : 0;

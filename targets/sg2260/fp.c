@@ -1,8 +1,10 @@
-/* fp.c - element formats and the reduction the engine applies.
+/* fp.c - element formats (sizes, names, conversions), the operators and
+ * the reduction the engine applies.
  * FP16/BF16/FP20 reductions go through float and round back to nearest even,
  * which is the model's definition of the hardware's SUM unit. */
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -69,6 +71,39 @@ uint32_t sg2260_float_to_fp20(float f) {
     if ((x & 0x7fffffff) > 0x7f800000) return (x | 0x400000) & 0xfffff000u;
     x += 0x7ff + ((x >> 12) & 1);
     return x & 0xfffff000u;
+}
+
+size_t sg2260_dtype_size(Sg2260Dtype t) {
+    switch (t) {
+    case SG2260_INT8: return 1;
+    case SG2260_FP16:
+    case SG2260_INT16:
+    case SG2260_BF16: return 2;
+    case SG2260_FP32:
+    case SG2260_INT32:
+    case SG2260_FP20: return 4;
+    }
+    return 0;
+}
+
+static const char *const dtype_names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
+static const char *const op_names[] = {"none", "mul", "max", "min", "add"};
+
+const char *sg2260_dtype_name(Sg2260Dtype t) {
+    return (unsigned)t < sizeof dtype_names / sizeof *dtype_names ? dtype_names[t] : "?";
+}
+const char *sg2260_op_name(Sg2260Op o) {
+    return (unsigned)o < sizeof op_names / sizeof *op_names ? op_names[o] : "?";
+}
+int sg2260_dtype_find(const char *name) {
+    for (int t = 0; t < (int)(sizeof dtype_names / sizeof *dtype_names); t++)
+        if (!strcasecmp(name, dtype_names[t])) return t;
+    return -1;
+}
+int sg2260_op_find(const char *name) {
+    for (int o = 0; o < (int)(sizeof op_names / sizeof *op_names); o++)
+        if (!strcasecmp(name, op_names[o])) return o;
+    return -1;
 }
 
 int sg2260_dtype_op_ok(Sg2260Dtype t, Sg2260Op op) {

@@ -66,6 +66,8 @@ static const struct MachineKey {
 #undef X
 };
 
+const char *sg2260_machine_key(int k) { return k >= 0 && k < NKEYS ? machine_keys[k].key : NULL; }
+
 static void *key_field(Sg2260Machine *m, const struct MachineKey *k) { return (char *)m + k->off; }
 static const void *key_cfield(const Sg2260Machine *m, const struct MachineKey *k) {
     return (const char *)m + k->off;
@@ -285,7 +287,11 @@ static int parse(const char *text, const char *file, const Sg2260Machine *base, 
                 return sg_err(err, "syntax", file, lineno, "expected one value for '%s'", key);
             int k = 0;
             while (k < NKEYS && strcmp(key, machine_keys[k].key)) k++;
-            if (k == NKEYS) return sg_err(err, "unknown-key", file, lineno, "unknown key '%s'", key);
+            if (k == NKEYS) {
+                sg_err(err, "unknown-key", file, lineno, "unknown key '%s'", key);
+                if (err) snprintf(err->word, sizeof err->word, "%s", key);
+                return -1;
+            }
             if (set_key(m, &machine_keys[k], vw[0], err, file, lineno)) return -1;
             given |= 1u << k;
             if (k == KEY_CHIPS) chips_line = lineno;

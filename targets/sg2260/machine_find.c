@@ -6,6 +6,7 @@
  * its programs and a copy of machines/ in the installed layout
  * (cmake/CollcInstall.cmake sets COLLC_DATA_RELDIR, the path from the
  * programs' folder to share/collc, and stages the build tree's copy). */
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,14 +24,43 @@ static int is_file(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Appends "<dir>/<file>" to the candidates; returns 1 when it is a file. */
-static int try_dir(const char *dir, size_t dirlen, const char *file, char *path, size_t size,
-                   char *tried, size_t tried_size) {
-    if (dirlen == 0) return 0;
-    size_t used = strlen(tried);
-    snprintf(tried + used, tried_size - used, "%s%.*s", used ? ", " : "", (int)dirlen, dir);
-    int n = snprintf(path, size, "%.*s/%s", (int)dirlen, dir, file);
-    return n > 0 && (size_t)n < size && is_file(path);
+/* Calls fn(dir, dirlen, ctx) for each folder --machine NAME searches, in
+ * order, until fn returns 1 (then returns 1): the folders of
+ * $COLLC_MACHINE_PATH, then <folder of this program>/COLLC_DATA_RELDIR/machines. */
+static int each_dir(int (*fn)(const char *dir, size_t dirlen, void *ctx), void *ctx) {
+    const char *env = getenv("COLLC_MACHINE_PATH");
+    for (const char *p = env; p && *p;) {
+        size_t k = strcspn(p, ":");
+        if (k && fn(p, k, ctx)) return 1;
+        p += k + (p[k] == ':');
+    }
+    char exe[4096];
+    ssize_t m = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (m <= 0) return 0;
+    exe[m] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return 0;
+    char dir[4096 + 64], real[PATH_MAX];
+    int d = snprintf(dir, sizeof dir, "%.*s/" COLLC_DATA_RELDIR "/machines", (int)(slash - exe), exe);
+    /* without the "bin/../" when the folder exists */
+    if (d > 0 && (size_t)d < sizeof dir && realpath(dir, real)) d = snprintf(dir, sizeof dir, "%s", real);
+    return d > 0 && (size_t)d < sizeof dir && fn(dir, (size_t)d, ctx);
+}
+
+typedef struct FindCtx {
+    const char *file;
+    char *path;
+    size_t size;
+    char tried[2048];
+} FindCtx;
+
+/* Appends the folder to the ones tried; 1 when it holds the file. */
+static int try_dir(const char *dir, size_t dirlen, void *ctx) {
+    FindCtx *f = ctx;
+    size_t used = strlen(f->tried);
+    snprintf(f->tried + used, sizeof f->tried - used, "%s%.*s", used ? ", " : "", (int)dirlen, dir);
+    int n = snprintf(f->path, f->size, "%.*s/%s", (int)dirlen, dir, f->file);
+    return n > 0 && (size_t)n < f->size && is_file(f->path);
 }
 
 int sg2260_machine_find(const char *arg, char *path, size_t size, Sg2260Error *err) {
@@ -47,30 +77,38 @@ int sg2260_machine_find(const char *arg, char *path, size_t size, Sg2260Error *e
     int n = snprintf(file, sizeof file, "%s%s", arg, has_suffix ? "" : suffix);
     if (len == 0 || n < 0 || (size_t)n >= sizeof file)
         return sg_err(err, "unknown-machine", arg, 0, "not a machine name");
-    char tried[2048] = "";
-    /* $COLLC_MACHINE_PATH: folders separated by ':', searched first. */
-    const char *env = getenv("COLLC_MACHINE_PATH");
-    for (const char *p = env; p && *p;) {
-        size_t k = strcspn(p, ":");
-        if (try_dir(p, k, file, path, size, tried, sizeof tried)) return 0;
-        p += k + (p[k] == ':');
-    }
-    /* <folder of this program>/COLLC_DATA_RELDIR/machines */
-    char exe[4096];
-    ssize_t m = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (m > 0) {
-        exe[m] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            char dir[4096 + 64], real[PATH_MAX];
-            int d = snprintf(dir, sizeof dir, "%.*s/" COLLC_DATA_RELDIR "/machines", (int)(slash - exe), exe);
-            /* without the "bin/../" when the folder exists */
-            if (d > 0 && (size_t)d < sizeof dir && realpath(dir, real)) d = snprintf(dir, sizeof dir, "%s", real);
-            if (d > 0 && (size_t)d < sizeof dir && try_dir(dir, (size_t)d, file, path, size, tried, sizeof tried))
-                return 0;
-        }
-    }
+    FindCtx f = {.file = file, .path = path, .size = size, .tried = ""};
+    if (each_dir(try_dir, &f)) return 0;
     return sg_err(err, "unknown-machine", arg, 0,
                   "no such file, and no machine file %s in %s (COLLC_MACHINE_PATH adds folders)", file,
-                  tried[0] ? tried : "any folder");
+                  f.tried[0] ? f.tried : "any folder");
+}
+
+typedef struct ListCtx {
+    void (*fn)(const char *name, void *ctx);
+    void *ctx;
+} ListCtx;
+
+static int list_dir(const char *dir, size_t dirlen, void *ctx) {
+    ListCtx *l = ctx;
+    char path[4096];
+    int n = snprintf(path, sizeof path, "%.*s", (int)dirlen, dir);
+    DIR *d = n > 0 && (size_t)n < sizeof path ? opendir(path) : NULL;
+    if (!d) return 0;
+    const char *suffix = ".machine";
+    size_t sl = strlen(suffix);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len <= sl || strcmp(e->d_name + len - sl, suffix)) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(len - sl), e->d_name);
+        l->fn(name, l->ctx);
+    }
+    closedir(d);
+    return 0;
+}
+
+void sg2260_machine_names(void (*fn)(const char *name, void *ctx), void *ctx) {
+    ListCtx l = {fn, ctx};
+    each_dir(list_dir, &l);
 }

@@ -8,10 +8,10 @@
  * stable code (see docs/sg2260.md "Diagnostics"); a caller inside the
  * compiler forwards them to diag.h with the same code.
  *
- * CDMA descriptors use the bit layout of SOPHGO's public TPU1686 firmware
- * (docs/references.md [SG-fw]); the GDMA/VSDMA copy descriptors, whose
- * layout the public sources do not give, use collc's layout. Both are
- * documented field by field in docs/sg2260.md section 2. */
+ * Descriptors use the bit layouts of SOPHGO's public TPU1686 firmware
+ * (docs/references.md [SG-fw]): CDMA's, and the GDMA/VSDMA tensor
+ * descriptor with its short SYS form. They are documented field by field in
+ * docs/sg2260.md section 2. */
 #ifndef COLLC_SG2260_H
 #define COLLC_SG2260_H
 
@@ -32,12 +32,11 @@ enum {
     SG2260_MAX_CORES = 8,        /* TPU cores, one VSDMA engine each */
     SG2260_MAX_LINKS = 64,
     SG2260_MAX_RINGS = 16,
-    SG2260_MAX_NC = 65535,       /* N and C are 16-bit fields */
+    SG2260_MAX_DIM = 65535,      /* N, C, H, W: CDMA_MAX_N..W of the firmware; GDMA/SDMA fields are 16 bits */
     SG2260_MSG_IDS = 512,        /* message ids are 9 bits */
     SG2260_MAX_MSG_COUNT = 127,  /* counts are 7 bits */
     SG2260_ALIGN = 128,          /* program alignment; FP20 / reducing writes */
 };
-#define SG2260_MAX_HW UINT32_MAX /* H and W are 32-bit fields */
 /* Addresses are 45 bits (13 high + 32 low in a descriptor): a 5-bit tag at
  * bits 40-44 and a 40-bit offset. Tag 0 is the chip's DDR, tag 0x1e its L2
  * SRAM (the L2M tag of SOPHGO's launch code). */
@@ -61,6 +60,7 @@ typedef struct Sg2260Error {
     char file[256];
     int line;
     char msg[8192];
+    char word[64]; /* the unknown word of an "unknown-key" error, else "" */
 } Sg2260Error;
 
 /* "file:line: error: msg [code]" (file/line parts omitted when absent). */
@@ -128,6 +128,11 @@ int sg2260_machine_load(const char *name_or_path, Sg2260Machine *m, Sg2260Error 
  * path in path[size], or -1 with *err (code "unknown-machine", the folders
  * searched). */
 int sg2260_machine_find(const char *arg, char *path, size_t size, Sg2260Error *err);
+/* Calls fn with the name of each machine file those folders hold (NAME of
+ * NAME.machine), folder by folder, in no order within a folder. */
+void sg2260_machine_names(void (*fn)(const char *name, void *ctx), void *ctx);
+/* The k-th key of the machine-file format (k from 0), or NULL past the last. */
+const char *sg2260_machine_key(int k);
 /* Write in the file format (parses back to the same machine). */
 void sg2260_machine_write(FILE *out, const Sg2260Machine *m);
 /* The port `chip` sends to `peer` on, or -1 (no link). */
@@ -190,9 +195,9 @@ typedef enum Sg2260Sys {
     SG2260_SYS_NOP = 1,         /* CDMA: joins the port's TX and RX work */
     SG2260_SYS_TRWR = 2,        /* write the engine's id register (imm) */
     SG2260_SYS_TX_SEND_MSG = 3, /* CDMA TX: send message id for `count` waiters */
-    SG2260_SYS_RX_SEND_MSG = 4, /* CDMA RX: the same, once posted RECVs landed */
-    SG2260_SYS_TX_WAIT_MSG = 5, /* CDMA TX: wait for `count` sends of message id */
-    SG2260_SYS_RX_WAIT_MSG = 6, /* CDMA RX: the same */
+    SG2260_SYS_TX_WAIT_MSG = 4, /* CDMA TX: wait for `count` sends of message id */
+    SG2260_SYS_RX_SEND_MSG = 5, /* CDMA RX: send message id for `count` waiters */
+    SG2260_SYS_RX_WAIT_MSG = 6, /* CDMA RX: wait for `count` sends of message id */
     /* GDMA / VSDMA */
     SG2260_SYS_SEND_MSG = 8,    /* send message id for `count` waiters */
     SG2260_SYS_WAIT_MSG = 9,    /* wait for `count` sends of message id */
@@ -251,8 +256,9 @@ typedef struct Sg2260Desc {
 } Sg2260Desc;
 
 /* Size in 128-bit words of a command on an engine: CDMA SEND/RECV/GENERAL
- * 2, WRITE/READ 4, SYS 1; GDMA/VSDMA COPY/REDUCE 4, SYS 1; 0 for command
- * types collc does not encode on that engine. */
+ * 2, WRITE/READ 4, SYS 1; GDMA/VSDMA COPY/REDUCE 6 (the firmware's 96-byte
+ * tensor descriptor), SYS 1 (its short form); 0 for command types collc
+ * does not encode on that engine. */
 int sg2260_desc_words(Sg2260Engine e, Sg2260Cmd cmd);
 /* Encode into w[0..2*words) (64-bit halves: w[2k] is word k's low half,
  * w[2k+1] its high half). Returns the word count, or -1 if a field does not
@@ -286,6 +292,11 @@ const char *sg2260_sys_name(Sg2260Sys s);
 const char *sg2260_dtype_name(Sg2260Dtype t);
 const char *sg2260_op_name(Sg2260Op o);
 const char *sg2260_engine_name(Sg2260Engine e);
+/* The value named `name` (case-insensitive), or -1. */
+int sg2260_cmd_find(const char *name);
+int sg2260_sys_find(const char *name);
+int sg2260_dtype_find(const char *name);
+int sg2260_op_find(const char *name);
 
 /* One descriptor as one line of text (no newline); returns the length. */
 int sg2260_disasm(const Sg2260Desc *d, char *buf, size_t cap);

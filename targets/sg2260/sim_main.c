@@ -168,11 +168,7 @@ int main(int argc, char **argv) {
             nt = 4;
         }
         uint64_t chip, addr, count;
-        int t = -1;
-        static const char *const names[] = {"int8", "fp16", "fp32", "int16", "int32", "bf16", "fp20"};
-        if (nt == 4)
-            for (int k = 0; k < 7; k++)
-                if (!strcasecmp(tok[2], names[k])) t = k;
+        int t = nt == 4 ? sg2260_dtype_find(tok[2]) : -1;
         if (nt != 4 || sg_parse_u64(tok[0], &chip) || sg_parse_u64(tok[1], &addr) || t < 0 ||
             sg_parse_u64(tok[3], &count) || count > (1u << 24) || addr > SG2260_OFFSET_MASK) {
             fprintf(stderr, "sg2260-sim: bad --dump '%s' (CHIP:ADDR:DTYPE:COUNT)\n", dumps[i]);
@@ -189,7 +185,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         printf("chip %d %s0x%llx %s:", (int)chip, l2 ? "l2:" : "", (unsigned long long)(addr & SG2260_OFFSET_MASK),
-               names[t]);
+               sg2260_dtype_name((Sg2260Dtype)t));
         for (uint64_t k = 0; k < count; k++) {
             putchar(' ');
             print_elem((Sg2260Dtype)t, data + k * es);

@@ -12,6 +12,7 @@ int sg_err(Sg2260Error *e, const char *code, const char *file, int line, const c
     e->code = code;
     snprintf(e->file, sizeof e->file, "%s", file ? file : "");
     e->line = line;
+    e->word[0] = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);

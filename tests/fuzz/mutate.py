@@ -157,7 +157,8 @@ def run_one(collc, fmt, data, timeout, leaks, deeper):
             except subprocess.TimeoutExpired:
                 return "%s: timeout after %ss" % (" ".join(sub), timeout)
             qerr = q.stderr.decode("utf-8", "replace")
-            if q.returncode not in (0, 1):
+            # 3: a resource limit (too-large), documented in docs/cli.md
+            if q.returncode not in (0, 1, 3):
                 return "%s: exit status %d\n%s" % (" ".join(sub), q.returncode, qerr[-3000:])
             for m in MARKERS:
                 if m in qerr:

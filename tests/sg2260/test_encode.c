@@ -138,12 +138,13 @@ static Sg2260Desc empty(Sg2260Cmd cmd) {
     return d;
 }
 
-static Sg2260Shape rnd_shape(void) {
+/* H and W up to hw_max: 32-bit fields on CDMA, 16-bit on GDMA/VSDMA. */
+static Sg2260Shape rnd_shape(uint64_t hw_max) {
     Sg2260Shape s;
     s.n = 1 + (uint32_t)(rnd() % 65535);
     s.c = 1 + (uint32_t)(rnd() % 65535);
-    s.h = 1 + (uint32_t)(rnd() % 0xfffffffeull);
-    s.w = 1 + (uint32_t)(rnd() % 0xfffffffeull);
+    s.h = 1 + (uint32_t)(rnd() % hw_max);
+    s.w = 1 + (uint32_t)(rnd() % hw_max);
     s.sn = (uint32_t)rnd();
     s.sc = (uint32_t)rnd();
     s.sh = (uint32_t)rnd();
@@ -180,13 +181,13 @@ static Sg2260Desc rnd_desc(Sg2260Engine e) {
         d.dtype = (Sg2260Dtype)(rnd() % 7);
         d.psum = (Sg2260Psum)(rnd() % 2);
         d.src = rnd_addr();
-        d.shape = rnd_shape();
+        d.shape = rnd_shape(0xfffffffeull);
         break;
     case SG2260_CMD_RECV:
         d.dtype = (Sg2260Dtype)(rnd() % 7);
         d.op = (Sg2260Op)(rnd() % 5);
         d.dst = rnd_addr();
-        d.shape = rnd_shape();
+        d.shape = rnd_shape(0xfffffffeull);
         break;
     case SG2260_CMD_GENERAL:
         d.dtype = (Sg2260Dtype)(rnd() % 7);
@@ -196,15 +197,20 @@ static Sg2260Desc rnd_desc(Sg2260Engine e) {
         break;
     default:
         d.dtype = (Sg2260Dtype)(rnd() % 7);
-        if (d.cmd == SG2260_CMD_REDUCE) d.op = (Sg2260Op)(1 + rnd() % 4);
+        if (d.cmd == SG2260_CMD_REDUCE) {
+            /* the reduce word has a dtype for the reducible types only */
+            static const Sg2260Dtype reducible[] = {SG2260_FP32, SG2260_FP16, SG2260_BF16, SG2260_INT32, SG2260_FP20};
+            d.dtype = reducible[rnd() % 5];
+            d.op = (Sg2260Op)(1 + rnd() % 4);
+        }
         if (d.cmd == SG2260_CMD_WRITE || d.cmd == SG2260_CMD_READ) {
             d.src_chip = (int)(rnd() % 16);
             d.dst_chip = (int)(rnd() % 16);
         }
         d.src = rnd_addr();
         d.dst = rnd_addr();
-        d.shape = rnd_shape();
-        d.dshape = rnd_shape();
+        d.shape = rnd_shape(e == SG2260_CDMA ? 0xfffffffeull : 65535);
+        d.dshape = rnd_shape(e == SG2260_CDMA ? 0xfffffffeull : 65535);
         if (d.cmd == SG2260_CMD_WRITE && rnd() % 4 == 0) {
             d.fill = 1;
             d.imm = (uint32_t)rnd();
@@ -228,7 +234,7 @@ static char *bundle_text(const Sg2260Bundle *b, const Sg2260Machine *m, char *bu
 
 int main(void) {
     Sg2260Error err;
-    uint64_t w[8], w2[8];
+    uint64_t w[12], w2[12];
     Sg2260Desc d;
 
     /* 1. Every field of every command type against the firmware's table. */
@@ -254,8 +260,10 @@ int main(void) {
         {SG2260_CMD_WRITE, 0, 2 << 4}, {SG2260_CMD_READ, 0, 1 << 4},
         {SG2260_CMD_SYS, SG2260_SYS_END, 1 | 7 << 4 | 0 << 8}, {SG2260_CMD_SYS, SG2260_SYS_NOP, 7 << 4 | 1 << 8},
         {SG2260_CMD_SYS, SG2260_SYS_TRWR, 7 << 4 | 2 << 8},
-        {SG2260_CMD_SYS, SG2260_SYS_TX_SEND_MSG, 7 << 4 | 3 << 8}, {SG2260_CMD_SYS, SG2260_SYS_RX_SEND_MSG, 7 << 4 | 4 << 8},
-        {SG2260_CMD_SYS, SG2260_SYS_TX_WAIT_MSG, 7 << 4 | 5 << 8}, {SG2260_CMD_SYS, SG2260_SYS_RX_WAIT_MSG, 7 << 4 | 6 << 8}};
+        /* CDMA_SYS_TYPE of the firmware's cdma_reg_value.h: TX_WAIT_MSG 4,
+         * RX_SEND_MSG 5 */
+        {SG2260_CMD_SYS, SG2260_SYS_TX_SEND_MSG, 7 << 4 | 3 << 8}, {SG2260_CMD_SYS, SG2260_SYS_TX_WAIT_MSG, 7 << 4 | 4 << 8},
+        {SG2260_CMD_SYS, SG2260_SYS_RX_SEND_MSG, 7 << 4 | 5 << 8}, {SG2260_CMD_SYS, SG2260_SYS_RX_WAIT_MSG, 7 << 4 | 6 << 8}};
     for (size_t i = 0; i < sizeof consts / sizeof consts[0]; i++) {
         d = empty(consts[i].cmd);
         d.sys = consts[i].sys;
@@ -285,11 +293,12 @@ int main(void) {
     d = empty(SG2260_CMD_COPY);
     CHECK(sg2260_encode(SG2260_CDMA, &d, w, &err) == -1 && !strcmp(err.code, "unsupported-cmd"));
     d = empty(SG2260_CMD_REDUCE);
+    d.dtype = SG2260_FP32;
     CHECK(sg2260_encode(SG2260_VSDMA, &d, w, &err) == -1);
-    CHECK(sg2260_encode(SG2260_GDMA, &d, w, &err) == 4);
+    CHECK(sg2260_encode(SG2260_GDMA, &d, w, &err) == 6);
     CHECK(sg2260_desc_words(SG2260_CDMA, SG2260_CMD_SEND) == 2 && sg2260_desc_words(SG2260_CDMA, SG2260_CMD_WRITE) == 4 &&
           sg2260_desc_words(SG2260_CDMA, SG2260_CMD_GENERAL) == 2 && sg2260_desc_words(SG2260_CDMA, SG2260_CMD_SYS) == 1 &&
-          sg2260_desc_words(SG2260_GDMA, SG2260_CMD_COPY) == 4 && sg2260_desc_words(SG2260_CDMA, SG2260_CMD_LOSSY_COMPRESS) == 0);
+          sg2260_desc_words(SG2260_GDMA, SG2260_CMD_COPY) == 6 && sg2260_desc_words(SG2260_CDMA, SG2260_CMD_LOSSY_COMPRESS) == 0);
     /* WRITE with a reduce op has no field on SG2260. */
     CHECK(sg2260_asm_line("WRITE dtype=fp32 op=add src=0:0x100 dst=2:0x200 elems=4", &d, &err) == 0);
     CHECK(sg2260_encode(SG2260_CDMA, &d, w, &err) == -1 && !strcmp(err.code, "unsupported-field"));
@@ -302,7 +311,7 @@ int main(void) {
         int k = sg2260_encode(e, &a, w, &err);
         CHECK_MSG(k == sg2260_desc_words(e, a.cmd), "encode %s: %s", sg2260_cmd_name(a.cmd), err.msg);
         if (k < 0) continue;
-        CHECK_MSG(sg2260_decode(e, w, 4, &b, &err) == k, "decode: %s", err.msg);
+        CHECK_MSG(sg2260_decode(e, w, 6, &b, &err) == k, "decode: %s", err.msg);
         CHECK(sg2260_encode(e, &b, w2, &err) == k && same_words(w, w2, k));
         char txt[512], txt2[512];
         sg2260_disasm(&a, txt, sizeof txt);
@@ -316,7 +325,12 @@ int main(void) {
     CHECK(sg2260_asm_line("SEND dtype=fp32 src=0 shape=65536,1,1,1", &d, &err) == 0);
     CHECK(sg2260_encode(SG2260_CDMA, &d, w, &err) == -1 && !strcmp(err.code, "field-range"));
     CHECK(sg2260_desc_check(&d, &err) == -1 && !strcmp(err.code, "shape"));
-    CHECK(sg2260_asm_line("SEND dtype=fp32 src=0 shape=1,1,1,4000000000", &d, &err) == 0 && sg2260_desc_check(&d, &err) == 0);
+    /* H and W too are capped at 65535 (CDMA_MAX_H, CDMA_MAX_W of the
+     * firmware's atomic_cdma_gen_cmd.h), though their fields are wider */
+    CHECK(sg2260_asm_line("SEND dtype=fp32 src=0 shape=1,1,1,4000000000", &d, &err) == 0 &&
+          sg2260_desc_check(&d, &err) == -1 && !strcmp(err.code, "shape"));
+    CHECK(sg2260_asm_line("SEND dtype=fp32 src=0 shape=65535,65535,65535,65535 stride=1,1,1", &d, &err) == 0 &&
+          sg2260_desc_check(&d, &err) == 0);
     CHECK(sg2260_asm_line("SEND dtype=fp32 src=0x200000000000 elems=1", &d, &err) == -1);
     CHECK(sg2260_asm_line("SEND dtype=fp32 src=0x30000000000 elems=1", &d, &err) == 0);
     CHECK(sg2260_desc_check(&d, &err) == -1 && !strcmp(err.code, "bad-tag"));
@@ -348,8 +362,15 @@ int main(void) {
     CHECK(sg2260_decode(SG2260_CDMA, w, 4, &d, &err) == -1 && !strcmp(err.code, "unsupported-field"));
     w[0] = 2 << 4;
     CHECK(sg2260_decode(SG2260_CDMA, w, 2, &d, &err) == -1 && !strcmp(err.code, "truncated"));
-    w[0] = 0; /* GDMA cmd 0 is COPY, a 4-word command */
-    CHECK(sg2260_decode(SG2260_GDMA, w, 4, &d, &err) == 4 && d.cmd == SG2260_CMD_COPY);
+    w[0] = 0; /* GDMA cmd 0 is the tensor move, 6 words */
+    CHECK(sg2260_decode(SG2260_GDMA, w, 4, &d, &err) == -1 && !strcmp(err.code, "truncated"));
+    /* all zero: no stride_enable, no lanes, which collc does not write */
+    CHECK(sg2260_decode(SG2260_GDMA, w, 6, &d, &err) == -1 && !strcmp(err.code, "unsupported-field"));
+    CHECK(sg2260_asm_line("COPY dtype=fp32 src=0x100 dst=l2:0x80 elems=32", &d, &err) == 0);
+    CHECK(sg2260_encode(SG2260_GDMA, &d, w, &err) == 6 && sg2260_decode(SG2260_GDMA, w, 6, &d, &err) == 6 &&
+          d.cmd == SG2260_CMD_COPY);
+    w[11] = 0xff; /* a lane mask other than all lanes */
+    CHECK(sg2260_decode(SG2260_GDMA, w, 6, &d, &err) == -1 && !strcmp(err.code, "unsupported-field"));
 
     /* 3. Program images: 128-byte aligned, stop at SYS END, and decode back
      * to the same text. */
@@ -487,10 +508,13 @@ int main(void) {
         }
     }
 
-    /* Packed shapes: W and H are 32-bit fields. */
+    /* Packed shapes: every dimension within 65535. */
     Sg2260Shape s;
-    CHECK(sg2260_shape_packed(1u << 20, &s) == 0 && sg2260_shape_elems(&s) == (1u << 20) && s.w == (1u << 20));
-    CHECK(sg2260_shape_packed(65537, &s) == 0 && s.w == 65537);
+    CHECK(sg2260_shape_packed(1u << 20, &s) == 0 && sg2260_shape_elems(&s) == (1u << 20) && s.w == 32768 &&
+          s.h == 32 && s.c == 1 && s.n == 1);
+    CHECK(sg2260_shape_packed(65535, &s) == 0 && s.w == 65535);
+    CHECK(sg2260_shape_packed(65537, &s) == -1); /* a prime above the limit */
+    CHECK(sg2260_shape_packed(UINT64_C(65521) * 65519 * 3, &s) == 0 && s.w == 65521 && s.h == 65519 && s.c == 1 && s.n == 3);
     CHECK(sg2260_shape_packed(UINT64_C(1) << 34, &s) == 0 && sg2260_shape_elems(&s) == (UINT64_C(1) << 34) &&
           sg2260_shape_is_contiguous(&s));
     CHECK(sg2260_shape_packed(0, &s) == -1);

@@ -85,7 +85,8 @@ static Status run_one(Cmd *c, Algorithm *alg) {
      * algorithm (generic in N) */
     Schedule sched;
     RankProgram *rp;
-    if (pipeline_prepare(c, alg, o->root, PIPE_RUN, &sched) != EXIT_GO_ON) return EXIT_INPUT;
+    Status pst = pipeline_prepare(c, alg, o->root, PIPE_RUN, &sched);
+    if (pst != EXIT_GO_ON) return pst;
     schedule_free(&sched);
     if (pipeline_lower(c, alg, &rp) != EXIT_GO_ON) return EXIT_INPUT;
     const RankProgram *progs[1] = {rp};
@@ -112,12 +113,14 @@ static Status run_one(Cmd *c, Algorithm *alg) {
 int cmd_run(int argc, char **argv) {
     Cmd c = {.target = &target_cpu};
     Status st = cmd_begin(&c, CMD_run, argc, argv, run_options);
-    int failed = 0;
+    int failed = 0, too_large = 0;
     for (int k = 0; st == EXIT_GO_ON && k < c.nalgs; k++) {
         Status r = run_one(&c, c.algs[k]);
         fflush(stdout);
         if (r == EXIT_USAGE) st = r;
         else if (r == EXIT_INPUT) failed = 1;
+        else if (r == EXIT_TOO_LARGE) too_large = 1;
     }
-    return cmd_end(&c, st == EXIT_GO_ON && failed ? EXIT_INPUT : st);
+    if (st == EXIT_GO_ON && (failed || too_large)) st = failed ? EXIT_INPUT : EXIT_TOO_LARGE;
+    return cmd_end(&c, st);
 }

@@ -144,20 +144,20 @@ Status rankir_compile(Cmd *c) {
     Session *s = &c->s;
     EmitKind kind;
     if (emit_kind(c, &kind) != EXIT_GO_ON) COLLC_UNREACHABLE("rankir_options checked --emit");
-    int failed = 0;
+    int failed = 0, too_large = 0;
     const RankProgram **progs = ARENA_ARRAY(&s->arena, const RankProgram *, c->nalgs);
     int nprogs = 0;
     for (int k = 0; k < c->nalgs; k++) {
         progress_begin("compile", c->algs[k]->name);
         /* verified for the N of -N (the code is for any N), then projected */
         RankProgram *rp = NULL;
-        if (pipeline_verify_many(c, c->algs[k], PIPE_COMPILE) != EXIT_GO_ON ||
-            pipeline_lower(c, c->algs[k], &rp) != EXIT_GO_ON)
-            failed = 1;
-        else progs[nprogs++] = rp;
+        Status vst = pipeline_verify_many(c, c->algs[k], PIPE_COMPILE);
+        if (vst == EXIT_TOO_LARGE) too_large = 1;
+        else if (vst != EXIT_GO_ON || pipeline_lower(c, c->algs[k], &rp) != EXIT_GO_ON) failed = 1;
+        if (vst == EXIT_GO_ON && rp) progs[nprogs++] = rp;
     }
     progress_end();
-    if (failed) return EXIT_INPUT;
+    if (failed || too_large) return failed ? EXIT_INPUT : EXIT_TOO_LARGE;
     /* mpi: the algorithms become collc_PREFIXNAME; PREFIXNAME is the
      * MPI-signature wrapper (emit_mpi.h). */
     const char *prefix = c->o.prefix;

@@ -162,7 +162,8 @@ Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
     DiagEngine *dx = s->dx;
     memset(L, 0, sizeof *L);
     int64_t root = collective_info[alg->coll].rooted ? o->root : 0;
-    if (pipeline_prepare(c, alg, root, PIPE_LOWER, &L->sched) != EXIT_GO_ON) return EXIT_INPUT;
+    Status pst = pipeline_prepare(c, alg, root, PIPE_LOWER, &L->sched);
+    if (pst != EXIT_GO_ON) return pst;
     L->alg = alg;
     /* Several reduces into one chunk in one step would be reducing writes
      * in flight on one destination: one after another instead. */
@@ -187,7 +188,15 @@ Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
         double blocks = (double)cost_blocks(alg->coll, o->N);
         uint64_t cnt = (uint64_t)(o->size / (blocks * (double)es));
         cnt = cnt / unit * unit;
-        L->count = cnt ? cnt : unit;
+        if (!cnt) {
+            diag_error(dx, alg->name_span, "size-too-small",
+                       "--size %.0f B is below the smallest message of '%s' at N = %" PRId64
+                       ", %.0f B (%.0f block(s) of %" PRId64 " chunks of %" PRIu64 " B)",
+                       o->size, alg->name, o->N, blocks * (double)unit * (double)es, blocks, L->sched.split,
+                       unit / (uint64_t)L->sched.split * es);
+            return EXIT_INPUT;
+        }
+        L->count = cnt;
     }
     Sg2260LowerOptions lo = {.machine = m, .chips = o->chips, .count = L->count, .dtype = o->dtype,
                              .op = o->op, .store_forward = o->store_forward, .sink_local = o->sink_local,
@@ -321,20 +330,22 @@ Status sg_compile_options(Cmd *c) {
 Status sg_compile(Cmd *c) {
     SgState *g = c->ctx;
     SgLowered *Ls = xcalloc((size_t)c->nalgs, sizeof *Ls);
-    int failed = 0, n = 0;
+    int failed = 0, too_large = 0, n = 0;
     for (int k = 0; k < c->nalgs; k++) {
         progress_begin("compile", c->algs[k]->name);
-        if (sg_lower_one(c, g, c->algs[k], &Ls[n]) != EXIT_GO_ON) {
+        Status st = sg_lower_one(c, g, c->algs[k], &Ls[n]);
+        if (st != EXIT_GO_ON) {
             sg_lowered_free(&Ls[n]);
             memset(&Ls[n], 0, sizeof Ls[n]);
-            failed = 1;
+            if (st == EXIT_TOO_LARGE) too_large = 1;
+            else failed = 1;
             continue;
         }
         n++;
     }
     progress_end();
-    if (!failed) failed = emit_outputs(c, &g->o, &g->m, Ls, n);
+    if (!failed && !too_large) failed = emit_outputs(c, &g->o, &g->m, Ls, n);
     for (int i = 0; i < n; i++) sg_lowered_free(&Ls[i]);
     free(Ls);
-    return failed ? EXIT_INPUT : EXIT_GO_ON;
+    return failed ? EXIT_INPUT : too_large ? EXIT_TOO_LARGE : EXIT_GO_ON;
 }

@@ -3,6 +3,7 @@
 #include "driver/sg2260/machine.h"
 #include "driver/sg2260/sg2260_cli.h"
 #include "driver/driver.h"
+#include "support/suggest.h"
 #include "support/util.h"
 
 #include <stdlib.h>
@@ -10,11 +11,50 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The machine names offered for an unknown --machine NAME (copied: the
+ * folder listing's names do not outlive the call). */
+typedef struct NameSuggest {
+    Suggest sg;
+    char best[256];
+} NameSuggest;
+
+static void offer_machine(const char *name, void *ctx) {
+    NameSuggest *n = ctx;
+    suggest_offer(&n->sg, name, NULL);
+    if (n->sg.best == name) {
+        snprintf(n->best, sizeof n->best, "%s", name);
+        n->sg.best = n->best;
+    }
+}
+
+/* "; did you mean 'X'?" for the unknown word of err (a machine name or a
+ * machine-file key), or "". */
+static const char *machine_hint(const char *arg, const Sg2260Error *err, char *buf, size_t size) {
+    NameSuggest n;
+    buf[0] = 0;
+    if (strcmp(err->code, "unknown-machine") == 0 && !strchr(arg, '/')) {
+        suggest_init(&n.sg, arg, SUGGEST_NAME);
+        sg2260_machine_names(offer_machine, &n);
+    } else if (strcmp(err->code, "unknown-key") == 0) {
+        suggest_init(&n.sg, err->word, SUGGEST_NAME);
+        for (int k = 0; sg2260_machine_key(k); k++) suggest_offer(&n.sg, sg2260_machine_key(k), NULL);
+    } else {
+        return buf;
+    }
+    if (n.sg.best) snprintf(buf, size, "; did you mean '%s'?", n.sg.best);
+    return buf;
+}
+
 int cost_machine_load(const char *cmd, const char *path, Sg2260Machine *m) {
     Sg2260Error err;
     if (sg2260_machine_load(path, m, &err) == 0) return 0;
     if (strcmp(err.code, "io") == 0) return usage_error(cmd, "cannot open machine file '%s'", path);
-    if (strcmp(err.code, "unknown-machine") == 0) return usage_error(cmd, "machine '%s': %s", path, err.msg);
+    char hint[320];
+    machine_hint(path, &err, hint, sizeof hint);
+    if (strcmp(err.code, "unknown-machine") == 0)
+        return usage_error(cmd, "machine '%s': %s%s", path, err.msg, hint);
+    size_t len = strlen(err.msg);
+    snprintf(err.msg + len, sizeof err.msg - len, "%s", hint);
     fprintf(stderr, "collc %s: ", cmd);
     sg2260_error_print(stderr, &err);
     return EXIT_USAGE;

@@ -1,4 +1,4 @@
-/* lower.c - endpoint projection: global chunk-flow program -> Rank IR.
+/* project.c - endpoint projection: global chunk-flow program -> Rank IR.
  *
  * Outside steps the program is kept as it is (loops, lets, ifs): every rank
  * runs the same control flow. Inside a step, each copy/reduce statement X
