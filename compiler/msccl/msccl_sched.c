@@ -340,8 +340,9 @@ static int written(const Write *w, size_t n, int rank, int buf, int chunk, int l
 }
 
 /* A send is buffered: what it sent is what its source held then. When the
- * source is written before the receive takes it, the send's data goes
- * through a chunk of `fifo`, copied at the send. */
+ * source is written before the receive takes it (or in its round, a race
+ * for a step), the send's data goes through a chunk of `fifo`, copied at
+ * the send. */
 static void protect_sends(Build *b) {
     size_t n = 0;
     for (int i = 0; i < b->nev; i++)
@@ -361,7 +362,7 @@ static void protect_sends(Build *b) {
         Ev *s = &b->ev[r->partner];
         if (r->round == s->round) continue;
         for (int c = 0; c < s->cnt; c++)
-            if (written(w, n, s->rank, s->src.buf, s->src.chunk + c, s->round, r->round - 1)) {
+            if (written(w, n, s->rank, s->src.buf, s->src.chunk + c, s->round, r->round)) {
                 s->fifo = b->nfifo;
                 b->nfifo += s->cnt;
                 break;

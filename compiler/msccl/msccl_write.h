@@ -1,0 +1,20 @@
+/* msccl_write.h - a schedule written as MSCCL-IR (msccl_write.c). */
+#ifndef COLLC_MSCCL_WRITE_H
+#define COLLC_MSCCL_WRITE_H
+
+#include <stdio.h>
+#include "schedule/schedule.h"
+
+typedef struct MsWriteOptions {
+    const char *proto;          /* Simple, LL or LL128 */
+    int channels;               /* transfers spread over this many channels */
+    int inplace;                /* inplace="1" outofplace="0" (else the reverse) */
+    int64_t min_bytes, max_bytes; /* the size range the executor selects it for (0: unbounded) */
+} MsWriteOptions;
+
+/* Writes the schedule (fixed N) to f. Returns 0, or 1 after reporting what
+ * the executor cannot run (a collective it has no MSCCL form for, a limit
+ * of msccl_struct.h). */
+int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine *dx);
+
+#endif
