@@ -1,163 +1,166 @@
-/* verify_bench.c - time and peak memory of `collc verify` vs N.
+/* verify_bench.c - CPU time and peak memory of `collc verify` vs N.
  *
- *   verify_bench [--max-n N] [FILE.coll ...]
+ *   verify_bench [--min-n N] [--max-n N] [--mem-gib G] [--cpu-s S]
+ *                [--collc PATH] [-- EXTRA-ARGS...] [FILE.coll[:PARAM=VALUE] ...]
  *
- * Default inputs: dsl-examples/ring_allreduce.coll and
- * dsl-examples/rabenseifner_allreduce.coll, at N = 64, 256, 1024, 4096.
- * Every (algorithm, N) runs in a forked child so that its peak resident
- * memory (wait4's ru_maxrss) is its own. The child parses, instantiates and
- * verifies through the collc_core API and sends its timings through a pipe.
- * Printed: instantiate and verify wall seconds, verify CPU seconds, the
- * ratio of verify CPU time to the previous N (N^2 chunk operations predict
- * 16x for each 4x in N), and peak memory. Never a pass/fail: numbers only. */
+ * Default inputs: dsl-examples/ring_allreduce.coll,
+ * dsl-examples/rabenseifner_allreduce.coll and
+ * dsl-examples/hierarchical_allreduce.coll with A = 128, at N = 1024, 4096,
+ * 8192, 16384, 32768 and 65536 (those from --min-n to --max-n). Every
+ * (input, N) is one run of `collc verify -N n FILE [-D PARAM=VALUE]` with
+ * collc's default options (EXTRA-ARGS after `--` are added, say
+ * --max-transfers), in a child of its own, so that its CPU time (user +
+ * system: the page faults of a large state are the kernel's) and its peak
+ * resident memory (wait4's rusage) are its own. The child is limited to
+ * --mem-gib of address space (default 4: the budget of a verification at
+ * production N) and --cpu-s seconds of CPU (default 60), so that a run over
+ * the budget ends as "over the memory limit" or "over the CPU limit"
+ * instead of taking the machine. Printed per row: CPU seconds, the ratio to
+ * the previous N of the same input (the growth: 4.0 per doubling of N is
+ * N^2), peak MiB, the exit status and collc's summary line. Numbers only,
+ * never a pass/fail. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include "front/front.h"
-#include "schedule/schedule.h"
-#include "analysis/verify.h"
 
 #ifndef COLLC_SOURCE_DIR
 #define COLLC_SOURCE_DIR "."
 #endif
+#ifndef COLLC_EXE
+#define COLLC_EXE "collc"
+#endif
 
-typedef struct Row {
-    int ok;
-    double t_inst, t_verify, cpu_verify;
-    unsigned long long nxfers, values, intervals, slots;
-    unsigned errors;
-    int consistent;
-} Row;
+typedef struct Run {
+    double cpu;          /* user + system seconds of the child */
+    double peak_mib;     /* its maximum resident set */
+    int status;          /* wait4's status */
+    char summary[512];   /* collc's first line of standard output */
+} Run;
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+static Run run_collc(const char *collc, const char *file, const char *define, long N, char **extra, int nextra,
+                     long mem_gib, long cpu_s) {
+    Run r = {0};
+    int fd[2];
+    if (pipe(fd)) { perror("pipe"); exit(1); }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        dup2(fd[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 2);
+        struct rlimit as = {(rlim_t)mem_gib << 30, (rlim_t)mem_gib << 30};
+        struct rlimit cpu = {(rlim_t)cpu_s, (rlim_t)cpu_s + 1};
+        struct rlimit core = {0, 0}; /* an out-of-memory abort is expected */
+        setrlimit(RLIMIT_AS, &as);
+        setrlimit(RLIMIT_CPU, &cpu);
+        setrlimit(RLIMIT_CORE, &core);
+        char nbuf[32];
+        snprintf(nbuf, sizeof nbuf, "%ld", N);
+        char *argv[48];
+        int k = 0;
+        argv[k++] = (char *)collc;
+        argv[k++] = "verify";
+        argv[k++] = "-N";
+        argv[k++] = nbuf;
+        if (define) { argv[k++] = "-D"; argv[k++] = (char *)define; }
+        for (int i = 0; i < nextra && k < 46; i++) argv[k++] = extra[i];
+        argv[k++] = (char *)file;
+        argv[k] = NULL;
+        execv(collc, argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    size_t len = 0;
+    ssize_t got;
+    while ((got = read(fd[0], r.summary + len, sizeof r.summary - 1 - len)) > 0) {
+        len += (size_t)got;
+        if (len == sizeof r.summary - 1) {
+            char sink[4096];
+            while (read(fd[0], sink, sizeof sink) > 0) {}
+            break;
+        }
+    }
+    r.summary[len] = 0;
+    char *nl = strchr(r.summary, '\n');
+    if (nl) *nl = 0;
+    close(fd[0]);
+    struct rusage ru;
+    wait4(pid, &r.status, 0, &ru);
+    r.cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+            (double)ru.ru_stime.tv_usec * 1e-6;
+    r.peak_mib = (double)ru.ru_maxrss / 1024.0;
+    return r;
 }
 
-/* CPU time of this process: on a loaded machine (other builds, 2 cores)
- * wall time mostly measures waiting; CPU time measures the work. */
-static double cpu_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Child: everything for one (file, algorithm index, N). */
-static Row run_one(const char *path, int alg_index, long N) {
-    Row row = {0};
-    Arena arena;
-    arena_init(&arena);
-    SourceManager sm;
-    source_init(&sm);
-    DiagEngine *dx = diag_new(&sm, stderr, DIAG_FMT_TEXT);
-    Program prog = {0};
-    int id = source_load(&sm, path);
-    if (id < 0) { perror(path); return row; }
-    if (parse_source(&arena, dx, (uint32_t)id, &prog) || sema_check(&arena, dx, &prog))
-        return row;
-    if (alg_index >= prog.nalgorithms) return row;
-    SchedParams p = {0};
-    p.N = N;
-    Schedule s;
-    const Stmt *req = NULL;
-    double t0 = now();
-    InstStatus st = instantiate(prog.algorithms[alg_index], &p, dx, &s, &req);
-    double t1 = now();
-    if (st != INST_OK) return row;
-    VerifyStats vs;
-    double c1 = cpu_now();
-    unsigned e = verify_schedule(&s, dx, &arena, 0, &vs);
-    double t2 = now();
-    row.cpu_verify = cpu_now() - c1;
-    diag_finish(dx);
-    row.ok = 1;
-    row.t_inst = t1 - t0;
-    row.t_verify = t2 - t1;
-    row.nxfers = s.nxfers;
-    row.values = vs.values;
-    row.intervals = vs.intervals;
-    row.slots = vs.slots;
-    row.errors = e;
-    row.consistent = vs.consistent;
-    return row;
-}
-
-static int count_algorithms(const char *path, char names[][64], int cap) {
-    Arena arena;
-    arena_init(&arena);
-    SourceManager sm;
-    source_init(&sm);
-    DiagEngine *dx = diag_new(&sm, stderr, DIAG_FMT_TEXT);
-    Program prog = {0};
-    int id = source_load(&sm, path);
-    if (id < 0) { perror(path); return 0; }
-    if (parse_source(&arena, dx, (uint32_t)id, &prog) || sema_check(&arena, dx, &prog)) return 0;
-    int n = prog.nalgorithms < cap ? prog.nalgorithms : cap;
-    for (int i = 0; i < n; i++) snprintf(names[i], 64, "%s", prog.algorithms[i]->name);
-    diag_delete(dx);
-    source_free(&sm);
-    arena_free(&arena);
-    return n;
+static const char *outcome(const Run *r, char *buf, size_t cap) {
+    if (WIFSIGNALED(r->status)) {
+        int sig = WTERMSIG(r->status);
+        if (sig == SIGXCPU || sig == SIGKILL) return "over the CPU limit";
+        return "over the memory limit (out of memory)";
+    }
+    snprintf(buf, cap, "exit %d", WEXITSTATUS(r->status));
+    return buf;
 }
 
 int main(int argc, char **argv) {
-    long max_n = 4096;
-    const char *files[16];
-    int nfiles = 0;
+    long min_n = 1024, max_n = 65536, mem_gib = 4, cpu_s = 60;
+    const char *collc = COLLC_EXE;
+    char *inputs[16], *extra[32];
+    int ninputs = 0, nextra = 0;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            while (++i < argc && nextra < 32) extra[nextra++] = argv[i];
+            break;
+        }
         if (!strcmp(argv[i], "--max-n") && i + 1 < argc) max_n = atol(argv[++i]);
-        else if (nfiles < 16) files[nfiles++] = argv[i];
+        else if (!strcmp(argv[i], "--min-n") && i + 1 < argc) min_n = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--mem-gib") && i + 1 < argc) mem_gib = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--cpu-s") && i + 1 < argc) cpu_s = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--collc") && i + 1 < argc) collc = argv[++i];
+        else if (ninputs < 16) inputs[ninputs++] = argv[i];
     }
-    if (!nfiles) {
-        files[nfiles++] = COLLC_SOURCE_DIR "/dsl-examples/ring_allreduce.coll";
-        files[nfiles++] = COLLC_SOURCE_DIR "/dsl-examples/rabenseifner_allreduce.coll";
+    static char defaults[3][512];
+    if (!ninputs) {
+        snprintf(defaults[0], sizeof defaults[0], "%s", COLLC_SOURCE_DIR "/dsl-examples/ring_allreduce.coll");
+        snprintf(defaults[1], sizeof defaults[1], "%s", COLLC_SOURCE_DIR "/dsl-examples/rabenseifner_allreduce.coll");
+        snprintf(defaults[2], sizeof defaults[2], "%s", COLLC_SOURCE_DIR "/dsl-examples/hierarchical_allreduce.coll:A=128");
+        for (int i = 0; i < 3; i++) inputs[ninputs++] = defaults[i];
     }
-    const long ns[] = {64, 256, 1024, 4096};
-    printf("%-24s %6s %10s %8s %9s %9s %7s %10s %10s %9s  %s\n", "algorithm", "N", "transfers",
-           "inst s", "verify s", "cpu s", "x prev", "values", "intervals", "peak MiB", "result");
-    for (int f = 0; f < nfiles; f++) {
-        char names[16][64];
-        int nalg = count_algorithms(files[f], names, 16);
-        for (int a = 0; a < nalg; a++) {
-            double prev = 0;
-            for (size_t k = 0; k < sizeof ns / sizeof ns[0] && ns[k] <= max_n; k++) {
-                int fd[2];
-                if (pipe(fd)) { perror("pipe"); return 1; }
-                fflush(stdout);
-                pid_t pid = fork();
-                if (pid == 0) {
-                    close(fd[0]);
-                    Row r = run_one(files[f], a, ns[k]);
-                    if (write(fd[1], &r, sizeof r) != (ssize_t)sizeof r) _exit(1);
-                    _exit(0);
-                }
-                close(fd[1]);
-                Row r = {0};
-                ssize_t got = read(fd[0], &r, sizeof r);
-                close(fd[0]);
-                int status = 0;
-                struct rusage ru;
-                wait4(pid, &status, 0, &ru);
-                if (got != (ssize_t)sizeof r || !r.ok) {
-                    printf("%-24s %6ld  (failed: status %d)\n", names[a], ns[k], status);
-                    continue;
-                }
-                char ratio[16] = "-";
-                if (prev > 0) snprintf(ratio, sizeof ratio, "%.1f", r.cpu_verify / prev);
-                prev = r.cpu_verify;
-                printf("%-24s %6ld %10llu %8.3f %9.3f %9.3f %7s %10llu %10llu %9.0f  %s%s\n", names[a], ns[k],
-                       r.nxfers, r.t_inst, r.t_verify, r.cpu_verify, ratio, r.values, r.intervals,
-                       (double)ru.ru_maxrss / 1024.0, r.errors ? "FAILED" : "verified",
-                       r.consistent == 1 ? ", rank-consistent" : r.consistent == 0 ? ", NOT rank-consistent" : "");
-            }
+    static const long ns[] = {1024, 4096, 8192, 16384, 32768, 65536};
+    printf("collc verify -N n [-D PARAM=VALUE]");
+    for (int i = 0; i < nextra; i++) printf(" %s", extra[i]);
+    printf(" FILE; limits per run: %ld GiB of address space, %ld s of CPU\n", mem_gib, cpu_s);
+    printf("%-34s %6s %9s %7s %9s  %-8s %s\n", "input", "N", "cpu s", "x prev", "peak MiB", "result", "summary");
+    for (int f = 0; f < ninputs; f++) {
+        char *file = inputs[f], *define = NULL;
+        char *colon = strrchr(file, ':');
+        if (colon && strchr(colon, '=')) {
+            *colon = 0;
+            define = colon + 1;
+        }
+        const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+        char label[96];
+        snprintf(label, sizeof label, "%s%s%s", base, define ? " " : "", define ? define : "");
+        double prev = 0;
+        for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+            if (ns[k] < min_n || ns[k] > max_n) continue;
+            Run r = run_collc(collc, file, define, ns[k], extra, nextra, mem_gib, cpu_s);
+            char buf[32], ratio[16] = "-";
+            int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+            if (ok && prev > 0) snprintf(ratio, sizeof ratio, "%.1f", r.cpu / prev);
+            prev = ok ? r.cpu : 0;
+            const char *colon2 = strstr(r.summary, ": ");
+            printf("%-34s %6ld %9.2f %7s %9.0f  %-8s %s\n", label, ns[k], r.cpu, ratio, r.peak_mib,
+                   outcome(&r, buf, sizeof buf), colon2 ? colon2 + 2 : r.summary);
         }
     }
     return 0;

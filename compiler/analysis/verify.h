@@ -70,13 +70,24 @@ typedef struct VerifyOptions {
     void *progress_ctx;
     const char *label;        /* the summary's name (a sweep point: "alg [K = 3]");
                                  NULL = the algorithm's name */
+    int quick;                /* ns == NULL: the quick N set (verify_quick_ns),
+                                 not the default one */
+    int skip_inapplicable;    /* a point of the default param sweep: applying
+                                 to no N is no error and prints nothing
+                                 (returns VERIFY_NOTHING) */
     int correctness_only;     /* compile, run, sim: no rank-consistency warning
                                  (a property `collc verify` reports, not an
                                  error to stop for) */
 } VerifyOptions;
 
-/* The default N set: 1..17, 24, 31..33, 64, 128, 256, 257. */
+/* The default N set: 1..18, 24, 30..33, 36, 42, 48, 60, 64, 72, 96, 128,
+ * 256, 257 (the quick set and multiples of 6, 12 and 24). */
 size_t verify_default_ns(int64_t *out, size_t cap);
+/* The quick N set (--quick): 1..17, 24, 31..33, 64, 128, 256, 257. */
+size_t verify_quick_ns(int64_t *out, size_t cap);
+/* The values the default sweep gives each param not set by -D, one param
+ * at a time (the others at their defaults): 1..6, 8. */
+size_t verify_param_values(int64_t *out, size_t cap);
 
 /* The roots verified for N (root = -1: all for N <= 16, else a spread:
  * 0, 1, 2, N/3, N/2-1, N/2, N-2, N-1). Returns the count (<= cap). */
@@ -99,6 +110,7 @@ size_t verify_roots(int64_t N, int64_t root, int64_t *out, size_t cap);
 enum {
     VERIFY_FAILED = 1,    /* some instance failed, or nothing verified */
     VERIFY_TOO_LARGE = 2, /* some N was stopped by a resource limit */
+    VERIFY_NOTHING = 4,   /* skip_inapplicable: no N applied, nothing printed */
 };
 int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
                      Arena *arena, FILE *summary);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "support/util.h"
 
-size_t verify_default_ns(int64_t *out, size_t cap) {
+size_t verify_quick_ns(int64_t *out, size_t cap) {
     /* 1 (every loop runs zero times), 2..17, a composite and the odd
      * neighbours of a power of two (where halving and wrap-around break),
      * the powers of two up to 256, and one N above 256. */
@@ -19,6 +19,30 @@ size_t verify_default_ns(int64_t *out, size_t cap) {
     size_t n = 0;
     for (int64_t N = 1; N <= 17 && n < cap; N++) out[n++] = N;
     for (size_t i = 0; i < sizeof extra / sizeof *extra && n < cap; i++) out[n++] = extra[i];
+    return n;
+}
+
+size_t verify_default_ns(int64_t *out, size_t cap) {
+    /* The quick set and the composite families of hierarchical and grid
+     * algorithms: multiples of 6, 12 and 24 (several factorisations, so a
+     * wrong group stride or a forgotten remainder shows), merged in order. */
+    static const int64_t composite[] = {18, 30, 36, 42, 48, 60, 72, 96};
+    int64_t quick[32];
+    size_t nq = verify_quick_ns(quick, 32), n = 0, i = 0, j = 0;
+    const size_t nc = sizeof composite / sizeof *composite;
+    while ((i < nq || j < nc) && n < cap) {
+        if (j >= nc || (i < nq && quick[i] < composite[j])) out[n++] = quick[i++];
+        else out[n++] = composite[j++];
+    }
+    return n;
+}
+
+size_t verify_param_values(int64_t *out, size_t cap) {
+    /* small values (1 and 2 are where groups and radices degenerate), an
+     * odd prime, a composite and powers of two */
+    static const int64_t v[] = {1, 2, 3, 4, 5, 6, 8};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof v / sizeof *v && n < cap; i++) out[n++] = v[i];
     return n;
 }
 
@@ -96,10 +120,13 @@ static const char *require_text(const Stmt *req, DiagEngine *dx, Arena *arena) {
 
 int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
                      Arena *arena, FILE *summary) {
-    int64_t defaults[32];
+    int64_t defaults[64];
     const int64_t *ns = o->ns;
     size_t nns = o->nns;
-    if (!ns) { nns = verify_default_ns(defaults, 32); ns = defaults; }
+    if (!ns) {
+        nns = o->quick ? verify_quick_ns(defaults, 64) : verify_default_ns(defaults, 64);
+        ns = defaults;
+    }
     int rooted = collective_info[alg->coll].rooted;
 
     /* instantiate reports through an engine; later, silent instances get
@@ -198,6 +225,13 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     /* A CI gate must not pass on an algorithm it never checked: applying
      * to no N of the set is an error, with the reasons as notes. */
     int nothing = nns > 0 && !nver && !nfail && !nbig;
+    if (nothing && o->skip_inapplicable) {
+        /* a value of the default param sweep that its requires exclude */
+        free(rs);
+        diag_delete(quiet);
+        fclose(devnull);
+        return VERIFY_NOTHING;
+    }
     if (nothing) {
         any_failed = 1;
         diag_error(dx, alg->name_span, "nothing-verified",

@@ -276,7 +276,7 @@ static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
 /* ---------- statements ---------- */
 
 static InterpFlow exec_require(Inst *I, const Stmt *st) {
-    int64_t v;
+    int64_t v = 0; /* set by eval on success (GCC -O2 cannot see it) */
     if (eval(I, st->u.require.cond, &v)) return INTERP_ERROR;
     if (v) return INTERP_OK;
     if (st->u.require.error) {

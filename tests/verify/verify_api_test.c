@@ -95,15 +95,22 @@ int main(void) {
     EXPECT(errors == 1);
     EXPECT(strstr(text, "is too large to verify") != NULL);
     EXPECT(strstr(text, "[verify-too-large]") != NULL);
+    EXPECT(st.too_large == 1); /* a resource limit, not a wrong schedule */
     free(text);
     s.chunks_other[BUF_IN] = saved_in;
     s.chunks_at_root[BUF_IN] = saved_root;
 
-    /* The documented N and root sets. */
-    int64_t ns[32];
-    size_t nn = verify_default_ns(ns, 32);
+    /* The documented N and root sets: the quick one (--quick), the default
+     * one (the quick one with the multiples of 6, 12 and 24), the params'. */
+    int64_t ns[64];
+    size_t nn = verify_quick_ns(ns, 32);
     EXPECT(nn == 25 && ns[0] == 1 && ns[16] == 17 && ns[17] == 24 && ns[18] == 31 &&
            ns[20] == 33 && ns[21] == 64 && ns[23] == 256 && ns[24] == 257);
+    static const int64_t dflt[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                   18, 24, 30, 31, 32, 33, 36, 42, 48, 60, 64, 72, 96, 128, 256, 257};
+    nn = verify_default_ns(ns, 64);
+    EXPECT(nn == sizeof dflt / sizeof *dflt && !memcmp(ns, dflt, sizeof dflt));
+    EXPECT(verify_param_values(ns, 64) == 7 && ns[0] == 1 && ns[5] == 6 && ns[6] == 8);
     int64_t roots[16];
     EXPECT(verify_roots(5, -1, roots, 16) == 5 && roots[4] == 4);
     EXPECT(verify_roots(64, -1, roots, 16) == 8 && roots[3] == 21 && roots[4] == 31 && roots[7] == 63);

@@ -152,7 +152,7 @@ def reference(path, rooted):
     return out
 
 def collc(path):
-    p = subprocess.run([COLLC, "verify", path, "-N", "1..%d" % NS[-1]], capture_output=True, text=True)
+    p = subprocess.run([COLLC, "verify", "--quick", path, "-N", "1..%d" % NS[-1]], capture_output=True, text=True)
     out = {}
     line = p.stdout.strip()
     for part in line.split(": ", 1)[1].split("; "):
