@@ -374,7 +374,7 @@ static void protect_sends(Build *b) {
 /* What the thread block at the head of g waits for: a thread block, and
  * why (into *why). */
 static int waits_for(const Build *b, const int *pc, int g, const char **why) {
-    int lb, i = head(b, pc, g, &lb);
+    int lb = 0, i = head(b, pc, g, &lb); /* head sets lb when i >= 0 */
     const Ev *e = &b->ev[i];
     if (lb < 0) {
         *why = "its dependency (depid/deps)";

@@ -65,7 +65,7 @@ static Status emit_kind(const Cmd *c, EmitKind *kind) {
 
 Status rankir_options(Cmd *c) {
     const DriverOptions *o = &c->o;
-    EmitKind kind;
+    EmitKind kind = EMIT_OBJECT; /* set by emit_kind; GCC -O3 cannot see it */
     Status st = emit_kind(c, &kind);
     if (st != EXIT_GO_ON) return st;
     const char *output = o->output, *header = o->emit_header; /* --emit-header: "" = beside the output */
@@ -142,7 +142,7 @@ static int write_llvm(Cmd *c, EmitKind kind, const char *path, const RankProgram
 Status rankir_compile(Cmd *c) {
     const RankIrTarget *rt = c->target->data;
     Session *s = &c->s;
-    EmitKind kind;
+    EmitKind kind = EMIT_OBJECT; /* set by emit_kind; GCC -O3 cannot see it */
     if (emit_kind(c, &kind) != EXIT_GO_ON) COLLC_UNREACHABLE("rankir_options checked --emit");
     int failed = 0, too_large = 0;
     const RankProgram **progs = ARENA_ARRAY(&s->arena, const RankProgram *, c->nalgs);
