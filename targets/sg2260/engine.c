@@ -382,19 +382,26 @@ static void where_desc(const Sg2260Sim *s, const Channel *h, int idx, char *buf,
     snprintf(buf, cap, "%s #%d%s: %s", label, idx, lbuf, dis);
 }
 
-static int run_err(Sg2260Sim *s, Sg2260Error *e, const Channel *h, const char *code, const char *fmt,
-                   ...) __attribute__((format(printf, 5, 6)));
-static int run_err(Sg2260Sim *s, Sg2260Error *e, const Channel *h, const char *code, const char *fmt,
-                   ...) {
+/* Formats fmt into e, at the descriptor h is on (its source line kept). */
+static int located_err(Sg2260Sim *s, Sg2260Error *e, const Channel *h, const char *code, const char *fmt,
+                       va_list ap) {
     char what[1024], loc[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
     int idx = desc_at(h, h->pc);
     where_desc(s, h, idx, loc, sizeof loc);
     int line = h->prog && h->prog->lines && idx >= 0 ? h->prog->lines[idx] : 0;
     return sg_err(e, code, NULL, line, "%s\n  at %s", what, loc);
+}
+
+static int run_err(Sg2260Sim *s, Sg2260Error *e, const Channel *h, const char *code, const char *fmt,
+                   ...) __attribute__((format(printf, 5, 6)));
+static int run_err(Sg2260Sim *s, Sg2260Error *e, const Channel *h, const char *code, const char *fmt,
+                   ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int r = located_err(s, e, h, code, fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 /* A warning: the hardware does not check it, the run goes on; the first
@@ -403,15 +410,10 @@ static void run_warn(Sg2260Sim *s, const Channel *h, const char *code, const cha
     __attribute__((format(printf, 4, 5)));
 static void run_warn(Sg2260Sim *s, const Channel *h, const char *code, const char *fmt, ...) {
     if (!s->res || s->res->nwarnings++) return;
-    char what[1024], loc[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    located_err(s, &s->res->warning, h, code, fmt, ap);
     va_end(ap);
-    int idx = desc_at(h, h->pc);
-    where_desc(s, h, idx, loc, sizeof loc);
-    int line = h->prog && h->prog->lines && idx >= 0 ? h->prog->lines[idx] : 0;
-    sg_err(&s->res->warning, code, NULL, line, "%s\n  at %s", what, loc);
 }
 
 /* ---- loading ----------------------------------------------------------- */
