@@ -135,15 +135,31 @@ void progress_begin(const char *cmd, const char *what) {
     if (!P.have_thread) P.have_thread = pthread_create(&P.thread, NULL, drawer, NULL) == 0;
 }
 
-void progress_step(const char *fmt, ...) {
+/* Sets the step; a named phase ("simulating") is drawn at once once the
+ * delay is over, so a phase shorter than a tick still shows, while the
+ * frequent updates of a sweep (progress_verify) wait for the next tick. */
+static void set_step(int draw_now, const char *fmt, va_list ap) {
     if (!P.have_thread) return;
     pthread_mutex_lock(&P.mu);
+    vsnprintf(P.step, sizeof P.step, fmt, ap);
+    P.paused = 0;
+    if (draw_now && seconds_since(&P.t0) * 1000 >= P.delay_ms) draw();
+    pthread_mutex_unlock(&P.mu);
+}
+
+void progress_step(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(P.step, sizeof P.step, fmt, ap);
+    set_step(1, fmt, ap);
     va_end(ap);
-    P.paused = 0;
-    pthread_mutex_unlock(&P.mu);
+}
+
+static void sweep_step(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sweep_step(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    set_step(0, fmt, ap);
+    va_end(ap);
 }
 
 void progress_pause(void) {
@@ -188,6 +204,6 @@ FILE *progress_stream(void) {
 
 void progress_verify(void *ctx, size_t done, size_t total, int64_t N) {
     (void)ctx;
-    if (done < total) progress_step("N = %lld (%zu of %zu)", (long long)N, done + 1, total);
+    if (done < total) sweep_step("N = %lld (%zu of %zu)", (long long)N, done + 1, total);
     else progress_pause();
 }

@@ -8,8 +8,7 @@
  * command has been at work for PROGRESS_DELAY_MS (or COLLC_PROGRESS_DELAY
  * seconds, like git's GIT_PROGRESS_DELAY; 0 shows it at once, which is how
  * the tests see it without depending on the machine's speed), redrawn by a
- * thread a few
- * times a second; erased before a diagnostic is written (the session's
+ * thread a few times a second and at once when the step changes; erased before a diagnostic is written (the session's
  * diagnostics go through progress_stream()) and when the work ends or
  * pauses. Output that is captured (a pipe, a file, the tests) never holds
  * it. The commands call it; nothing below the driver knows of it. */
