@@ -66,8 +66,19 @@ endfunction()
 function(collc_install_package)
   # The shipped algorithms (`collc compare` against them, examples to start
   # from) and the documentation, with the relative links between its pages.
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/dsl-examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/collc/dsl-examples
-          FILES_MATCHING PATTERN "*.coll")
+  # Staged in the build tree as well: the last folder `import` searches.
+  file(GLOB_RECURSE _examples CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}
+       ${PROJECT_SOURCE_DIR}/dsl-examples/*.coll)
+  set(_example_dirs "")
+  foreach(_f ${_examples})
+    get_filename_component(_d ${_f} DIRECTORY)
+    list(APPEND _example_dirs ${_d})
+  endforeach()
+  list(REMOVE_DUPLICATES _example_dirs)
+  foreach(_d ${_example_dirs})
+    file(GLOB _in_d CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${_d}/*.coll)
+    collc_stage_data(${_d} ${_in_d})
+  endforeach()
   install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/CONTRIBUTING.md
           DESTINATION ${CMAKE_INSTALL_DOCDIR})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- usage errors ---- */
 
@@ -340,9 +341,64 @@ int session_swept_param(Session *s, const Algorithm *alg, const char **name,
 
 /* ---- import "FILE.coll"; ---- */
 
+#ifndef COLLC_DATA_RELDIR
+#error "COLLC_DATA_RELDIR (the path from bin/ to share/collc) is set by the build"
+#endif
+
+/* Calls fn(dir, ctx) for each folder a relative `import` searches, in
+ * order, until it returns 1 (then returns 1): the importing file's folder
+ * (the working folder for standard input), each -I DIR, each folder of
+ * $COLLC_IMPORT_PATH, and the shipped examples, <folder of collc>/
+ * COLLC_DATA_RELDIR/dsl-examples (installed, and staged in the build tree). */
+static int each_import_dir(Session *s, const char *from, int (*fn)(const char *dir, void *ctx), void *ctx) {
+    const char *slash = strrchr(from, '/');
+    const char *own = strcmp(from, "-") == 0 || !slash ? "." : arena_printf(&s->arena, "%.*s", (int)(slash - from), from);
+    if (fn(*own ? own : "/", ctx)) return 1;
+    for (int k = 0; k < s->opts.nimport_dirs; k++)
+        if (fn(s->opts.import_dirs[k], ctx)) return 1;
+    const char *env = getenv("COLLC_IMPORT_PATH");
+    for (const char *p = env; p && *p;) {
+        size_t k = strcspn(p, ":");
+        if (k && fn(arena_printf(&s->arena, "%.*s", (int)k, p), ctx)) return 1;
+        p += k + (p[k] == ':');
+    }
+    char exe[4096];
+    ssize_t m = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (m <= 0) return 0;
+    exe[m] = '\0';
+    char *eslash = strrchr(exe, '/');
+    if (!eslash) return 0;
+    const char *dir = arena_printf(&s->arena, "%.*s/" COLLC_DATA_RELDIR "/dsl-examples", (int)(eslash - exe), exe);
+    char *real = realpath(dir, NULL); /* without the "bin/../" */
+    int found = real && fn(arena_printf(&s->arena, "%s", real), ctx);
+    free(real);
+    return found;
+}
+
+typedef struct ImportFind {
+    Session *s;
+    const char *file;  /* as written */
+    const char *path;  /* the first that exists */
+    const char *tried; /* "dir1, dir2, ..." */
+} ImportFind;
+
+static int try_import_dir(const char *dir, void *ctx) {
+    ImportFind *f = ctx;
+    /* a folder named twice (-I of the file's own, say) is listed once */
+    size_t dl = strlen(dir);
+    for (const char *t = f->tried; (t = strstr(t, dir)); t += dl)
+        if ((t == f->tried || t[-1] == ' ') && (t[dl] == ',' || t[dl] == 0)) return 0;
+    f->tried = *f->tried ? arena_printf(&f->s->arena, "%s, %s", f->tried, dir) : dir;
+    const char *path = strcmp(dir, ".") == 0 ? f->file : arena_printf(&f->s->arena, "%s%s%s", dir,
+                                                                     dir[strlen(dir) - 1] == '/' ? "" : "/", f->file);
+    if (access(path, F_OK) != 0) return 0;
+    f->path = path;
+    return 1;
+}
+
 /* Parses every file the parsed ones import, once each (a file also given
- * on the command line is not read again), FILE relative to the importing
- * file; their algorithms go to prog.library: callable, not selected. */
+ * on the command line is not read again), FILE found in each_import_dir's
+ * folders; their algorithms go to prog.library: callable, not selected. */
 static void load_imports(Session *s) {
     size_t nseen = 0;
     char **seen = xcalloc(s->sm.nfiles + (size_t)s->prog.nimports + 1, sizeof *seen);
@@ -354,10 +410,15 @@ static void load_imports(Session *s) {
     for (int k = 0; k < s->prog.nimports; k++) {
         Import im = s->prog.imports[k];
         const char *from = source_file(&s->sm, im.span.file)->path;
-        const char *slash = strrchr(from, '/');
-        const char *path = im.path[0] == '/' || !slash || strcmp(from, "-") == 0
-                               ? im.path
-                               : arena_printf(&s->arena, "%.*s/%s", (int)(slash - from), from, im.path);
+        ImportFind find = {.s = s, .file = im.path, .path = NULL, .tried = ""};
+        if (im.path[0] == '/') find.path = im.path;
+        else each_import_dir(s, from, try_import_dir, &find);
+        const char *path = find.path;
+        if (!path) {
+            diag_error(s->dx, im.span, "cannot-open", "cannot open imported file '%s': not found", im.path);
+            diag_note(s->dx, im.span, "searched %s (-I DIR and COLLC_IMPORT_PATH add folders)", find.tried);
+            continue;
+        }
         char *rp = realpath(path, NULL);
         int dup = 0;
         for (size_t j = 0; j < nseen && rp && !dup; j++) dup = strcmp(seen[j], rp) == 0;

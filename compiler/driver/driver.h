@@ -60,6 +60,8 @@ typedef struct CommonOptions {
     int ndefines;
     int defines_unused;           /* the command uses no params (check): a -D
                                      that reaches none is not an error */
+    const char *import_dirs[32];  /* -I DIR, in order */
+    int nimport_dirs;
     const char *algorithm;        /* --algorithm NAME */
     int input_format;             /* --input-format: 0 = recognised by content, else
                                      1 + the row of driver/formats.def */

@@ -31,6 +31,7 @@ typedef enum OptKind {
     OPTK_DEFINE,    /* CommonOptions: -D NAME=VALUE adds a Define */
     OPTK_WERROR,    /* CommonOptions: -Werror (all) or -Werror=CODE */
     OPTK_WNO,       /* CommonOptions: -Wno-CODE */
+    OPTK_IMPORT_DIR, /* CommonOptions: -I DIR adds a folder `import` searches */
 } OptKind;
 
 
@@ -452,6 +453,12 @@ static int set_value(DriverOptions *o, OptionId id, const char *shown, const cha
         if (o->common.nwno >= (int)ARRAY_LEN(o->common.wno))
             return usage_error(o->name, "too many -Wno- options");
         o->common.wno[o->common.nwno++] = v;
+        return 0;
+    case OPTK_IMPORT_DIR:
+        if (!*v) return usage_error(o->name, "missing folder after '-I'");
+        if (o->common.nimport_dirs >= (int)ARRAY_LEN(o->common.import_dirs))
+            return usage_error(o->name, "too many -I options");
+        o->common.import_dirs[o->common.nimport_dirs++] = v;
         return 0;
     }
     COLLC_UNREACHABLE("option kind");

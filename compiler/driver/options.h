@@ -90,6 +90,7 @@ typedef struct SizeRange { double lo, hi; } SizeRange;       /* lo < hi */
 #define OPTK_TYPE_DEFINE CommonOptions
 #define OPTK_TYPE_WERROR CommonOptions
 #define OPTK_TYPE_WNO CommonOptions
+#define OPTK_TYPE_IMPORT_DIR CommonOptions
 
 /* The command line, parsed: one field per OPT row of options.def (named by
  * its `field` column, typed by its kind), set to the row's default when

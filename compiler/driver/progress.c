@@ -180,11 +180,14 @@ void progress_end(void) {
     P.have_thread = 0;
 }
 
-/* progress_stream's write: erase the line, then pass the text on. */
+/* progress_stream's write: erase the line, then pass the text on; the line
+ * stays away until the work's next step, so that it never comes back
+ * between a diagnostic and its notes or the error count. */
 static ssize_t stream_write(void *cookie, const char *buf, size_t n) {
     (void)cookie;
     pthread_mutex_lock(&P.mu);
     erase();
+    P.paused = 1;
     put(buf, n);
     pthread_mutex_unlock(&P.mu);
     return (ssize_t)n;

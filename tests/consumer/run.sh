@@ -64,7 +64,13 @@ fi
 grep -q "in $prefix/share/collc/machines " unknown.log || fail "unknown machine: $(cat unknown.log)"
 run compare.log "$prefix/bin/collc" compare "$prefix"/share/collc/dsl-examples/*_allreduce.coll -N 8
 grep -q "ring_allreduce" compare.log || fail "collc compare: $(cat compare.log)"
-echo "consumer: installed collc and sg2260-sim find machines by name; compare OK"
+# A project outside the source tree imports the installed examples by name.
+mkdir -p "$work/own"
+printf '%s\n' 'import "ring_allgather.coll";' 'algorithm own_ag : allgather {' '    call ring_allgather();' '}' \
+    > "$work/own/own.coll"
+run import.log "$prefix/bin/collc" verify -N 2..8 "$work/own/own.coll"
+grep -q "^own_ag: verified for N = 2..8" import.log || fail "import of an installed example: $(cat import.log)"
+echo "consumer: installed collc and sg2260-sim find machines by name; compare and import OK"
 
 # The outside project.
 [ $(($# % 2)) = 0 ] || fail "usage: run.sh BUILD WORK [MPI LAUNCHER]..."
