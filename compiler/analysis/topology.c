@@ -52,9 +52,66 @@ static void seterr(char *err, size_t errsz, const char *fmt, ...) {
     va_end(ap);
 }
 
+static int cmp_link_key(const void *pa, const void *pb, void *ctx) {
+    const TopoLink *v = ctx;
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    if (v[a].from != v[b].from) return v[a].from < v[b].from ? -1 : 1;
+    if (v[a].to != v[b].to) return v[a].to < v[b].to ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Parallel links (the same from and to) become one link where the first of
+ * them was declared: its bandwidth is their sum (a message is spread over
+ * them by rate, as machine files sum a split link) and its alpha their
+ * largest (the message is done when its last part is). So every user of the
+ * topology -- cost, routing, bounds, synth -- sees them used together, and
+ * the order they were declared in changes nothing. */
+static void merge_parallel(LinkList *l) {
+    if (l->n < 2) return;
+    int32_t *ix = xmalloc(l->n * sizeof *ix);
+    for (size_t k = 0; k < l->n; k++) ix[k] = (int32_t)k;
+    qsort_r(ix, l->n, sizeof *ix, cmp_link_key, l->v);
+    uint8_t *gone = xcalloc(l->n, 1);
+    int any = 0;
+    for (size_t i = 0, j; i < l->n; i = j) {
+        TopoLink *first = &l->v[ix[i]];
+        for (j = i + 1; j < l->n && l->v[ix[j]].from == first->from && l->v[ix[j]].to == first->to; j++) {}
+        if (j == i + 1) continue;
+        /* 1/tpb summed exactly; in doubles should the exact sum overflow */
+        int ovf = 0;
+        double rate = 0;
+        Rat sum = rat_int(0), alpha = first->alpha;
+        for (size_t k = i; k < j; k++) {
+            const TopoLink *e = &l->v[ix[k]];
+            rate += 1.0 / rat_to_double(e->tpb);
+            sum = rat_add(sum, rat_div(rat_int(1), e->tpb, &ovf), &ovf);
+            if (rat_cmp(e->alpha, alpha) > 0) alpha = e->alpha;
+            if (k > i) gone[ix[k]] = 1;
+        }
+        Rat tpb = rat_div(rat_int(1), sum, &ovf);
+        if (ovf) tpb = rat_from_double(1.0 / rate, 1000000, &ovf);
+        first->tpb = tpb;
+        first->alpha = alpha;
+        any = 1;
+    }
+    if (any) {
+        size_t n = 0;
+        for (size_t k = 0; k < l->n; k++)
+            if (!gone[k]) {
+                l->v[n] = l->v[k];
+                l->spans[n] = l->spans[k];
+                n++;
+            }
+        l->n = n;
+    }
+    free(gone);
+    free(ix);
+}
+
 /* Finishes a TopoModel from a link list: CSR, message ports, alpha facts. */
 static TopoModel *finish(const char *name, TopoKind kind, int64_t N, int64_t nnodes,
                          LinkList *l, int64_t ports) {
+    merge_parallel(l);
     TopoModel *t = xcalloc(1, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", name);
     t->kind = kind;

@@ -116,6 +116,17 @@ int cmd_synth(int argc, char **argv) {
     if (status == EXIT_OK && collective_info[coll].rooted && c.root >= N) {
         status = usage_error("synth", "--root %lld is not a rank of N = %lld", (long long)c.root, (long long)N);
     }
+    if (status == EXIT_OK && name && !parse_is_name(&cmd.s.arena, name)) {
+        int word = name[0] != 0;
+        for (const char *q = name; *q; q++)
+            word &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_';
+        status = word && !(name[0] >= '0' && name[0] <= '9')
+                     ? usage_error("synth", "--name '%s' is a keyword of the language, not a name for an algorithm",
+                                   name)
+                     : usage_error("synth",
+                                   "--name expects an identifier (letters, digits and '_', not starting with a "
+                                   "digit) for the algorithm");
+    }
     if (status == EXIT_OK && N < 2) {
         diag_error(cmd.s.dx, span_none(), "synth-unsupported", "synth needs N >= 2 (N = %lld)", (long long)N);
         status = EXIT_INPUT;

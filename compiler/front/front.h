@@ -31,6 +31,10 @@ typedef int InputSniffFn(const char *text, size_t len);
 /* The .coll sniffer: 1 for any text (the format of last resort). */
 int parse_sniff(const char *text, size_t len);
 
+/* 1 when `s` is a name the language accepts for an algorithm, a buffer or
+ * a variable: one identifier, not a keyword (such as `step`). */
+int parse_is_name(Arena *arena, const char *s);
+
 /* Resolves names, checks scopes, collectives, buffers, statement placement
  * and range lengths that are known statically, folds constants, assigns frame
  * slots. Returns the number of errors reported. Must only run on a program

@@ -223,16 +223,47 @@ static void print_step_body(FILE *out, const Schedule *s, const Step *st) {
     }
 }
 
+/* Text from outside (a topology's or a machine's name, a command line) in a
+ * comment (quoted = 0) or a string literal (1), so that the output always
+ * scans: well-formed UTF-8 as it is, any other byte as U+FFFD; in a comment
+ * a line break or control character becomes a space, in a string '"', '\\',
+ * a line break and a tab are escaped and other control characters become
+ * spaces. */
+static void print_text(FILE *out, const char *text, int quoted) {
+    const unsigned char *p = (const unsigned char *)text;
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = p[i];
+        size_t k = utf8_seq(p + i, n - i);
+        if (k == 0) fputs("\xEF\xBF\xBD", out);
+        else if (quoted && (c == '"' || c == '\\')) fprintf(out, "\\%c", c);
+        else if (quoted && c == '\n') fputs("\\n", out);
+        else if (quoted && c == '\t') fputs("\\t", out);
+        else if (c < 0x20 || c == 0x7f) fputc(' ', out);
+        else fwrite(p + i, 1, k, out);
+        i += k ? k : 1;
+    }
+}
+
 void schedule_print_coll(FILE *out, const Schedule *s, const CollPrintInfo *info) {
     const Algorithm *alg = s->alg;
     for (size_t k = 0; info && k < info->nheader; k++)
-        fprintf(out, info->header[k][0] ? "// %s\n" : "//\n", info->header[k]);
+        if (info->header[k][0]) {
+            fputs("// ", out);
+            print_text(out, info->header[k], 0);
+            fputc('\n', out);
+        } else {
+            fputs("//\n", out);
+        }
     fprintf(out, "algorithm %s : %s {\n", info && info->name ? info->name : alg->name,
             collective_info[alg->coll].keyword);
-    if (info && info->require_why)
-        fprintf(out, "    require N == %" PRId64 ", \"%s\";\n", s->N, info->require_why);
-    else
+    if (info && info->require_why) {
+        fprintf(out, "    require N == %" PRId64 ", \"", s->N);
+        print_text(out, info->require_why, 1);
+        fputs("\";\n", out);
+    } else {
         fprintf(out, "    require N == %" PRId64 ", \"schedule for N = %" PRId64 "\";\n", s->N, s->N);
+    }
     if (s->root >= 0)
         fprintf(out, "    require root == %" PRId64 ", \"schedule for root %" PRId64 "\";\n", s->root,
                 s->root);
@@ -245,7 +276,11 @@ void schedule_print_coll(FILE *out, const Schedule *s, const CollPrintInfo *info
     for (size_t i = 0; i < s->nsteps; i++) {
         const Step *st = &s->steps[i];
         const char *c = info && info->step_comment ? info->step_comment[i] : NULL;
-        if (c) fprintf(out, "\n    // %s\n", c);
+        if (c) {
+            fputs("\n    // ", out);
+            print_text(out, c, 0);
+            fputc('\n', out);
+        }
         else if (i == 0) fputc('\n', out);
         if (st->count == 0) {
             fputs("    step { }\n", out);
