@@ -81,6 +81,17 @@ static void json_ratio(JsonWriter *w, const char *key, Rat v, Rat lb) {
 
 /* ---- one N ---- */
 
+/* "FILE:LINE" of a step (the file's name without its folders), "-" for a
+ * step without a place. */
+static const char *step_source(Span span, SourceManager *sm, Arena *a) {
+    if (!span_valid(span)) return "-";
+    unsigned line = 0, col = 0;
+    source_line_col(sm, span.file, span.lo, &line, &col);
+    const char *path = source_file(sm, span.file)->path;
+    const char *base = strrchr(path, '/');
+    return arena_printf(a, "%s:%u", base ? base + 1 : path, line);
+}
+
 static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *t,
                         const CostResult *r, const CostBounds *b, SourceManager *sm,
                         const char *label) {
@@ -152,29 +163,33 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
     if (reducing) printf("        compute: %s\n", b->compute_why);
     if (r->steps) {
         printf("\n");
+        /* "file:line" of each step: composed algorithms' steps come from
+         * several files */
+        Arena tmp;
+        arena_init(&tmp);
+        const char **where = ARENA_ARRAY(&tmp, const char *, r->nsteps ? r->nsteps : 1);
+        int wsource = 8;
+        for (size_t k = 0; k < r->nsteps; k++) {
+            where[k] = step_source(sch->steps[k].span, sm, &tmp);
+            if ((int)strlen(where[k]) + 2 > wsource) wsource = (int)strlen(where[k]) + 2;
+        }
         cell(stdout, "step", 7);
-        cell(stdout, "line", 7);
+        cell(stdout, "source", wsource);
         cell(stdout, "latency", 10);
         cell(stdout, "bandwidth", 15);
         if (reducing) cell(stdout, "compute", 15);
         cell(stdout, "time", 11);
         printf("variables\n");
-        Arena tmp;
-        arena_init(&tmp);
         const char **vars = schedule_describe_steps(sch, &tmp);
         for (size_t k = 0; k < r->nsteps; k++) {
-            char n[32], ln[32], s1[64], s2[64], s3[64], tm[32];
-            unsigned line = 0, col = 0;
-            if (span_valid(sch->steps[k].span))
-                source_line_col(sm, sch->steps[k].span.file, sch->steps[k].span.lo, &line, &col);
+            char n[32], s1[64], s2[64], s3[64], tm[32];
             snprintf(n, sizeof n, "%zu", k + 1);
-            snprintf(ln, sizeof ln, "%u", line);
             cost_fmt_term(r->steps[k].a, "α", s1, sizeof s1);
             cost_fmt_term(r->steps[k].b, "M/β", s2, sizeof s2);
             cost_fmt_term(r->steps[k].c, "M/γ", s3, sizeof s3);
             cost_fmt_time(cost_time(r->steps[k], m), tm, sizeof tm);
             cell(stdout, n, 7);
-            cell(stdout, ln, 7);
+            cell(stdout, where[k], wsource);
             cell(stdout, s1, 10);
             cell(stdout, s2, 15);
             if (reducing) cell(stdout, s3, 15);
@@ -256,6 +271,8 @@ static void report_json(const CostCli *c, const Schedule *sch, const TopoModel *
                 source_line_col(sm, sch->steps[k].span.file, sch->steps[k].span.lo, &line, &col);
             json_object_begin(&w);
             json_field_uint(&w, "step", k + 1);
+            if (span_valid(sch->steps[k].span))
+                json_field_string(&w, "file", source_file(sm, sch->steps[k].span.file)->path);
             json_field_uint(&w, "line", line);
             json_rat_field(&w, "alpha", r->steps[k].a);
             json_rat_field(&w, "beta", r->steps[k].b);

@@ -841,10 +841,25 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
         I.scratch_of[k] = a->nbuffers++;
     }
 
-    /* the statements */
+    /* the statements; with top-level lets in a block of their own (an
+     * `if` that always holds), so that the callee's variables leave scope
+     * where the call ends and never show in the notes of later steps */
+    Built stmts = {NULL, NULL};
+    stmts.tail = &stmts.head;
+    int lets = 0;
     for (const Stmt *s = b->body; s; s = s->next) {
         if (s->kind == STMT_REQUIRE && ast_expr_header_only(s->u.require.cond)) continue;
-        built_add(body, cp_stmt(&I, s, 0));
+        lets |= s->kind == STMT_LET;
+        built_add(&stmts, cp_stmt(&I, s, 0));
+    }
+    if (lets && stmts.head) {
+        Stmt *scope = ast_stmt(C->arena, STMT_IF, sp);
+        scope->u.if_.cond = mk_int(C, sp, 1);
+        scope->u.if_.then_ = stmts.head;
+        scope->u.if_.else_ = NULL;
+        built_add(body, scope);
+    } else {
+        built_add(body, stmts.head);
     }
     free(I.map);
     free(I.files);
