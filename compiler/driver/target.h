@@ -40,6 +40,9 @@ typedef struct TargetMachine {
     /* The topology of the machine for N ranks, as topo_build returns it. */
     TopoStatus (*topology)(const void *machine, int64_t N, int64_t ports, TopoModel **out, char *err,
                            size_t errsz);
+    /* The job's shape the machine was measured on (nodes of ppn ranks),
+     * for the rules of collc tune; NULL: the machine has none. */
+    void (*shape)(const void *machine, int64_t *nodes, int64_t *ppn);
     /* The boards --topo names (built-in machines), and how many. */
     const TopoExtra *boards;
     size_t nboards;

@@ -320,8 +320,15 @@ static TopoStatus cluster_topology(const void *machine, int64_t N, int64_t ports
     return TOPO_OK;
 }
 
+static void cluster_shape(const void *machine, int64_t *nodes, int64_t *ppn) {
+    const ClusterMachine *m = machine;
+    *nodes = m->nodes;
+    *ppn = m->ppn;
+}
+
 const TargetMachine cluster_machines = {
     .claims = cluster_claims,
+    .shape = cluster_shape,
     .load = cluster_load,
     .free = free,
     .cost_params = cluster_params,
