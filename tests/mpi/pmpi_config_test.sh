@@ -100,8 +100,9 @@ if run 3 "$dir/reasons.log" COLLMPI_CONFIG="$dir/pow2x2.conf" COLLMPI_DEBUG=1; t
     "$dir/reasons.log" || fail "COLLMPI_DEBUG does not say that no later rule applies either"
 fi
 # 6. Rules on the communicator's shape: the processes of this test share
-# one host, one node of N ranks, so only ppn=4 nodes=1 matches at N = 4;
-# a bad shape condition is a bad line.
+# one host, so a communicator of N ranks is one node of N: MPI_COMM_WORLD
+# (N = 4) matches only ppn=4 nodes=1, the program's communicators of two
+# ranks only ppn=2; a bad shape condition is a bad line.
 cat > "$dir/shape.conf" <<CONF
 allreduce  *  *  $algs  recursive_doubling_allreduce  ppn=4 nodes=2..
 allreduce  *  *  $algs  recursive_doubling_allreduce  ppn=2
@@ -111,8 +112,10 @@ CONF
 if run 4 "$dir/shape.log" COLLMPI_CONFIG="$dir/shape.conf" COLLMPI_DEBUG=1; then
   grep -q "MPI_Allreduce ([0-9]* B, N=4) -> ring_allreduce (collc" "$dir/shape.log" ||
     fail "the rule of the shape ppn=4 nodes=1 did not serve MPI_Allreduce"
-  grep -q -- "-> recursive_doubling_allreduce (collc" "$dir/shape.log" &&
-    fail "a rule of another shape served MPI_Allreduce"
+  grep -q "MPI_Allreduce ([0-9]* B, N=4) -> recursive_doubling_allreduce (collc" "$dir/shape.log" &&
+    fail "a rule of another shape served MPI_Allreduce at N = 4"
+  grep -q "MPI_Allreduce ([0-9]* B, N=2) -> recursive_doubling_allreduce (collc" "$dir/shape.log" ||
+    fail "the rule of the shape ppn=2 did not serve MPI_Allreduce at N = 2"
   [ "$(count 'shape.conf:4: expected' "$dir/shape.log")" = 1 ] || fail "the bad shape condition is not reported exactly once"
 fi
 exit $status
