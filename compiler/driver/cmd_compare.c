@@ -6,7 +6,7 @@
  * size is the lower envelope of these lines, walked from the smallest size:
  * the current winner is overtaken at the first size where a line with a
  * smaller slope meets it. Every pairwise crossover is listed as well. */
-#include "driver/cost_cli.h"
+#include "driver/compare.h"
 #include "driver/synth_cli.h"
 #include "support/json.h"
 #include "support/util.h"
@@ -15,12 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Line {
-    const Algorithm *alg;
-    const char *name;       /* the algorithm's, or "alg [K = 2]" at a sweep point */
-    CostTerms t;
-    double A, B; /* seconds, seconds per byte */
-} Line;
+typedef CompareLine Line;
 
 static double at(const Line *l, double M) { return l->A + l->B * M; }
 
@@ -31,18 +26,12 @@ static double crossover(const Line *i, const Line *j) {
     return M > 0 ? M : -1;
 }
 
-/* The comparison of the algorithms of one collective. */
-static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective coll, Line *lines,
-                   int nl, int first) {
-    /* lower envelope over [lo, hi] */
-    double lo = c->range_lo, hi = c->range_hi;
+int compare_envelope(const CompareLine *lines, int nl, double lo, double hi, int *seg_alg, double *seg_lo) {
     int cur = 0;
     for (int k = 1; k < nl; k++) {
         double tk = at(&lines[k], lo), tc = at(&lines[cur], lo);
         if (tk < tc || (tk == tc && lines[k].B < lines[cur].B)) cur = k;
     }
-    int seg_alg[64];
-    double seg_lo[64];
     int nseg = 0;
     double M = lo;
     for (;;) {
@@ -60,10 +49,21 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
                 next = k;
             }
         }
-        if (next < 0 || best >= hi || nseg == 64) break;
+        if (next < 0 || best >= hi || nseg == COMPARE_MAX_SEGMENTS) break;
         cur = next;
         M = best;
     }
+    return nseg;
+}
+
+/* The comparison of the algorithms of one collective. */
+static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective coll, Line *lines,
+                   int nl, int first) {
+    /* lower envelope over [lo, hi] */
+    double lo = c->range_lo, hi = c->range_hi;
+    int seg_alg[COMPARE_MAX_SEGMENTS];
+    double seg_lo[COMPARE_MAX_SEGMENTS];
+    int nseg = compare_envelope(lines, nl, lo, hi, seg_alg, seg_lo);
 
     char topo[96], al[32], be[32], ga[32];
     topo_describe(t, topo, sizeof topo);
@@ -145,7 +145,7 @@ static void report(const CostCli *c, const TopoModel *t, int64_t N, Collective c
         }
         /* The range column is as wide as its widest range ("329.9 KiB ..
          * 2.441 MiB"), at least 20, and two spaces from the name. */
-        char rng[64][80];
+        char rng[COMPARE_MAX_SEGMENTS][80];
         int rw = 20;
         for (int k = 0; k < nseg; k++) {
             char a1[32], a2[32];
@@ -197,10 +197,7 @@ static int add_line(const CostCli *c, const Schedule *sch, TopoModel *t, DiagEng
     return 0;
 }
 
-/* Every algorithm of the input at every point of its -D sweep: the
- * contenders at N on t, into lines (*nl of them); one that does not apply
- * to N is left out with a warning. EXIT_GO_ON, or EXIT_INPUT. */
-static Status algorithm_lines(Cmd *cmd, const CostCli *c, TopoModel *t, Line *lines, int *nl) {
+Status compare_algorithm_lines(Cmd *cmd, const CostCli *c, TopoModel *t, CompareLine *lines, int *nl) {
     Session *s = &cmd->s;
     for (int k = 0; k < cmd->nalgs; k++) {
         const Algorithm *a = cmd->algs[k];
@@ -262,7 +259,7 @@ int cmd_compare(int argc, char **argv) {
         size_t nitems = 0;
         for (int k = 0; k < cmd.nalgs; k++) nitems += session_sweep_points(&cmd.s, cmd.algs[k]);
         lines = xcalloc(nitems + SYNTH_COMPARE_MAX * COLLECTIVE__COUNT + 1, sizeof *lines);
-        st = algorithm_lines(&cmd, &c, t, lines, &nl);
+        st = compare_algorithm_lines(&cmd, &c, t, lines, &nl);
     }
     if (st == EXIT_GO_ON && cmd.o.synth) st = synth_lines(&cmd, &c, t, lines, &nl);
     if (st == EXIT_GO_ON && nl == 0) {

@@ -32,7 +32,7 @@ static Status check_format(CostCli *c, const DriverOptions *o) {
  * explicit --alpha/--beta/--gamma win over it. */
 static Status load_machine(Cmd *cmd, CostCli *c, const DriverOptions *o) {
     if (!o->machine) return EXIT_GO_ON;
-    c->tm = target_machine();
+    c->tm = target_machine(o->machine);
     if (!c->tm) return usage_error(c->cmd, "no target of this collc reads machine files");
     c->machine_file = c->tm->load(c->cmd, o->machine);
     if (!c->machine_file) return EXIT_USAGE;

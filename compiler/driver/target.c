@@ -166,9 +166,12 @@ size_t target_option_note(OptionId id, CommandId cmd, char *buf, size_t size) {
     return n < size ? n : size - 1;
 }
 
-const TargetMachine *target_machine(void) {
+const TargetMachine *target_machine(const char *arg) {
     for (size_t k = 0; k < ntargets; k++)
-        if (targets[k]->machine) return targets[k]->machine;
+        if (targets[k]->machine && targets[k]->machine->claims && targets[k]->machine->claims(arg))
+            return targets[k]->machine;
+    for (size_t k = 0; k < ntargets; k++)
+        if (targets[k]->machine && !targets[k]->machine->claims) return targets[k]->machine;
     return NULL;
 }
 

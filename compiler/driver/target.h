@@ -28,6 +28,10 @@ typedef struct TargetEmit {
  * synth). The analysis/ folder never sees a target: the target turns its
  * machine into α, β, γ and a topology. */
 typedef struct TargetMachine {
+    /* Is the file at path one of this target's machine files (by its
+     * content)? NULL: the target takes every file no other target claims,
+     * and the names of the machines it ships. */
+    int (*claims)(const char *path);
     /* Reads the machine; NULL after printing the usage error "collc CMD: ...". */
     void *(*load)(const char *cmd, const char *path);
     void (*free)(void *machine);
@@ -36,6 +40,9 @@ typedef struct TargetMachine {
     /* The topology of the machine for N ranks, as topo_build returns it. */
     TopoStatus (*topology)(const void *machine, int64_t N, int64_t ports, TopoModel **out, char *err,
                            size_t errsz);
+    /* The job's shape the machine was measured on (nodes of ppn ranks),
+     * for the rules of collc tune; NULL: the machine has none. */
+    void (*shape)(const void *machine, int64_t *nodes, int64_t *ppn);
     /* The boards --topo names (built-in machines), and how many. */
     const TopoExtra *boards;
     size_t nboards;
@@ -107,9 +114,10 @@ Status target_check_dtype(const char *cmd, const Target *t, DriverDtype dtype);
  * (0: nothing to add). */
 size_t target_option_note(OptionId id, CommandId cmd, char *buf, size_t size);
 
-/* The machine files of the cost commands: the first target that reads
- * them, or NULL. */
-const TargetMachine *target_machine(void);
+/* The machine files of the cost commands for --machine ARG: the first
+ * target whose machines claim the file, else the first that reads machine
+ * files without claiming them, or NULL. */
+const TargetMachine *target_machine(const char *arg);
 /* The boards every target's machine offers to --topo. */
 const TopoExtra *target_boards(size_t *n);
 

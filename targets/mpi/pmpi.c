@@ -5,11 +5,18 @@
  * MPI_Init_thread. Each call is matched against the rules of the file named
  * by COLLMPI_CONFIG:
  *
- *   # collective  min-size  max-size  shared-object      algorithm   [n=LIST]
+ *   # collective  min-size  max-size  shared-object      algorithm   [n=LIST] [ppn=LIST] [nodes=LIST]
  *   allreduce     0         256KiB    /opt/algs/algs.so  recursive_doubling_allreduce
  *   allreduce     256KiB    -         /opt/algs/algs.so  ring_allreduce  n=2..64
+ *   allreduce     1MiB      -         /opt/algs/algs.so  ppn4_hierarchical_allreduce  ppn=4 nodes=2..
  *
- * The first rule whose collective, size range [min, max) and N match, and
+ * ppn= and nodes= are the communicator's shape: its ranks per node and
+ * nodes, found once per communicator (MPI_Comm_split_type with
+ * MPI_COMM_TYPE_SHARED, one MPI_Allreduce; kept as an attribute of the
+ * communicator) on its first call that a rule with a shape may serve; a
+ * communicator whose nodes hold different numbers of ranks has ppn 0 and
+ * matches no ppn=. The first rule whose collective, size range [min, max),
+ * N and shape match, and
  * whose algorithm's `require`s hold for N and the root, picks the
  * algorithm: the function collc_ALGORITHM of the shared object (built with
  * `collc compile --target=mpi`). The size is the nccl-tests size of the call
@@ -48,6 +55,9 @@ typedef struct rule {
     size_t lo, hi;          /* [lo, hi) bytes; hi = SIZE_MAX: no bound */
     long nlo, nhi;          /* N in [nlo, nhi] */
     int npow2;              /* N must be a power of two */
+    long plo, phi;          /* ranks per node in [plo, phi] (ppn=) */
+    long klo, khi;          /* nodes in [klo, khi] (nodes=) */
+    int shaped;             /* has ppn= or nodes=: needs the communicator's shape */
     char *object, *alg;
     void (*fn)(void);       /* NULL: not loaded (on some process) */
     int line;
@@ -136,27 +146,42 @@ static int parse_size(const char *s, size_t *out, int is_max) {
     return 0;
 }
 
-/* "n=4", "n=2..16", "n=pow2" */
-static int parse_n(const char *s, rule *r) {
-    if (strncasecmp(s, "n=", 2) != 0) return -1;
-    s += 2;
-    if (strcasecmp(s, "pow2") == 0) {
-        r->npow2 = 1;
-        return 0;
-    }
+/* "4", "2..16", "2.." (no upper bound) into [*lo, *hi] */
+static int parse_range(const char *s, long *lo, long *hi) {
     char *end;
     long a = strtol(s, &end, 10);
     if (end == s || a < 1) return -1;
     long b = a;
     if (strncmp(end, "..", 2) == 0) {
         const char *t = end + 2;
-        b = strtol(t, &end, 10);
-        if (end == t) return -1;
+        b = *t ? strtol(t, &end, 10) : 1L << 30;
+        if (*t && end == t) return -1;
+        if (!*t) end = (char *)t;
     }
     if (*end || b < a) return -1;
-    r->nlo = a;
-    r->nhi = b;
+    *lo = a;
+    *hi = b;
     return 0;
+}
+
+/* "n=4", "n=2..16", "n=pow2", "ppn=4", "nodes=2..": a condition of r */
+static int parse_cond(const char *s, rule *r) {
+    if (strncasecmp(s, "n=", 2) == 0) {
+        if (strcasecmp(s + 2, "pow2") == 0) {
+            r->npow2 = 1;
+            return 0;
+        }
+        return parse_range(s + 2, &r->nlo, &r->nhi);
+    }
+    if (strncasecmp(s, "ppn=", 4) == 0) {
+        r->shaped = 1;
+        return parse_range(s + 4, &r->plo, &r->phi);
+    }
+    if (strncasecmp(s, "nodes=", 6) == 0) {
+        r->shaped = 1;
+        return parse_range(s + 6, &r->klo, &r->khi);
+    }
+    return -1;
 }
 
 /* Reads the whole file (NULL if it cannot be read). */
@@ -203,21 +228,25 @@ static void parse_config(const char *path, char *text) {
         lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
-        char *tok[8], *save = NULL;
+        char *tok[9], *save = NULL;
         int nt = 0;
-        for (char *t = strtok_r(line, " \t\r", &save); t && nt < 8; t = strtok_r(NULL, " \t\r", &save))
+        for (char *t = strtok_r(line, " \t\r", &save); t && nt < 9; t = strtok_r(NULL, " \t\r", &save))
             tok[nt++] = t;
         if (nt == 0) continue;
         rule r;
         memset(&r, 0, sizeof r);
         r.nlo = 1;
         r.nhi = 1L << 30;
+        r.plo = r.klo = 1;
+        r.phi = r.khi = 1L << 30;
         r.line = lineno;
-        int bad = nt < 5 || nt > 6 || parse_coll(tok[0], &r.coll) || parse_size(tok[1], &r.lo, 0) ||
-                  parse_size(tok[2], &r.hi, 1) || (nt == 6 && parse_n(tok[5], &r));
+        int bad = nt < 5 || nt > 8 || parse_coll(tok[0], &r.coll) || parse_size(tok[1], &r.lo, 0) ||
+                  parse_size(tok[2], &r.hi, 1);
+        for (int k = 5; k < nt && !bad; k++) bad = parse_cond(tok[k], &r);
         if (bad || nrules == MAX_RULES) {
             note("collmpi: %s:%d: %s; line ignored", path, lineno,
-                 bad ? "expected 'COLLECTIVE MIN MAX OBJECT ALGORITHM [n=A..B|n=pow2]'"
+                 bad ? "expected 'COLLECTIVE MIN MAX OBJECT ALGORITHM [n=A..B|n=pow2] [ppn=A..B] "
+                       "[nodes=A..B]'"
                      : "too many rules");
             continue;
         }
@@ -234,6 +263,8 @@ static void parse_config(const char *path, char *text) {
 }
 
 /* Loads r's algorithm; a message and NULL when it cannot. */
+static void shape_keyval_create(void);
+
 static void load_rule(rule *r) {
     void *h = dlopen(r->object, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -288,6 +319,7 @@ static void setup(void) {
         }
     }
     for (int i = 0; i < nrules; i++) load_rule(&rules[i]);
+    shape_keyval_create();
 
     /* The agreement: bitwise AND of the hash, of its complement (both
      * survive only if every process had the same hash) and of the mask of
@@ -339,6 +371,72 @@ static int n_ok(const rule *r, int n) {
     return 1;
 }
 
+/* ---- the shape of a communicator (ppn=, nodes=) ---- */
+
+typedef struct comm_shape {
+    int ppn;   /* ranks per node; 0 when the nodes differ */
+    int nodes;
+} comm_shape;
+
+static int shape_keyval = MPI_KEYVAL_INVALID; /* made in MPI_Init (setup) */
+
+static int shape_delete(MPI_Comm comm, int keyval, void *value, void *extra) {
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    free(value);
+    return MPI_SUCCESS;
+}
+
+static void shape_keyval_create(void) {
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, shape_delete, &shape_keyval, NULL) != MPI_SUCCESS)
+        shape_keyval = MPI_KEYVAL_INVALID;
+}
+
+/* The shape of comm, found once (collectively: every rank of comm calls
+ * this in the same call, as every rank takes the same decision up to here)
+ * and then kept as the communicator's attribute. 0 with *out set, -1 when
+ * it cannot be found (the rules with a shape then do not match). */
+static int comm_shape_of(MPI_Comm comm, comm_shape *out) {
+    if (shape_keyval == MPI_KEYVAL_INVALID) return -1;
+    void *val = NULL;
+    int found = 0;
+    if (PMPI_Comm_get_attr(comm, shape_keyval, &val, &found) == MPI_SUCCESS && found && val) {
+        *out = *(comm_shape *)val;
+        return 0;
+    }
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return -1;
+    int lsize = 0, lrank = 0, n = 0;
+    PMPI_Comm_size(node, &lsize);
+    PMPI_Comm_rank(node, &lrank);
+    PMPI_Comm_free(&node);
+    PMPI_Comm_size(comm, &n);
+    /* the largest and the smallest node (as -size), and the nodes */
+    int v[3] = {lsize, -lsize, lrank == 0};
+    int mx[2], sum = 0;
+    if (PMPI_Allreduce(v, mx, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS ||
+        PMPI_Allreduce(&v[2], &sum, 1, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS)
+        return -1;
+    comm_shape *sh = malloc(sizeof *sh);
+    if (!sh) return -1;
+    sh->ppn = mx[0] == -mx[1] ? mx[0] : 0;
+    sh->nodes = sum;
+    if (PMPI_Comm_set_attr(comm, shape_keyval, sh) != MPI_SUCCESS) {
+        *out = *sh;
+        free(sh);
+        return 0;
+    }
+    *out = *sh;
+    return 0;
+}
+
+static int shape_ok(const rule *r, const comm_shape *sh, int known) {
+    if (!r->shaped) return 1;
+    if (!known) return 0;
+    return sh->ppn >= r->plo && sh->ppn <= r->phi && sh->nodes >= r->klo && sh->nodes <= r->khi;
+}
+
 /* Runs the call with a compiled algorithm if a rule serves it: returns 1
  * and sets *code, or 0 for "use the MPI library". */
 static int try_collc(const collmpi_args *a, int *code) {
@@ -374,10 +472,14 @@ static int try_collc(const collmpi_args *a, int *code) {
     rule *chosen = NULL;
     int matched = 0;        /* rules of this collective, size and N */
     char refused[160] = "";
+    comm_shape sh = {0, 0};
+    int shape = -1;         /* -1 not asked yet, 0 unknown, 1 known */
     for (int i = 0; i < nrules && !chosen; i++) {
         rule *r = &rules[i];
         if (!r->fn || r->coll != a->coll) continue;
         if (m.total_bytes < r->lo || m.total_bytes >= r->hi || !n_ok(r, m.nranks)) continue;
+        if (r->shaped && shape < 0) shape = comm_shape_of(a->comm, &sh) == 0;
+        if (!shape_ok(r, &sh, shape == 1)) continue;
         matched++;
         int ar = collmpi_applies(a->coll, &m, r->fn, &info);
         if (ar == COLL_OK) {

@@ -8,7 +8,8 @@
 #    leave every collective to the MPI library (no hang);
 #  - a rule whose object loads on some processes only is dropped on all;
 #  - COLLMPI_DEBUG=1 says why a call falls back: the algorithm whose
-#    `require` excludes this N, and that no later rule applies either.
+#    `require` excludes this N, and that no later rule applies either;
+#  - rules on the communicator's shape (ppn=, nodes=) match its shape.
 # MPIRUN may hold options.
 set -u
 mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
@@ -97,5 +98,24 @@ printf 'allreduce * * %s recursive_doubling_allreduce\n' "$algs" "$algs" > "$dir
 if run 3 "$dir/reasons.log" COLLMPI_CONFIG="$dir/pow2x2.conf" COLLMPI_DEBUG=1; then
   grep -q "MPI_Allreduce ([0-9]* B, N=3) -> MPI library: recursive_doubling_allreduce does not apply for N = 3.* (nor does any later rule)" \
     "$dir/reasons.log" || fail "COLLMPI_DEBUG does not say that no later rule applies either"
+fi
+# 6. Rules on the communicator's shape: the processes of this test share
+# one host, so a communicator of N ranks is one node of N: MPI_COMM_WORLD
+# (N = 4) matches only ppn=4 nodes=1, the program's communicators of two
+# ranks only ppn=2; a bad shape condition is a bad line.
+cat > "$dir/shape.conf" <<CONF
+allreduce  *  *  $algs  recursive_doubling_allreduce  ppn=4 nodes=2..
+allreduce  *  *  $algs  recursive_doubling_allreduce  ppn=2
+allreduce  *  *  $algs  ring_allreduce                n=4 ppn=4 nodes=1
+bcast      *  *  $algs  binomial_broadcast            ppn=x
+CONF
+if run 4 "$dir/shape.log" COLLMPI_CONFIG="$dir/shape.conf" COLLMPI_DEBUG=1; then
+  grep -q "MPI_Allreduce ([0-9]* B, N=4) -> ring_allreduce (collc" "$dir/shape.log" ||
+    fail "the rule of the shape ppn=4 nodes=1 did not serve MPI_Allreduce"
+  grep -q "MPI_Allreduce ([0-9]* B, N=4) -> recursive_doubling_allreduce (collc" "$dir/shape.log" &&
+    fail "a rule of another shape served MPI_Allreduce at N = 4"
+  grep -q "MPI_Allreduce ([0-9]* B, N=2) -> recursive_doubling_allreduce (collc" "$dir/shape.log" ||
+    fail "the rule of the shape ppn=2 did not serve MPI_Allreduce at N = 2"
+  [ "$(count 'shape.conf:4: expected' "$dir/shape.log")" = 1 ] || fail "the bad shape condition is not reported exactly once"
 fi
 exit $status

@@ -3,6 +3,7 @@
  * collective's signature (emit/emit_mpi.h, docs/mpi.md). */
 #include "driver/cpu/rankir_target.h"
 #include "emit/emit_mpi.h"
+#include "driver/mpi/machine.h"
 
 static const RankIrTarget mpi_rankir = {
     .core_prefix = EMIT_MPI_CORE_PREFIX,
@@ -21,6 +22,7 @@ const Target target_mpi = {
     .engine = "the mpi target",
     .dtype = runtime_dtype,
     .op = runtime_op,
+    .machine = &cluster_machines,
     .options = rankir_options,
     .compile = rankir_compile,
     .data = &mpi_rankir,

@@ -1,0 +1,377 @@
+/* cmd_calibrate.c - `collc calibrate PROBE-OUTPUT [-o FILE]`: the
+ * measurements of collc-probe (targets/mpi/probe.c, run under the job's
+ * mpirun) fitted into a cluster machine file (machine.h), which the cost
+ * commands read with --machine (docs/cluster.md section 3).
+ *
+ * The fit, per level (within a node, between nodes), on the median of each
+ * size's samples:
+ *   α  the median one-way time of the smallest message less its bytes'
+ *      time at β; its spread the same of its lowest and highest sample;
+ *   β  1 / the least-squares slope of (time - α) over size, on the sizes
+ *      from 1 MiB up (or the two largest, when the probe stopped below);
+ *      its spread from the lowest and highest sample of the largest size,
+ *      size / (time - α);
+ *   γ  per reduce row, bytes / median time; spread bytes / highest and
+ *      bytes / lowest sample. */
+#include "driver/command.h"
+#include "driver/mpi/machine.h"
+#include "support/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROBE_VERSION 1
+#define PROBE_MAX_SIZES 64
+#define PROBE_MAX_SAMPLES 1000
+#define FIT_FROM_BYTES ((double)(1 << 20))
+
+/* The samples of one size (or one reduction). */
+typedef struct Series {
+    double bytes;
+    double t[PROBE_MAX_SAMPLES];
+    int n;
+    double median;
+} Series;
+
+typedef struct Level {
+    Series s[PROBE_MAX_SIZES];
+    int n;
+    Span span; /* its first line */
+} Level;
+
+typedef struct Probe {
+    int have_version, have_end, have_shape;
+    int64_t ranks, nodes, ppn;
+    Level intra, inter;
+    Series reduce[CLUSTER_MAX_REDUCE];
+    char rdtype[CLUSTER_MAX_REDUCE][16], rop[CLUSTER_MAX_REDUCE][16];
+    int nreduce;
+} Probe;
+
+/* A word of a line: [lo, hi) offsets in the file's text. */
+typedef struct Word {
+    uint32_t lo, hi;
+} Word;
+
+typedef struct Line {
+    const char *text;
+    uint32_t file;
+    Word w[PROBE_MAX_SAMPLES + 8];
+    int n;
+    uint32_t lo, hi;
+} Line;
+
+static Span word_span(const Line *l, int k) {
+    if (k >= l->n) return (Span){l->file, l->hi, l->hi};
+    return (Span){l->file, l->w[k].lo, l->w[k].hi};
+}
+
+static int word_is(const Line *l, int k, const char *s) {
+    size_t len = strlen(s);
+    return k < l->n && l->w[k].hi - l->w[k].lo == len && memcmp(l->text + l->w[k].lo, s, len) == 0;
+}
+
+static void word_copy(const Line *l, int k, char *buf, size_t size) {
+    size_t len = l->w[k].hi - l->w[k].lo;
+    if (len >= size) len = size - 1;
+    memcpy(buf, l->text + l->w[k].lo, len);
+    buf[len] = 0;
+}
+
+/* Word k as a number above 0 (a size or a time). */
+static int word_number(Session *s, const Line *l, int k, const char *what, double *out) {
+    char buf[64];
+    if (k >= l->n) {
+        diag_error(s->dx, word_span(l, k), "probe-syntax", "expected %s", what);
+        return -1;
+    }
+    word_copy(l, k, buf, sizeof buf);
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (end == buf || *end || errno || !isfinite(v) || !(v > 0)) {
+        diag_error(s->dx, word_span(l, k), "probe-syntax", "expected %s (a number above 0), got '%s'", what, buf);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Words k.. as the samples of series out. */
+static int read_samples(Session *s, const Line *l, int k, Series *out) {
+    out->n = 0;
+    if (k >= l->n) {
+        diag_error(s->dx, word_span(l, k), "probe-syntax", "expected at least one time in seconds");
+        return -1;
+    }
+    for (; k < l->n; k++)
+        if (word_number(s, l, k, "a time in seconds", &out->t[out->n++]) != 0) return -1;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts the samples and sets the median. */
+static void settle(Series *s) {
+    qsort(s->t, (size_t)s->n, sizeof s->t[0], cmp_double);
+    s->median = s->n % 2 ? s->t[s->n / 2] : (s->t[s->n / 2 - 1] + s->t[s->n / 2]) / 2;
+}
+
+/* `shape ranks=R nodes=K ppn=P` */
+static int read_shape(Session *s, const Line *l, Probe *p) {
+    static const char *const keys[] = {"ranks=", "nodes=", "ppn="};
+    int64_t *vals[] = {&p->ranks, &p->nodes, &p->ppn};
+    for (int k = 0; k < 3; k++) {
+        char buf[64];
+        if (k + 1 < l->n) word_copy(l, k + 1, buf, sizeof buf);
+        size_t kl = strlen(keys[k]);
+        char *end = NULL;
+        long long v = k + 1 < l->n && strncmp(buf, keys[k], kl) == 0 ? strtoll(buf + kl, &end, 10) : 0;
+        if (!end || *end || v < 1) {
+            if (k == 2 && end && *end == '.')
+                diag_error(s->dx, word_span(l, k + 1), "probe-shape",
+                           "the nodes have different numbers of ranks; calibrate a job with the same number on every node");
+            else
+                diag_error(s->dx, word_span(l, k + 1), "probe-syntax", "expected '%sN'", keys[k]);
+            return -1;
+        }
+        *vals[k] = v;
+    }
+    p->have_shape = 1;
+    return 0;
+}
+
+static int read_line(Session *s, const Line *l, Probe *p) {
+    if (word_is(l, 0, "collc-probe") && l->n == 2) {
+        if (!word_is(l, 1, "1")) {
+            diag_error(s->dx, word_span(l, 1), "probe-version",
+                       "collc-probe output of an unknown version (this collc reads version %d)", PROBE_VERSION);
+            return -1;
+        }
+        p->have_version = 1;
+        return 0;
+    }
+    if (!p->have_version) {
+        diag_error(s->dx, word_span(l, 0), "probe-syntax", "expected the line 'collc-probe %d' first", PROBE_VERSION);
+        return -1;
+    }
+    if (word_is(l, 0, "shape")) return read_shape(s, l, p);
+    if (word_is(l, 0, "end") && l->n == 1) {
+        p->have_end = 1;
+        return 0;
+    }
+    if (word_is(l, 0, "pingpong")) {
+        Level *lv = word_is(l, 1, "intra") ? &p->intra : word_is(l, 1, "inter") ? &p->inter : NULL;
+        if (!lv) {
+            diag_error(s->dx, word_span(l, 1), "probe-syntax", "expected 'intra' or 'inter'");
+            return -1;
+        }
+        if (lv->n == PROBE_MAX_SIZES) {
+            diag_error(s->dx, word_span(l, 0), "probe-syntax", "more than %d sizes", PROBE_MAX_SIZES);
+            return -1;
+        }
+        Series *se = &lv->s[lv->n];
+        if (word_number(s, l, 2, "a message size in bytes", &se->bytes) != 0) return -1;
+        if (lv->n > 0 && se->bytes <= lv->s[lv->n - 1].bytes) {
+            diag_error(s->dx, word_span(l, 2), "probe-syntax", "message sizes must grow from line to line");
+            return -1;
+        }
+        if (read_samples(s, l, 3, se) != 0) return -1;
+        if (lv->n == 0) lv->span = word_span(l, 0);
+        lv->n++;
+        return 0;
+    }
+    if (word_is(l, 0, "reduce")) {
+        if (p->nreduce == CLUSTER_MAX_REDUCE) {
+            diag_error(s->dx, word_span(l, 0), "probe-syntax", "more than %d reduce lines", CLUSTER_MAX_REDUCE);
+            return -1;
+        }
+        if (l->n < 3) {
+            diag_error(s->dx, word_span(l, l->n), "probe-syntax", "expected 'reduce DTYPE OP BYTES TIME...'");
+            return -1;
+        }
+        int k = p->nreduce;
+        word_copy(l, 1, p->rdtype[k], sizeof p->rdtype[k]);
+        word_copy(l, 2, p->rop[k], sizeof p->rop[k]);
+        if (word_number(s, l, 3, "a size in bytes", &p->reduce[k].bytes) != 0) return -1;
+        if (read_samples(s, l, 4, &p->reduce[k]) != 0) return -1;
+        p->nreduce++;
+        return 0;
+    }
+    diag_error(s->dx, word_span(l, 0), "probe-syntax", "expected a line of collc-probe (pingpong, reduce, shape, end)");
+    return -1;
+}
+
+/* Splits a line into words; more than fit is an error. */
+static int split(Session *s, Line *l) {
+    l->n = 0;
+    for (uint32_t k = l->lo; k < l->hi;) {
+        while (k < l->hi && (l->text[k] == ' ' || l->text[k] == '\t' || l->text[k] == '\r')) k++;
+        if (k == l->hi) break;
+        uint32_t lo = k;
+        while (k < l->hi && l->text[k] != ' ' && l->text[k] != '\t' && l->text[k] != '\r') k++;
+        if (l->n == (int)(sizeof l->w / sizeof l->w[0])) {
+            Span sp = {l->file, lo, k};
+            diag_error(s->dx, sp, "probe-syntax", "more than %d samples on one line",
+                       PROBE_MAX_SAMPLES);
+            return -1;
+        }
+        l->w[l->n++] = (Word){lo, k};
+    }
+    return 0;
+}
+
+static int read_probe(Session *s, uint32_t file, Probe *p) {
+    const SourceFile *f = source_file(&s->sm, file);
+    Line *l = xcalloc(1, sizeof *l);
+    l->text = f->text;
+    l->file = file;
+    int rc = 0;
+    for (uint32_t at = 0; at < f->len && rc == 0 && !p->have_end;) {
+        const char *nl = memchr(f->text + at, '\n', f->len - at);
+        l->lo = at;
+        l->hi = nl ? (uint32_t)(nl - f->text) : (uint32_t)f->len;
+        at = l->hi + 1;
+        rc = split(s, l);
+        /* blank lines, and the ranks' "collc-probe: done" (for mpirun --done) */
+        if (rc != 0 || l->n == 0 || word_is(l, 0, "collc-probe:")) continue;
+        rc = read_line(s, l, p);
+    }
+    free(l);
+    if (rc != 0) return -1;
+    Span eof = {file, (uint32_t)f->len, (uint32_t)f->len};
+    if (!p->have_version) {
+        diag_error(s->dx, eof, "probe-incomplete", "no collc-probe output in the file");
+        return -1;
+    }
+    if (!p->have_shape || !p->have_end) {
+        diag_error(s->dx, eof, "probe-incomplete", "collc-probe's output ends before its %s line",
+                   !p->have_shape ? "'shape'" : "'end'");
+        return -1;
+    }
+    return 0;
+}
+
+/* α and β of one level into *alpha_us and *GBps. */
+static int fit_level(Session *s, Level *lv, const char *what, ClusterValue *alpha_us, ClusterValue *GBps) {
+    for (int k = 0; k < lv->n; k++) settle(&lv->s[k]);
+    if (lv->n < 2) {
+        diag_error(s->dx, lv->span, "probe-incomplete", "the ping-pong %s has %d message size%s; the fit needs two",
+                   what, lv->n, lv->n == 1 ? "" : "s");
+        return -1;
+    }
+    const Series *small = &lv->s[0], *large = &lv->s[lv->n - 1];
+    int from = 0;
+    while (from < lv->n - 2 && lv->s[from].bytes < FIT_FROM_BYTES) from++;
+    /* α first (the smallest message, its own bytes' time is negligible
+     * against it, and corrected below), then 1/β by least squares of
+     * t - α = bytes/β over the large sizes: the largest weigh most, as the
+     * time a collective of large messages spends is theirs. */
+    double alpha = small->median, sxx = 0, sxy = 0;
+    for (int k = from; k < lv->n; k++) {
+        double x = lv->s[k].bytes, y = lv->s[k].median - alpha;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    double slope = sxy / sxx;
+    if (!(slope > 0) || !isfinite(slope)) {
+        diag_error(s->dx, lv->span, "probe-fit", "the ping-pong %s does not take longer for larger messages", what);
+        return -1;
+    }
+    double beta = 1 / slope;
+    alpha = small->median - small->bytes / beta;
+    if (!(alpha > 0)) alpha = small->t[0];
+    double own = small->bytes / beta; /* the smallest message's own bytes */
+    *alpha_us = (ClusterValue){alpha * 1e6, fmin(small->t[0] - own, alpha) * 1e6,
+                               fmax(small->t[small->n - 1] - own, alpha) * 1e6};
+    double lo = large->bytes / (large->t[large->n - 1] - alpha), hi = large->bytes / (large->t[0] - alpha);
+    if (!(lo > 0) || !isfinite(lo)) lo = beta;
+    if (!(hi > 0) || !isfinite(hi)) hi = beta;
+    *GBps = (ClusterValue){beta / 1e9, fmin(lo, beta) / 1e9, fmax(hi, beta) / 1e9};
+    return 0;
+}
+
+static Status calibrate_options(Cmd *c) {
+    if (c->o.nfiles > 1)
+        return usage_error(c->o.name, "one collc-probe output to read, got %d files", c->o.nfiles);
+    c->nargs = c->o.nfiles; /* not a .coll file: read here */
+    c->o.common.defines_unused = 1;
+    return EXIT_GO_ON;
+}
+
+static Status calibrate(Cmd *c) {
+    Session *s = &c->s;
+    const char *path = c->o.files[0];
+    errno = 0;
+    int id = source_load(&s->sm, path);
+    if (id < 0) {
+        diag_error(s->dx, span_none(), "cannot-open", "cannot open '%s': %s",
+                   strcmp(path, "-") == 0 ? "<stdin>" : path, strerror(errno ? errno : EIO));
+        return EXIT_INPUT;
+    }
+    Probe *p = xcalloc(1, sizeof *p);
+    ClusterMachine *m = xcalloc(1, sizeof *m);
+    Status st = EXIT_INPUT;
+    Span eof = {(uint32_t)id, (uint32_t)source_file(&s->sm, (uint32_t)id)->len,
+                (uint32_t)source_file(&s->sm, (uint32_t)id)->len};
+    if (read_probe(s, (uint32_t)id, p) != 0) goto out;
+    if (p->nodes < 2 || p->ppn < 2) {
+        diag_error(s->dx, eof, "probe-shape",
+                   "the job had %lld node%s of %lld rank%s; calibrate needs at least 2 nodes of 2 ranks, to measure "
+                   "both levels",
+                   (long long)p->nodes, p->nodes == 1 ? "" : "s", (long long)p->ppn, p->ppn == 1 ? "" : "s");
+        goto out;
+    }
+    if (p->intra.n == 0 || p->inter.n == 0) {
+        diag_error(s->dx, eof, "probe-incomplete", "no ping-pong %s in collc-probe's output",
+                   p->intra.n == 0 ? "within a node (intra)" : "between nodes (inter)");
+        goto out;
+    }
+    if (p->nreduce == 0) {
+        diag_error(s->dx, eof, "probe-incomplete", "no reduce line in collc-probe's output");
+        goto out;
+    }
+    if (fit_level(s, &p->intra, "within a node", &m->intra_us, &m->intra_GBps) != 0 ||
+        fit_level(s, &p->inter, "between nodes", &m->inter_us, &m->inter_GBps) != 0)
+        goto out;
+    snprintf(m->name, sizeof m->name, "cluster-%lldx%lld", (long long)p->nodes, (long long)p->ppn);
+    m->nodes = p->nodes;
+    m->ppn = p->ppn;
+    for (int k = 0; k < p->nreduce; k++) {
+        Series *se = &p->reduce[k];
+        settle(se);
+        ClusterReduce *r = &m->reduce[m->nreduce++];
+        snprintf(r->dtype, sizeof r->dtype, "%s", p->rdtype[k]);
+        snprintf(r->op, sizeof r->op, "%s", p->rop[k]);
+        r->GBps = (ClusterValue){se->bytes / se->median / 1e9, se->bytes / se->t[se->n - 1] / 1e9,
+                                 se->bytes / se->t[0] / 1e9};
+    }
+    const char *out = c->o.output;
+    FILE *f = !out || strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
+    if (!f) {
+        st = usage_error(c->o.name, "cannot write '%s': %s", out, strerror(errno));
+        goto out;
+    }
+    cluster_machine_write(f, m);
+    if (f != stdout && fclose(f) != 0) {
+        st = usage_error(c->o.name, "cannot write '%s': %s", out, strerror(errno));
+        goto out;
+    }
+    st = EXIT_GO_ON;
+out:
+    free(p);
+    free(m);
+    return st;
+}
+
+int cmd_calibrate(int argc, char **argv) {
+    Cmd c = {0};
+    Status st = cmd_begin(&c, CMD_calibrate, argc, argv, calibrate_options);
+    if (st == EXIT_GO_ON) st = calibrate(&c);
+    return cmd_end(&c, st);
+}
