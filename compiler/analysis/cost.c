@@ -60,7 +60,10 @@ typedef struct CostWork {
     size_t ntouched;
     int64_t *reduced;     /* [N] chunks reduced into each rank */
     int64_t max_reduced;
-    int any_reduce;
+    int64_t *copied;      /* [N] chunks copied rank-locally that cannot hide */
+    uint8_t *hides;       /* [nsteps * N] t->local_copy: rank r's copies hide in
+                             step k (it has link traffic there and receives no
+                             reduction) */
     int64_t *sent, *recvd; /* [N] messages per rank (equal start-ups) */
     int32_t *route;       /* [nnodes] */
     int64_t *inj, *ej;    /* --ports on a graph: chunks each rank injects / ejects */
@@ -84,6 +87,26 @@ static void work_init(CostWork *w, const Schedule *s, TopoModel *t, DiagEngine *
     w->sent = xcalloc(N, sizeof *w->sent);
     w->recvd = xcalloc(N, sizeof *w->recvd);
     w->route = xmalloc((size_t)t->nnodes * sizeof *w->route);
+    if (!rat_is_zero(t->local_copy)) {
+        w->copied = xcalloc(N, sizeof *w->copied);
+        w->hides = xcalloc(s->nsteps * N + 1, sizeof *w->hides);
+        uint8_t *reduced = xcalloc(N, 1);
+        for (size_t k = 0; k < s->nsteps; k++) {
+            const Step *st = &s->steps[k];
+            uint8_t *h = w->hides + k * N;
+            for (size_t xi = st->first; xi < st->first + st->count; xi++) {
+                const Transfer *x = &s->xfers[xi];
+                if (x->op == XFER_REDUCE) reduced[x->dst.rank] = 1;
+                if (x->src.rank != x->dst.rank) h[x->src.rank] = h[x->dst.rank] = 1;
+            }
+            for (size_t xi = st->first; xi < st->first + st->count; xi++) {
+                int64_t r = s->xfers[xi].dst.rank;
+                if (reduced[r]) h[r] = 0;
+                reduced[r] = 0;
+            }
+        }
+        free(reduced);
+    }
     if (t->port_limit) {
         w->inj = xcalloc(N, sizeof *w->inj);
         w->ej = xcalloc(N, sizeof *w->ej);
@@ -97,6 +120,8 @@ static void work_free(CostWork *w) {
     free(w->sent);
     free(w->recvd);
     free(w->route);
+    free(w->copied);
+    free(w->hides);
     free(w->pairs);
     free(w->senders);
     free(w->receivers);
@@ -104,16 +129,34 @@ static void work_free(CostWork *w) {
     free(w->ej);
 }
 
+/* The chunks of rank-local copy xi (in step si) that cannot hide behind
+ * link traffic: those with no step between si and the last one they may
+ * move to (schedule_copy_deadline, the window the SG2260 lowering sinks
+ * copies in) in which their rank's copies hide. */
+static int64_t exposed_copy(const CostWork *w, size_t xi, size_t si) {
+    const Schedule *s = w->s;
+    const Transfer *x = &s->xfers[xi];
+    size_t N = (size_t)s->N, r = (size_t)x->dst.rank;
+    int64_t exposed = 0;
+    for (int32_t sub = 0; sub < x->src.hi - x->src.lo; sub++) {
+        size_t last = schedule_copy_deadline(s, xi, sub, si);
+        int hidden = 0;
+        for (size_t k = si; k <= last && !hidden; k++) hidden = w->hides[k * N + r];
+        exposed += !hidden;
+    }
+    return exposed;
+}
+
 /* Loads the links, the reducers and the ports with the transfers of step
  * st and collects its messages. Returns 0, or -1 after reporting a transfer
  * the topology cannot route. */
-static int step_transfers(CostWork *w, const Step *st) {
+static int step_transfers(CostWork *w, size_t si) {
+    const Step *st = &w->s->steps[si];
     const Schedule *s = w->s;
     TopoModel *t = w->t;
     uint64_t N = (uint64_t)s->N;
     w->ntouched = w->npairs = 0;
     w->max_reduced = 0;
-    w->any_reduce = 0;
     if (st->count > w->pairs_cap) {
         w->pairs_cap = st->count;
         w->pairs = xrealloc(w->pairs, w->pairs_cap * sizeof *w->pairs);
@@ -128,9 +171,11 @@ static int step_transfers(CostWork *w, const Step *st) {
         if (x->op == XFER_REDUCE) {
             w->reduced[x->dst.rank] += len;
             if (w->reduced[x->dst.rank] > w->max_reduced) w->max_reduced = w->reduced[x->dst.rank];
-            w->any_reduce = 1;
         }
-        if (x->src.rank == x->dst.rank) continue; /* local: free */
+        if (x->src.rank == x->dst.rank) { /* local: free, or priced by step_compute */
+            if (w->hides && x->op != XFER_REDUCE) w->copied[x->dst.rank] += exposed_copy(w, xi, si);
+            continue;
+        }
         int h = topo_route(t, x->src.rank, x->dst.rank, w->route);
         if (h < 0) {
             diag_error(w->dx, x->span, "cost-unroutable", "topology '%s' has no path from rank %d to rank %d",
@@ -212,6 +257,26 @@ static Rat step_latency(CostWork *w) {
     return rat_max(a, ser);
 }
 
+/* The compute term of step st in chunks: the busiest rank's reductions and,
+ * on a topology that prices local copies (t->local_copy), the copies of the
+ * step that cannot hide behind link traffic (exposed_copy). Clears the
+ * counts. */
+static Rat step_compute(CostWork *w, const Step *st) {
+    const Schedule *s = w->s;
+    Rat c = rat_int(w->max_reduced);
+    for (size_t xi = st->first; w->copied && xi < st->first + st->count; xi++) {
+        int64_t r = s->xfers[xi].dst.rank;
+        if (w->copied[r])
+            c = rat_max(c, rat_add(rat_int(w->reduced[r]), rat_mul(rat_int(w->copied[r]), w->t->local_copy, &w->ovf),
+                                   &w->ovf));
+    }
+    for (size_t xi = st->first; xi < st->first + st->count; xi++) {
+        w->reduced[s->xfers[xi].dst.rank] = 0;
+        if (w->copied) w->copied[s->xfers[xi].dst.rank] = 0;
+    }
+    return c;
+}
+
 /* The bandwidth term of step st in chunks: its busiest link (or the port
  * limit); clears the loads. */
 static Rat step_bandwidth(CostWork *w, const Step *st) {
@@ -247,18 +312,15 @@ int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_step
     int status = 0;
     for (size_t si = 0; si < s->nsteps && status == 0; si++) {
         const Step *st = &s->steps[si];
-        if (step_transfers(&w, st)) {
+        if (step_transfers(&w, si)) {
             status = -1;
             break;
         }
         CostTerms step = {rat_zero(), rat_zero(), rat_zero()};
         step.a = step_latency(&w);
         step.b = rat_mul(step_bandwidth(&w, st), out->chunk, &w.ovf);
-        /* compute: the busiest reducer */
-        if (w.any_reduce) {
-            step.c = rat_mul(rat_int(w.max_reduced), out->chunk, &w.ovf);
-            for (size_t xi = st->first; xi < st->first + st->count; xi++) w.reduced[s->xfers[xi].dst.rank] = 0;
-        }
+        /* compute: the busiest reducer (and the local copies it waits for) */
+        step.c = rat_mul(step_compute(&w, st), out->chunk, &w.ovf);
         if (!rat_is_zero(step.a) || !rat_is_zero(step.b) || !rat_is_zero(step.c)) out->comm_steps++;
         out->total.a = rat_add(out->total.a, step.a, &w.ovf);
         out->total.b = rat_add(out->total.b, step.b, &w.ovf);

@@ -23,8 +23,12 @@
  *   b  = max over links of (chunks crossing the link) * (its time per byte)
  *        * chunk fraction; a routed transfer loads every link on its route;
  *   c  = max over ranks of (chunks reduced into that rank) * chunk fraction
- *        (local reductions included: the arithmetic happens either way).
- * Local copies (src rank == dst rank) cost nothing. */
+ *        (local reductions included: the arithmetic happens either way),
+ *        plus, on a topology with local_copy (an SG2260 machine file), that
+ *        weight times the rank's local copy chunks of the step that cannot
+ *        hide: no step of their window (schedule_copy_deadline) has the
+ *        rank on a link without receiving a reduction.
+ * Local copies (src rank == dst rank) cost nothing otherwise. */
 #ifndef COLLC_COST_H
 #define COLLC_COST_H
 

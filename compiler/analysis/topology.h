@@ -64,6 +64,10 @@ typedef struct TopoModel {
     int uniform_startup;  /* every link leaving a rank has alpha `startup`, */
     Rat startup;          /*   so every message starts up in that time */
     Rat min_startup;      /* smallest alpha of a link leaving a rank */
+    Rat local_copy;       /* a chunk copied rank-locally, in chunks of the
+                             compute term (c), where the copy cannot hide
+                             behind the rank's link traffic (cost.h); 0 (the
+                             built-in topologies): local copies are free */
     /* Routing tables (graphs), one BFS row per source, computed lazily:
      * parent[src * nnodes + v] = link entering v on the BFS tree of src. */
     int32_t *parent;

@@ -101,6 +101,12 @@ void schedule_free(Schedule *s);
  * longer name the moved transfers' values). Returns the steps added. */
 size_t schedule_split_reduces(Schedule *s);
 
+/* The last step that chunk `sub` of rank-local transfer xi (in step si)
+ * may run in without changing what the schedule computes: the step before
+ * the first later transfer that reads or writes its destination chunk or
+ * writes its source chunk (copy_window.c). */
+size_t schedule_copy_deadline(const Schedule *s, size_t xi, int32_t sub, size_t si);
+
 static inline int64_t schedule_chunks(const Schedule *s, int buffer, int64_t rank) {
     return rank == s->root ? s->chunks_at_root[buffer] : s->chunks_other[buffer];
 }

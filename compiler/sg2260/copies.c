@@ -16,11 +16,6 @@
 
 #include <stdlib.h>
 
-/* Same rank and buffer, overlapping chunks. */
-static int overlaps(const SlotRange *a, const SlotRange *b) {
-    return a->rank == b->rank && a->buffer == b->buffer && a->lo < b->hi && b->lo < a->hi;
-}
-
 /* One chunk of a local copy: entries [first, end) of L->local. */
 typedef struct LocalGroup {
     size_t first, end, step, last;
@@ -35,21 +30,7 @@ static int cmp_group(const void *pa, const void *pb) {
 
 /* The last step chunk `sub` of transfer xi (in step si) may move to. */
 static size_t deadline(const Lowering *L, size_t xi, int32_t sub, size_t si) {
-    const Schedule *s = L->s;
-    if (!L->o->sink_local) return si;
-    SlotRange tsrc = s->xfers[xi].src, tdst = s->xfers[xi].dst;
-    tsrc.lo += sub, tsrc.hi = tsrc.lo + 1;
-    tdst.lo += sub, tdst.hi = tdst.lo + 1;
-    size_t last = si;
-    for (size_t k = si + 1; k < s->nsteps; k++) {
-        int clash = 0;
-        for (size_t u = s->steps[k].first; u < s->steps[k].first + s->steps[k].count && !clash; u++)
-            clash = overlaps(&s->xfers[u].src, &tdst) || overlaps(&s->xfers[u].dst, &tdst) ||
-                    overlaps(&s->xfers[u].dst, &tsrc);
-        if (clash) break;
-        last = k;
-    }
-    return last;
+    return L->o->sink_local ? schedule_copy_deadline(L->s, xi, sub, si) : si;
 }
 
 /* Bytes chip c moves over its DDR<->L2 path in step w besides its copies:

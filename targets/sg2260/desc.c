@@ -507,7 +507,9 @@ int sg2260_desc_check(const Sg2260Desc *d, Sg2260Error *err) {
     if (d->cmd == SG2260_CMD_GENERAL) {
         if (d->op != SG2260_OP_NONE)
             return sg_err(err, "bad-op", NULL, 0, "GENERAL is a copy: it has no reduce op");
-        if (d->length == 0) return sg_err(err, "shape", NULL, 0, "GENERAL needs a length of at least 1 byte");
+        if (d->length == 0 || d->length > SG2260_MAX_GENERAL_LEN)
+            return sg_err(err, "shape", NULL, 0, "GENERAL length %u is outside 1..%d bytes", (unsigned)d->length,
+                          SG2260_MAX_GENERAL_LEN);
         if (d->src_chip < 0 || d->src_chip >= SG2260_MAX_CHIPS || d->dst_chip < 0 || d->dst_chip >= SG2260_MAX_CHIPS)
             return sg_err(err, "field-range", NULL, 0, "GENERAL: chip ids are 4 bits");
         if (d->src_chip == d->dst_chip)

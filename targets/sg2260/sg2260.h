@@ -33,6 +33,7 @@ enum {
     SG2260_MAX_LINKS = 64,
     SG2260_MAX_RINGS = 16,
     SG2260_MAX_DIM = 65535,      /* N, C, H, W: CDMA_MAX_N..W of the firmware; GDMA/SDMA fields are 16 bits */
+    SG2260_MAX_GENERAL_LEN = 65535, /* GENERAL's byte length: CDMA_MAX_LEN of the firmware (the field is 32 bits) */
     SG2260_MSG_IDS = 512,        /* message ids are 9 bits */
     SG2260_MAX_MSG_COUNT = 127,  /* counts are 7 bits */
     SG2260_ALIGN = 128,          /* program alignment; FP20 / reducing writes */

@@ -123,7 +123,17 @@ TopoStatus cost_machine_topology(const Sg2260Machine *m, int64_t N, int64_t port
                  (long long)N, (long long)N);
         return TOPO_NOT_APPLICABLE;
     }
-    return graph(m, m->name, chips, N, 0, ports, out, err, errsz);
+    TopoStatus st = graph(m, m->name, chips, N, 0, ports, out, err, errsz);
+    if (st != TOPO_OK || m->reduce_to_ddr) return st;
+    /* A local copy crosses the DDR<->L2 path once, a staged reduction
+     * twice (gamma = ddr_l2_bandwidth / 2): a copied chunk is half a
+     * reduced one. */
+    CostMachine p;
+    cost_machine_params(m, &p);
+    int ovf = 0;
+    (*out)->local_copy = rat_from_double(p.gamma / (m->ddr_l2_GBps * 1e9), 1000000, &ovf);
+    COLLC_ASSERT(!ovf);
+    return st;
 }
 
 /* --topo sg2260: the built-in board's first ring of N chips. */
