@@ -1,6 +1,7 @@
 /* synth_bench.c - the time `collc synth` takes, by topology and size.
  *
  *   synth_bench [--max-n N] [--only COLLECTIVE] [--collc PATH]
+ *   synth_bench --random COUNT [--seed S] [--only COLLECTIVE] [--collc PATH] [--rows]
  *
  * For every row of a fixed list (the four rows of docs/synth.md section 5,
  * other built-in topologies at N <= 16, torus(8,8) at N = 64 and
@@ -11,10 +12,23 @@
  * (wait4's rusage: on a shared machine the CPU time is the work), its peak
  * memory, and from the written header the split and the bandwidth term
  * against collc's bound. Never a pass/fail: numbers only
- * (bench/RESULTS.md). */
+ * (bench/RESULTS.md).
+ *
+ * --random COUNT: a seeded family of COUNT random connected topologies
+ * instead (seeds S .. S+COUNT-1, default S = 1): 4 to 16 ranks on a random
+ * spanning tree whose links go both ways, plus up to N extra links (some one
+ * way), bandwidths drawn from 0.25 to 3 beta, a link doubled by a parallel
+ * one of another bandwidth now and then, and in a third of them a switch
+ * node that some tree links pass through. Every collective synth makes runs
+ * on every topology (a run is stopped after 60 s of CPU); printed: the
+ * distribution of the CPU seconds per collective (median, 90th percentile,
+ * maximum, runs over 0.5 s), how many runs failed, and how many reached the
+ * bandwidth bound, with the worst ratio to it. --rows also prints one row
+ * per run. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,19 +92,192 @@ static void beta_of(const char *terms, char *buf, size_t size) {
     }
 }
 
+/* One run of `collc synth ARGS... -o out`: 0 and its CPU seconds, wall
+ * seconds and peak MiB, or the wait status when it failed. */
+static int run_synth(const char *collc, char *const *args, double *cpu, double *wall, double *mib) {
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit rl = {60, 61};
+        setrlimit(RLIMIT_CPU, &rl);
+        execv(collc, args);
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage ru;
+    wait4(pid, &status, 0, &ru);
+    *wall = now() - t0;
+    *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec * 1e-6;
+    *mib = (double)ru.ru_maxrss / 1024;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : (status ? status : -1);
+}
+
+/* splitmix64: the family depends on the seed only. */
+static uint64_t rnd_next(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static long rnd(uint64_t *s, long n) { return (long)(rnd_next(s) % (uint64_t)n); }
+
+static const char *const bandwidths[] = {"0.25", "0.3", "0.5", "0.75", "1", "1", "1.25", "1.5", "2", "3"};
+#define NBW (sizeof bandwidths / sizeof *bandwidths)
+
+/* The topology `rand` of seed `seed` into file `path`; returns its N. */
+static long random_topology(unsigned long seed, const char *path) {
+    uint64_t st = seed * 0x2545F4914F6CDD1Dull + 1;
+    long n = 4 + rnd(&st, 13);
+    int sw = rnd(&st, 3) == 0;
+    long order[16];
+    for (long i = 0; i < n; i++) order[i] = i;
+    for (long i = n - 1; i > 0; i--) {
+        long j = rnd(&st, i + 1), x = order[i];
+        order[i] = order[j];
+        order[j] = x;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "topology rand {\n    nodes %ld;\n", n + (sw ? 1 : 0));
+    for (long i = 1; i < n; i++) {
+        long a = order[i], b = order[rnd(&st, i)];
+        if (sw && rnd(&st, 2)) {
+            fprintf(f, "    link %ld <-> %ld [beta = %s];\n", a, n, bandwidths[rnd(&st, NBW)]);
+            fprintf(f, "    link %ld <-> %ld [beta = %s];\n", b, n, bandwidths[rnd(&st, NBW)]);
+        } else {
+            fprintf(f, "    link %ld <-> %ld [beta = %s];\n", a, b, bandwidths[rnd(&st, NBW)]);
+            if (rnd(&st, 5) == 0) fprintf(f, "    link %ld <-> %ld [beta = %s];\n", a, b, bandwidths[rnd(&st, NBW)]);
+        }
+    }
+    for (long k = rnd(&st, n); k > 0; k--) {
+        long a = rnd(&st, n), b = (a + 1 + rnd(&st, n - 1)) % n;
+        fprintf(f, "    link %ld %s %ld [beta = %s];\n", a, rnd(&st, 3) == 0 ? "->" : "<->", b,
+                bandwidths[rnd(&st, NBW)]);
+    }
+    fprintf(f, "}\n");
+    fclose(f);
+    return n;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* "7/16" -> 0.4375 */
+static double frac_value(const char *s) {
+    double num = atof(s);
+    const char *sl = strchr(s, '/');
+    return sl ? num / atof(sl + 1) : num;
+}
+
+static const char *const random_colls[] = {"allgather", "reduce_scatter", "allreduce", "broadcast", "reduce"};
+#define NRC (sizeof random_colls / sizeof *random_colls)
+
+static int random_family(const char *collc, unsigned long seed0, long count, const char *only, int rows,
+                         const char *dir) {
+    double *cpu[NRC];
+    long nrun[NRC] = {0}, nfail[NRC] = {0}, nslow[NRC] = {0}, natb[NRC] = {0};
+    double worst[NRC];
+    for (size_t c = 0; c < NRC; c++) {
+        cpu[c] = calloc((size_t)count + 1, sizeof *cpu[c]);
+        worst[c] = 1;
+    }
+    char topo[4200], out[4200];
+    snprintf(topo, sizeof topo, "%s/rand.coll", dir);
+    snprintf(out, sizeof out, "%s/out.coll", dir);
+    if (rows) {
+        printf("| seed | N | collective | bandwidth | bound | ratio | CPU s |\n|---|---|---|---|---|---|---|\n");
+    }
+    for (long i = 0; i < count; i++) {
+        unsigned long seed = seed0 + (unsigned long)i;
+        long n = random_topology(seed, topo);
+        if (n < 0) {
+            perror(topo);
+            return 1;
+        }
+        char ns[32], root[32];
+        snprintf(ns, sizeof ns, "%ld", n);
+        snprintf(root, sizeof root, "%lu", seed % (unsigned long)n);
+        for (size_t c = 0; c < NRC; c++) {
+            if (only && strcmp(only, random_colls[c]) != 0) continue;
+            char *args[16] = {(char *)collc, "synth", (char *)random_colls[c], topo, "--topo", "rand", "-N", ns,
+                              "-o", out, "--root", root, NULL};
+            double t, wall, mib;
+            int st = run_synth(collc, args, &t, &wall, &mib);
+            cpu[c][nrun[c]++] = t;
+            nslow[c] += t > 0.5;
+            if (st) {
+                nfail[c]++;
+                if (rows) printf("| %lu | %ld | %s | failed (status %d) | | | %.3f |\n", seed, n, random_colls[c], st, t);
+                continue;
+            }
+            FILE *f = fopen(out, "r");
+            char head[4096] = "";
+            size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
+            head[got] = 0;
+            if (f) fclose(f);
+            char cost[256], bound[256], b[48], lb[48];
+            field(head, ": T = ", cost, sizeof cost);
+            field(head, "// Lower bound (collc cost): ", bound, sizeof bound);
+            beta_of(cost, b, sizeof b);
+            beta_of(bound, lb, sizeof lb);
+            double ratio = frac_value(lb) > 0 ? frac_value(b) / frac_value(lb) : 0;
+            if (strcmp(b, lb) == 0) natb[c]++;
+            if (ratio > worst[c]) worst[c] = ratio;
+            if (rows) printf("| %lu | %ld | %s | %s | %s | %.3f | %.3f |\n", seed, n, random_colls[c], b, lb, ratio, t);
+        }
+        fflush(stdout);
+    }
+    printf("\n%ld random topologies, seeds %lu .. %lu (4 to 16 ranks)\n\n", count, seed0,
+           seed0 + (unsigned long)count - 1);
+    printf("| collective | runs | failed | CPU s median | 90th pct | max | over 0.5 s | at the bandwidth bound | worst ratio |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t c = 0; c < NRC; c++) {
+        if (!nrun[c]) continue;
+        qsort(cpu[c], (size_t)nrun[c], sizeof *cpu[c], cmp_double);
+        double med = cpu[c][nrun[c] / 2], p90 = cpu[c][(nrun[c] * 9) / 10 < nrun[c] ? (nrun[c] * 9) / 10 : nrun[c] - 1];
+        printf("| %s | %ld | %ld | %.3f | %.3f | %.3f | %ld | %ld | %.3f |\n", random_colls[c], nrun[c], nfail[c], med,
+               p90, cpu[c][nrun[c] - 1], nslow[c], natb[c], worst[c]);
+    }
+    for (size_t c = 0; c < NRC; c++) free(cpu[c]);
+    unlink(topo);
+    unlink(out);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     long max_n = 1L << 30;
     const char *only = NULL, *collc = COLLC_EXE;
+    long random = 0;
+    unsigned long seed = 1;
+    int rows = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) max_n = atol(argv[++i]);
+        else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc) random = atol(argv[++i]);
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--rows") == 0) rows = 1;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--collc") == 0 && i + 1 < argc) collc = argv[++i];
         else {
-            fprintf(stderr, "usage: synth_bench [--max-n N] [--only COLLECTIVE] [--collc PATH]\n");
+            fprintf(stderr, "usage: synth_bench [--max-n N] [--only COLLECTIVE] [--collc PATH]\n"
+                            "       synth_bench --random COUNT [--seed S] [--only COLLECTIVE] [--collc PATH] [--rows]\n");
             return 2;
         }
     }
     const char *dir = getenv("TMPDIR");
+    if (random > 0) {
+        char tdir[4096];
+        snprintf(tdir, sizeof tdir, "%s/synth_bench_XXXXXX", dir && *dir ? dir : P_tmpdir);
+        if (!mkdtemp(tdir)) {
+            perror("mkdtemp");
+            return 1;
+        }
+        int rc = random_family(collc, seed, random, only, rows, tdir);
+        rmdir(tdir);
+        return rc;
+    }
     char out[4096];
     snprintf(out, sizeof out, "%s/synth_bench_XXXXXX", dir && *dir ? dir : P_tmpdir);
     int ofd = mkstemp(out);

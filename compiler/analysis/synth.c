@@ -11,6 +11,14 @@
 
 #include "support/util.h"
 
+/* The effort bound, in SynthGraph.work's units (about 0.3 s of CPU in an
+ * optimised build; docs/synth.md section 10): an engine whose candidates
+ * have spent its share of it (this over the engines that apply) tries no
+ * further split or owner weighting, and the search keeps the best candidate
+ * it has. Deterministic, unlike a time limit, so the same command still
+ * writes the same file. */
+#define SYNTH_EFFORT ((int64_t)150 * 1000 * 1000)
+
 static const SynthEngine *const engines[] = {
 #define X(id) &synth_engine_##id,
 #include "analysis/synth_engines.def"
@@ -104,6 +112,8 @@ typedef struct Search {
     double *wf, *w;      /* [N] water-filled and blended owner weights */
     SynthResult *out;    /* the best so far, when `have` */
     int have, at_bounds;
+    int effort_hit;      /* the effort bound stopped an engine's search */
+    int64_t effort_end;  /* the current engine stops past this work */
     const SynthEngine *best_engine;
     int64_t best_R;
     double best_theta;
@@ -200,6 +210,10 @@ static int try_series(Search *s, const SynthEngine *e, double theta) {
     CostTerms series = {0};
     int stale = 0;
     for (int64_t R = 1; R <= maxR && stale < 3 && !(s->at_bounds && R > s->best_R); R++) {
+        if (s->g.work > s->effort_end) {
+            s->effort_hit = 1;
+            break;
+        }
         CostTerms total;
         int r = try_one(s, e, R, theta, &total);
         if (r < 0) return -1;
@@ -268,10 +282,18 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     int flat = 1;
     for (int64_t v = 1; v < s.N; v++) flat &= fabs(s.wf[v] - s.wf[0]) < 1e-12;
     if (flat) nthetas = 1;
-    int failed = 0;
+    /* routes between neighbours through switches, NICs or off-rank chips */
+    int relays = 0;
+    for (size_t a = 0; a < s.g.narcs; a++) relays |= s.g.link_first[a + 1] - s.g.link_first[a] > 1;
+    int failed = 0, napply = 0;
+    for (size_t k = 0; k < ARRAY_LEN(engines); k++)
+        napply += engines[k]->applies(o) && (relays || !engines[k]->relays_only);
     for (size_t k = 0; k < ARRAY_LEN(engines) && !failed; k++)
-        if (engines[k]->applies(o))
+        if (engines[k]->applies(o) && (relays || !engines[k]->relays_only)) {
+            s.effort_end = s.g.work + SYNTH_EFFORT / napply;
             for (int th = 0; th < nthetas && !failed; th++) failed = try_series(&s, engines[k], thetas[th]) != 0;
+        }
+    out->effort_bound = s.effort_hit;
     free(s.lo);
     free(s.hi);
     free(s.wf);
@@ -337,6 +359,8 @@ size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult
                           ci->reducing ? versus(r->cost.c, r->bounds.lb.c, w3, sizeof w3) : "");
     if (!r->balanced)
         v[n++] = "Some steps were split greedily (routes over several switch links).";
+    if (r->effort_bound)
+        v[n++] = "The search stopped an engine at its effort bound: its finer splits were not tried.";
     v[n++] = arena_printf(arena, "Requires: N = %lld%s (a schedule for this size).", (long long)t->N,
                           ci->rooted ? arena_printf(arena, ", root = %lld", (long long)o->root) : "");
     *lines = v;

@@ -59,6 +59,8 @@ typedef struct SynthResult {
     int balanced;            /* 1: every step's split is a maximum-flow optimum
                                 (0: a route through several switch links
                                 made some step fall back to a greedy split) */
+    int effort_bound;        /* 1: the search stopped at its effort bound and
+                                kept the best candidate it had */
 } SynthResult;
 
 typedef enum SynthStatus {
@@ -93,6 +95,9 @@ typedef struct SynthGraph {
     int32_t *links;
     int32_t *dist;         /* [N*N] hops of the rank graph, -1 = unreachable */
     int greedy_steps;      /* steps split greedily (multi-link routes) */
+    int64_t work;          /* effort spent so far: the telephone engine's
+                              assignments times the ranks and chunks they
+                              match (synth.c's effort bound) */
 } SynthGraph;
 
 /* One piece of data crossing an arc in one step: chunks [lo, hi) (global
@@ -126,8 +131,10 @@ void synth_route(SynthGraph *g, int64_t root, const int32_t *lo, const int32_t *
 /* As synth_spread without `have`, by the telephone engine (synth_phone.c):
  * in every step each rank sends a chunk to at most one neighbour. Among
  * step sizes that make equal progress, small_steps takes the smallest (a
- * finer pipeline), else the largest (fewer steps). */
-void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
+ * finer pipeline), else the largest (fewer steps). once: every chunk
+ * crosses every link at most once (where a route between neighbours passes
+ * switches, the ranks behind them pass the chunk on). */
+void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps, int once,
                  SynthMoves *out);
 /* Appends a move; nsteps follows the largest step. */
 void synth_moves_push(SynthMoves *m, SynthMove mv);

@@ -56,6 +56,8 @@ struct SynthEngine {
     void (*method)(const SynthOptions *o, int weighted, char *buf, size_t size);
     SynthSpreadFn spread; /* for synth_build_spread_* (NULL: none) */
     int rounds;         /* its steps are telephone rounds, not layers (step comments) */
+    int relays_only;    /* tried only where a route between neighbours passes
+                           a node that is not a rank (a switch, a NIC) */
 };
 
 /* The rows of synth_engines.def, in the order synth_run tries them. */

@@ -56,6 +56,14 @@ typedef struct Phone {
     int32_t *order;       /* [X] chunk order */
     int32_t *tr_u, *tr_v, *tr_x; /* transfers of the assignment */
     size_t ntr, trcap;
+    /* the once rule (synth_phone's `once`): a chunk crosses every link at
+     * most once in the whole spread, so through a switch or a NIC it goes
+     * over the slow links once and the ranks behind them pass it on */
+    int once;
+    uint8_t *crossed;     /* [X * nlinks] x has crossed the link in a past step */
+    uint8_t *xuse;        /* [X * nlinks] x crosses it in this step's assignment */
+    int64_t work;         /* effort: the pairs an assignment scans and the arcs
+                             its augmenting paths try (SynthGraph.work) */
 } Phone;
 
 static int arc_fits(const Phone *p, int32_t a) {
@@ -70,6 +78,24 @@ static void arc_take(Phone *p, int32_t a, int64_t d) {
     for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++) p->cap[g->links[k]] -= d;
 }
 
+/* The once rule: arc a may carry chunk x (none of its links was or is
+ * crossed by x). */
+static int arc_once_fits(const Phone *p, int32_t a, int64_t x) {
+    const SynthGraph *g = p->g;
+    size_t nl = g->t->nlinks;
+    for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++)
+        if (p->crossed[(size_t)x * nl + (size_t)g->links[k]] || p->xuse[(size_t)x * nl + (size_t)g->links[k]])
+            return 0;
+    return 1;
+}
+
+static void arc_once_take(Phone *p, int32_t a, int64_t x, int d) {
+    const SynthGraph *g = p->g;
+    size_t nl = g->t->nlinks;
+    for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++)
+        p->xuse[(size_t)x * nl + (size_t)g->links[k]] = (uint8_t)(p->xuse[(size_t)x * nl + (size_t)g->links[k]] + d);
+}
+
 /* The phase arc u -> v (its topology arc), or -1. */
 static int32_t phase_arc(const Phone *p, int32_t u, int32_t v) {
     for (size_t k = p->adj_first[u]; k < p->adj_first[u + 1]; k++)
@@ -80,6 +106,7 @@ static int32_t phase_arc(const Phone *p, int32_t u, int32_t v) {
 /* Kuhn's augmenting path from receiver v for chunk x: a holder that has
  * not sent x in this step yet, or one whose receiver can move on. */
 static int augment(Phone *p, int32_t v, int64_t x) {
+    p->work += (int64_t)(p->radj_first[v + 1] - p->radj_first[v]);
     /* holders that pass x on already first: every rank that passes a chunk
      * on is an inner node of its tree, whose partial sum must start as its
      * own input (a local copy) in the mirrored reduction */
@@ -89,14 +116,23 @@ static int augment(Phone *p, int32_t v, int64_t x) {
             if (!p->holds[u * p->X + x] || p->seen[u]) continue;
             if ((p->sends[u * p->X + x] != 0) != (round == 0)) continue;
             if (p->match_v[u] != v && !arc_fits(p, a)) continue;
+            if (p->once && p->match_v[u] != v && !arc_once_fits(p, a, x)) continue;
             p->seen[u] = 1;
+            /* the once rule: the arc's links are x's while the path is
+             * sought, so that no other holder on it takes them */
+            if (p->once) arc_once_take(p, a, x, 1);
             int32_t w = p->match_v[u];
             if (w < 0 || augment(p, w, x)) {
-                if (w >= 0) arc_take(p, phase_arc(p, u, w), -1);
+                if (w >= 0) {
+                    int32_t aw = phase_arc(p, u, w);
+                    arc_take(p, aw, -1);
+                    if (p->once) arc_once_take(p, aw, x, -1);
+                }
                 arc_take(p, a, 1);
                 p->match_v[u] = v;
                 return 1;
             }
+            if (p->once) arc_once_take(p, a, x, -1);
         }
     return 0;
 }
@@ -124,12 +160,14 @@ static int cmp_rarest(const void *pa, const void *pb, void *ctx) {
 /* The transfers of one step at capacity K (K * tmin of time per link);
  * returns how many. */
 static size_t assign(Phone *p, int64_t K) {
+    p->work += (int64_t)p->npass * p->N * p->X;
     const TopoModel *t = p->g->t;
     for (size_t l = 0; l < t->nlinks; l++) p->cap[l] = (int64_t)floor((double)K * p->tmin / p->tpb[l] + 1e-9);
     int64_t N = p->N, X = p->X;
     for (int64_t k = 0; k < N * X; k++) p->pm[k] = -1;
     memcpy(p->supply, p->supply0, (size_t)(N * X) * sizeof *p->supply);
     memset(p->rm, 0, (size_t)(N * X));
+    if (p->once) memset(p->xuse, 0, (size_t)X * t->nlinks);
     /* transfers that fewer neighbours could make first: a receiver gets from
      * this link what it cannot get from another one. open[x]: receivers of
      * x not yet matched or given up (rm 1: matched, 2: no augmenting path,
@@ -339,6 +377,8 @@ static void phone_free(Phone *p) {
     free(p->tr_u);
     free(p->tr_v);
     free(p->tr_x);
+    free(p->crossed);
+    free(p->xuse);
 }
 
 /* What a step's assignments start from: the chunks rarest first, the
@@ -425,34 +465,72 @@ static double phone_after(Phone *p, const int64_t *need, int64_t *got, size_t n)
 }
 
 /* Chooses the next step into *best: of the step sizes K, the one that
- * lowers the bound on the remaining time the most per unit of step time. */
+ * lowers the bound on the remaining time the most per unit of step time.
+ * The step is never empty: the bound is not monotone (a rank that held the
+ * last chunk someone lacked stops being a source), so every step size may
+ * raise it, and an empty step, which leaves it as it is, would be kept for
+ * ever. Every step delivers a chunk, so a spread ends after at most as many
+ * steps as chunks are missing. */
 static void phone_choose(Phone *p, const int64_t *need, int small_steps, PhoneStep *best) {
     double lb = node_bound(p, need);
     /* the most a step can deliver, at unlimited capacity */
     size_t all = assign(p, INT32_MAX);
+    int once = p->once;
+    if (all == 0 && once) {
+        /* the once rule leaves no route to a rank that lacks a chunk (one-way
+         * links): this step may cross links again */
+        p->once = 0;
+        all = assign(p, INT32_MAX);
+    }
     COLLC_ASSERT(all > 0);
-    double best_score = -1;
+    /* a step size at which every link carries every chunk it could: the
+     * capacities of assign(p, INT32_MAX) for what can ever be sent */
+    double tmax = 0;
+    for (size_t l = 0; l < p->g->t->nlinks; l++)
+        if (p->tpb[l] > tmax) tmax = p->tpb[l];
+    double kall = ceil((double)(p->N * p->X) * tmax / p->tmin) + 1;
+    double best_score = 0;
+    int kept = 0;
     int64_t *got = xcalloc((size_t)p->N, sizeof *got);
     for (int64_t K = 1;; K = K < 8 ? K + 1 : K + K / 4) {
+        if ((double)K > kall) K = (int64_t)fmin(kall, (double)INT32_MAX);
         size_t n = assign(p, K);
-        double score = (lb - phone_after(p, need, got, n)) / (double)K + 1e-9 * (double)n / (double)K;
-        if (small_steps ? score > best_score * (1 + 1e-12) : score >= best_score * (1 - 1e-12)) {
-            best_score = score;
-            phone_step_keep(best, p, n);
+        double score = 0;
+        if (n > 0) {
+            score = (lb - phone_after(p, need, got, n)) / (double)K + 1e-9 * (double)n / (double)K;
+            if (!kept || (small_steps ? score > best_score + 1e-12 * fabs(best_score)
+                                      : score >= best_score - 1e-12 * fabs(best_score))) {
+                best_score = score;
+                kept = 1;
+                phone_step_keep(best, p, n);
+            }
         }
-        if (n == all) break;
+        if (n == all || (double)K >= kall || K >= INT32_MAX) break;
         /* past the best by a margin: larger steps only waste */
-        if (score < best_score * 0.5 && K > 4) break;
+        if (kept && n > 0 && score < best_score * 0.5 && K > 4) break;
     }
+    if (!kept) {
+        /* no finite step size delivered anything (cannot happen: at kall
+         * every link has room for every chunk): take the unlimited one */
+        assign(p, INT32_MAX);
+        phone_step_keep(best, p, all);
+    }
+    p->once = once;
     free(got);
 }
 
-void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps,
+void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, int small_steps, int once,
                  SynthMoves *out) {
     memset(out, 0, sizeof *out);
     Phone p;
     phone_init(&p, g, lo, hi, reverse);
     int64_t N = p.N, X = p.X;
+    size_t nl = g->t->nlinks;
+    if (once) {
+        p.once = 1;
+        p.crossed = xcalloc((size_t)X * nl + 1, 1);
+        p.xuse = xcalloc((size_t)X * nl + 1, 1);
+    }
     int64_t missing = 0;
     for (int64_t x = 0; x < X; x++) missing += N - p.nholders[x];
     int64_t *need = xcalloc((size_t)N, sizeof *need);
@@ -472,11 +550,17 @@ void synth_phone(SynthGraph *g, const int32_t *lo, const int32_t *hi, int revers
             p.sends[best.u[k] * X + x] = 1;
             p.nholders[x]++;
             missing--;
+            if (once) {
+                int32_t a = phase_arc(&p, best.u[k], best.v[k]);
+                for (size_t i = g->link_first[a]; i < g->link_first[a + 1]; i++)
+                    p.crossed[(size_t)x * nl + (size_t)g->links[i]] = 1;
+            }
             synth_moves_push(out, (SynthMove){step, p.owner[x], best.u[k], best.v[k], x, x + 1});
         }
         qsort(out->v + first, out->n - first, sizeof *out->v, cmp_move);
     }
     out->nsteps = step;
+    g->work += p.work;
     free(need);
     free(best.u);
     free(best.v);
@@ -496,12 +580,23 @@ static int phone_fine_applies(const SynthOptions *o) {
     return o->coll == COLLECTIVE_BROADCAST || o->coll == COLLECTIVE_REDUCE;
 }
 
+/* a chunk over every link once: where routes between neighbours pass
+ * switches or NICs (relays), whose links a chunk would otherwise cross
+ * once per rank behind them */
+static int phone_once_applies(const SynthOptions *o) {
+    return o->coll != COLLECTIVE_BROADCAST && o->coll != COLLECTIVE_REDUCE;
+}
+
 static void phone_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
-    synth_phone(g, lo, hi, reverse, 0, out);
+    synth_phone(g, lo, hi, reverse, 0, 0, out);
 }
 
 static void phone_fine_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
-    synth_phone(g, lo, hi, reverse, 1, out);
+    synth_phone(g, lo, hi, reverse, 1, 0, out);
+}
+
+static void phone_once_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+    synth_phone(g, lo, hi, reverse, 0, 1, out);
 }
 
 /* Broadcast and Reduce: the root owns every chunk, one pipelined spread
@@ -531,6 +626,11 @@ static void phone_try(SynthBuild *b, const int32_t *lo, const int32_t *hi) {
     free(rhi);
 }
 
+static void phone_once_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
+    synth_method_spread(o, "telephone trees that cross every link once (switches and NICs relay, ranks pass on)",
+                        weighted, buf, size);
+}
+
 static void phone_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
     if (o->coll == COLLECTIVE_BROADCAST)
         snprintf(buf, size, "a pipelined broadcast on telephone trees from the root");
@@ -557,4 +657,14 @@ const SynthEngine synth_engine_telephone_fine = {
     .method = phone_method,
     .spread = phone_fine_spread,
     .rounds = 1,
+};
+
+const SynthEngine synth_engine_telephone_once = {
+    .name = "telephone, every link once",
+    .applies = phone_once_applies,
+    .try_candidate = phone_try,
+    .method = phone_once_method,
+    .spread = phone_once_spread,
+    .rounds = 1,
+    .relays_only = 1,
 };
