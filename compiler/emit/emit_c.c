@@ -474,6 +474,24 @@ void emit_c_prototype(FILE *out, const Algorithm *alg, const char *prefix) {
             collective_info[alg->coll].rooted ? ", int root" : "");
 }
 
+void emit_c_start_prototype(FILE *out, const Algorithm *alg, const char *prefix) {
+    fprintf(out, "int %s%s_start(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
+                 "%*scoll_dtype dtype, coll_op op%s, coll_request **req)",
+            prefix, alg->name, (int)(strlen(prefix) + strlen(alg->name) + 11), "",
+            collective_info[alg->coll].rooted ? ", int root" : "");
+}
+
+/* NAME_start: the nonblocking form, the program itself as its plan (coll.h
+ * §3). */
+static void emit_start(FILE *out, const Algorithm *alg, const char *prefix) {
+    fprintf(out, "\n/* %s : %s, nonblocking (coll_test, coll_wait) */\n", alg->name,
+            collective_info[alg->coll].keyword);
+    emit_c_start_prototype(out, alg, prefix);
+    fprintf(out, " {\n    return coll_start(comm, &%s%s_info, (void (*)(void))%s%s, sendbuf, recvbuf, count,\n"
+                 "                      dtype, op, %s, req);\n}\n",
+            prefix, alg->name, prefix, alg->name, collective_info[alg->coll].rooted ? "root" : "0");
+}
+
 static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o) {
     EmitC E = {.out = out, .rp = rp, .depth = 0, .tmp = 0};
     const Algorithm *alg = rp->alg;
@@ -534,6 +552,7 @@ static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o
     ind(&E);
     fputs("return coll_finish(c, COLL_ERR_INTERNAL);\n", out);
     fputs("}\n", out);
+    emit_start(out, alg, prefix);
 }
 
 void emit_c_file(FILE *out, const RankProgram *const *progs, int nprogs, const EmitCOptions *o) {

@@ -17,10 +17,20 @@ char *emit_header_guard(Arena *a, const char *path, const char *source) {
     return g;
 }
 
+/* NAME_start and what it returns. */
+static void start_declaration(FILE *out, const Algorithm *alg, const char *prefix) {
+    fputs("/* nonblocking: starts the same call and returns at once; complete it with\n"
+          " * coll_test (never blocks) or coll_wait, then coll_request_free (coll.h) */\n",
+          out);
+    emit_c_start_prototype(out, alg, prefix);
+    fputs(";\n", out);
+}
+
 static void cpu_declarations(FILE *out, const Algorithm *alg, const char *prefix) {
     fprintf(out, "\n/* %s : %s */\n", alg->name, collective_info[alg->coll].keyword);
     emit_c_prototype(out, alg, prefix);
     fputs(";\n", out);
+    start_declaration(out, alg, prefix);
 }
 
 static void mpi_declarations(FILE *out, const Algorithm *alg, const char *prefix,
@@ -33,6 +43,7 @@ static void mpi_declarations(FILE *out, const Algorithm *alg, const char *prefix
     fputs("/* the algorithm itself (coll.h's signature) and its description */\n", out);
     emit_c_prototype(out, alg, core_prefix);
     fputs(";\n", out);
+    start_declaration(out, alg, core_prefix);
     fprintf(out, "extern const coll_alg_info *const %s%s_alg;\n", core_prefix, alg->name);
 }
 
