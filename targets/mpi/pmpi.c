@@ -1,9 +1,11 @@
 /* pmpi.c - libcollmpi.so: the PMPI interposition library. Loaded with
  * LD_PRELOAD (or linked before the MPI library), it defines MPI_Allgather,
  * MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Bcast, MPI_Reduce,
- * MPI_Gather, MPI_Scatter and MPI_Alltoall, and MPI_Init /
- * MPI_Init_thread. Each call is matched against the rules of the file named
- * by COLLMPI_CONFIG:
+ * MPI_Gather, MPI_Scatter and MPI_Alltoall, their nonblocking forms
+ * (MPI_Iallgather ...: the same rules, see "nonblocking collectives"
+ * below) with MPI_Test*, MPI_Wait* and MPI_Request_get_status, and MPI_Init
+ * / MPI_Init_thread. Each call is matched against the rules of the file
+ * named by COLLMPI_CONFIG:
  *
  *   # collective  min-size  max-size  shared-object      algorithm   [n=LIST]
  *   allreduce     0         256KiB    /opt/algs/algs.so  recursive_doubling_allreduce
@@ -339,37 +341,34 @@ static int n_ok(const rule *r, int n) {
     return 1;
 }
 
-/* Runs the call with a compiled algorithm if a rule serves it: returns 1
- * and sets *code, or 0 for "use the MPI library". */
-static int try_collc(const collmpi_args *a, int *code) {
+/* The rule that serves the call a (NULL: the MPI library, with the reason
+ * logged), with m decided and *info its algorithm's description. */
+static const rule *choose(const collmpi_args *a, int nonblocking, collmpi_call *m,
+                          const coll_alg_info **info) {
     int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     int debug = collmpi_debug();
     /* the common case of a collective no rule names: no mapping at all */
-    if (!debug && (st != SETUP_READY || !(rule_colls & (1u << a->coll)))) return 0;
-    collmpi_call m;
+    if (!debug && (st != SETUP_READY || !(rule_colls & (1u << a->coll)))) return NULL;
     const char *why;
-    const coll_alg_info *info;
-    int mpi_err, staged, rc;
     /* a call like an earlier one: the rule it chose (rules[] is fixed
      * since MPI_Init); with COLLMPI_DEBUG every call walks the rules */
     const void *known_rule;
-    const collmpi_call *known = debug ? NULL : collmpi_memo_find(a, NULL, &info, &known_rule);
+    const collmpi_call *known = debug ? NULL : collmpi_memo_find(a, NULL, info, &known_rule);
     if (known) {
-        const rule *r = known_rule;
-        m = *known;
-        rc = collmpi_execute(a, &m, r->fn, &mpi_err, &why, &staged);
-        *code = collmpi_end(a, &m, rc, mpi_err, r->alg, why, 1);
-        return 1;
+        *m = *known;
+        m->nonblocking = nonblocking;
+        return known_rule;
     }
-    rc = collmpi_decide(a, &m, &why);
+    int rc = collmpi_decide(a, m, &why);
+    m->nonblocking = nonblocking;
     if (st != SETUP_READY) {
-        collmpi_log(a->coll, &m, 0, "MPI library:",
+        collmpi_log(a->coll, m, 0, "MPI library:",
                     st == SETUP_NONE ? "libcollmpi did not see MPI_Init" : off_reason);
-        return 0;
+        return NULL;
     }
     if (rc != COLL_OK) {
-        collmpi_log(a->coll, &m, 0, "MPI library:", why);
-        return 0;
+        collmpi_log(a->coll, m, 0, "MPI library:", why);
+        return NULL;
     }
     rule *chosen = NULL;
     int matched = 0;        /* rules of this collective, size and N */
@@ -377,12 +376,16 @@ static int try_collc(const collmpi_args *a, int *code) {
     for (int i = 0; i < nrules && !chosen; i++) {
         rule *r = &rules[i];
         if (!r->fn || r->coll != a->coll) continue;
-        if (m.total_bytes < r->lo || m.total_bytes >= r->hi || !n_ok(r, m.nranks)) continue;
+        if (m->total_bytes < r->lo || m->total_bytes >= r->hi || !n_ok(r, m->nranks)) continue;
         matched++;
-        int ar = collmpi_applies(a->coll, &m, r->fn, &info);
+        int ar = collmpi_applies(a->coll, m, r->fn, info);
         if (ar == COLL_OK) {
             chosen = r;
-            if (!debug) collmpi_memo_store(a, NULL, &m, info, r);
+            if (!debug) {
+                m->nonblocking = 0;   /* the decision is the same for every form */
+                collmpi_memo_store(a, NULL, m, *info, r);
+                m->nonblocking = nonblocking;
+            }
             break;
         }
         /* The same on every rank: the probe sees N, the root and the
@@ -391,9 +394,9 @@ static int try_collc(const collmpi_args *a, int *code) {
             char text[120];
             snprintf(refused, sizeof refused, "%s%s%s", r->alg,
                      ar == COLL_ERR_NOT_APPLICABLE ? " " : ": ",
-                     collmpi_refusal(a->coll, &m, ar, text, sizeof text));
+                     collmpi_refusal(a->coll, m, ar, text, sizeof text));
         }
-        collmpi_log(a->coll, &m, 0, "not applicable:", r->alg);
+        collmpi_log(a->coll, m, 0, "not applicable:", r->alg);
     }
     if (!chosen) {
         char detail[200];
@@ -404,17 +407,155 @@ static int try_collc(const collmpi_args *a, int *code) {
             snprintf(detail, sizeof detail, "%s", rule_colls & (1u << a->coll)
                                                       ? "no rule for this size and N"
                                                       : "no rule for this collective");
-        collmpi_log(a->coll, &m, 0, "MPI library:", detail);
-        return 0;
+        collmpi_log(a->coll, m, 0, "MPI library:", detail);
+        return NULL;
     }
-    rc = collmpi_execute(a, &m, chosen->fn, &mpi_err, &why, &staged);
-    if (debug) {
-        char detail[600];
-        snprintf(detail, sizeof detail, "(collc, %s%s)", chosen->object,
-                 staged ? "; non-contiguous datatype packed" : "");
-        collmpi_log(a->coll, &m, 0, chosen->alg, detail);
+    return chosen;
+}
+
+/* COLLMPI_DEBUG's line of a call collc serves. */
+static void log_served(const collmpi_args *a, const collmpi_call *m, const rule *r, int staged) {
+    if (!collmpi_debug()) return;
+    char detail[600];
+    snprintf(detail, sizeof detail, "(collc, %s%s)", r->object,
+             staged ? "; non-contiguous datatype packed" : "");
+    collmpi_log(a->coll, m, 0, r->alg, detail);
+}
+
+/* Runs the call with a compiled algorithm if a rule serves it: returns 1
+ * and sets *code, or 0 for "use the MPI library". */
+static int try_collc(const collmpi_args *a, int *code) {
+    collmpi_call m;
+    const coll_alg_info *info = NULL;
+    const rule *r = choose(a, 0, &m, &info);
+    if (!r) return 0;
+    const char *why;
+    int mpi_err, staged;
+    int rc = collmpi_execute(a, &m, r->fn, &mpi_err, &why, &staged);
+    log_served(a, &m, r, staged);
+    *code = collmpi_end(a, &m, rc, mpi_err, r->alg, why, 1);
+    return 1;
+}
+
+/* ---- nonblocking collectives ----
+ * MPI_Iallreduce and the like are decided by the same rules as their
+ * blocking form; the call runs as a collc request (coll.h §3) behind a
+ * generalized request (MPI_Grequest_start), which is what the application
+ * holds: any MPI call that takes a request works on it. The requests in
+ * flight advance inside the application's MPI_Test*, MPI_Wait* and
+ * MPI_Request_get_status (intercepted below); one that completes is
+ * unstaged and then marked complete (MPI_Grequest_complete), after which
+ * the MPI library's own completion takes over (its status: no source, no
+ * tag, 0 elements, the call's error code). Progress is made by the thread
+ * that calls these functions, one at a time (the registry has no lock). */
+typedef struct nbreq {
+    coll_request *q;
+    collmpi_call m;          /* the call's buffers (unstaged when done) */
+    collmpi_args a;
+    const rule *r;
+    MPI_Request greq;
+    int code;                /* the MPI code of its end */
+    int done;                /* completed (no more in `active`) */
+    int freed;               /* the MPI library freed the generalized request */
+} nbreq;
+
+static nbreq **active;       /* the requests in flight, in start order */
+static size_t nactive, cap_active;
+
+static void nb_free(nbreq *nb) {
+    free(nb);
+}
+
+static int nb_query(void *extra, MPI_Status *status) {
+    nbreq *nb = extra;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = nb->code;
+    return nb->code;
+}
+
+static int nb_release(void *extra) {
+    nbreq *nb = extra;
+    nb->freed = 1;
+    if (nb->done) nb_free(nb);
+    return MPI_SUCCESS;
+}
+
+static int nb_cancel(void *extra, int complete) {
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;   /* a collective cannot be cancelled */
+}
+
+/* Advances every request in flight; completes those that are done. */
+static void progress_all(void) {
+    size_t keep = 0;
+    for (size_t i = 0; i < nactive; i++) {
+        nbreq *nb = active[i];
+        int done = 0;
+        int rc = coll_test(nb->q, &done);
+        if (!done) {
+            active[keep++] = nb;
+            continue;
+        }
+        coll_request_free(nb->q);
+        nb->q = NULL;
+        int mpi_err = MPI_SUCCESS;
+        if (rc == COLL_ERR_TRANSPORT) mpi_err = collmpi_comm_mpi_error(nb->m.cc);
+        rc = collmpi_unstage(&nb->m, rc, &mpi_err);
+        nb->code = collmpi_end(&nb->a, &nb->m, rc, mpi_err, nb->r->alg, coll_strerror(rc), 1);
+        nb->done = 1;
+        PMPI_Grequest_complete(nb->greq);   /* last use: it may free nb (nb_release) */
     }
-    *code = collmpi_end(a, &m, rc, mpi_err, chosen->alg, why, 1);
+    nactive = keep;
+}
+
+/* Starts the I-form of a with collc if a rule serves it: returns 1 with
+ * *request and *code, or 0 for "use the MPI library". */
+static int try_collc_start(const collmpi_args *a, MPI_Request *request, int *code) {
+    collmpi_call m;
+    const coll_alg_info *info = NULL;
+    const rule *r = choose(a, 1, &m, &info);
+    if (!r) return 0;
+    nbreq *nb = calloc(1, sizeof *nb);
+    int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
+                 ? COLL_OK
+                 : COLL_ERR_NOMEM;
+    int mpi_err = MPI_SUCCESS;
+    if (rc == COLL_OK) {
+        const char *why;
+        nb->m = m;
+        nb->a = *a;
+        nb->r = r;
+        rc = collmpi_prepare(a, &nb->m, &why);
+        log_served(a, &nb->m, r, nb->m.staged);
+        if (rc == COLL_OK) {
+            rc = collmpi_start(a->coll, &nb->m, a->comm, r->fn, info, &nb->q, &mpi_err);
+            if (rc != COLL_OK) rc = collmpi_unstage(&nb->m, rc, &mpi_err);
+        }
+        if (rc == COLL_OK) {
+            int g = PMPI_Grequest_start(nb_query, nb_release, nb_cancel, nb, &nb->greq);
+            if (g != MPI_SUCCESS) {   /* no request to return: finish the call here */
+                coll_wait(nb->q);
+                coll_request_free(nb->q);
+                collmpi_unstage(&nb->m, COLL_OK, &mpi_err);
+                rc = COLL_ERR_TRANSPORT;
+                mpi_err = g;
+            }
+        }
+    }
+    if (rc != COLL_OK) {
+        if (nb) m = nb->m;
+        free(nb);
+        *request = MPI_REQUEST_NULL;
+        *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
+        return 1;
+    }
+    active[nactive++] = nb;
+    *request = nb->greq;
+    *code = MPI_SUCCESS;
     return 1;
 }
 
@@ -499,4 +640,147 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+/* The I-forms: the rules of the blocking form, run as collc requests. */
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
+                      op, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+               MPI_Request *request) {
+    collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
+                      root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ibcast(buffer, count, dt, root, comm, request);
+}
+
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request) {
+    collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        request);
+}
+
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+    collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         request);
+}
+
+/* Completion: with collc requests in flight, every test advances them
+ * first, and every wait becomes a loop of tests (the MPI library cannot
+ * advance them); without, the library's own call, untouched. */
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    if (nactive) progress_all();
+    return PMPI_Test(request, flag, status);
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    if (nactive) progress_all();
+    return PMPI_Testall(count, requests, flag, statuses);
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    if (nactive) progress_all();
+    return PMPI_Testany(count, requests, index, flag, status);
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    if (nactive) progress_all();
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+    if (nactive) progress_all();
+    return PMPI_Request_get_status(request, flag, status);
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Wait(request, status);
+        int flag = 0, rc = PMPI_Test(request, &flag, status);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Waitall(count, requests, statuses);
+        int flag = 0, rc = PMPI_Testall(count, requests, &flag, statuses);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Waitany(count, requests, index, status);
+        int flag = 0, rc = PMPI_Testany(count, requests, index, &flag, status);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+        int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+        if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    }
 }
