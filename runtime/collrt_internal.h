@@ -453,6 +453,8 @@ int collrt_rec_begin(collrt_call *c, const coll_alg_info *info, int nranks, int 
  * per coll_step_end, plus one for coll_finish once the program set up or
  * posted anything, exactly as many as the blocking call advances by. */
 size_t collrt_rec_tags(const collrt_recording *r);
+/* coll_request_start on other buffers (the mpi target's staged copies). */
+int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf);
 
 /* ---- provided by each target ----
  * A target (targets/<name>/) defines `struct coll_call` (collrt_call first)

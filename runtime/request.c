@@ -19,11 +19,23 @@ typedef enum req_phase {
 } req_phase;
 
 struct coll_request {
-    coll_call *call;           /* the target's call (collrt_req_call) */
+    coll_call *call;           /* the target's call (collrt_req_call), kept
+                                  until the request is freed (its scratch
+                                  with it) */
     collrt_recording plan;
     size_t next;               /* next op of the plan to post */
     req_phase phase;
     int status;                /* the program's status so far / final */
+    int persistent;            /* made by coll_init: restarted by
+                                  coll_request_start */
+    /* the call's arguments (a persistent request starts with them again) */
+    const coll_alg_info *info;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t count;
+    coll_dtype dtype;
+    coll_op op;
+    int root;
 };
 
 /* ---- recording ---- */
@@ -141,8 +153,6 @@ static void progress(coll_request *q, int block) {
             if (!done) return;
             q->status = rc;
             q->phase = REQ_DONE;
-            collrt_req_call_free(q->call);
-            q->call = NULL;
             return;
         case REQ_DONE: return;
         }
@@ -152,50 +162,114 @@ static void progress(coll_request *q, int block) {
 typedef int (*unrooted_fn)(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op);
 typedef int (*rooted_fn)(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, int);
 
+/* Makes a request of the call and records its plan: the program runs on
+ * the armed call without acting. NULL with *rc when the target has no call
+ * for it. */
+static coll_request *record(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                            const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+                            coll_op op, int root, int *rc) {
+    *rc = COLL_OK;
+    if (!comm) {
+        *rc = COLL_ERR_NULL_COMM;
+        return NULL;
+    }
+    if (!fn || !info) *rc = COLL_ERR_INTERNAL;
+    else if (info->abi_version != COLL_ABI_VERSION) *rc = COLL_ERR_ABI;
+    else if ((unsigned)info->collective >= COLL_COLLECTIVE_COUNT) *rc = COLL_ERR_INTERNAL;
+    if (*rc != COLL_OK) return NULL;
+    coll_request *q = calloc(1, sizeof *q);
+    if (!q) {
+        *rc = COLL_ERR_NOMEM;
+        return NULL;
+    }
+    q->call = collrt_req_call(comm, rc);
+    if (!q->call) {
+        free(q);
+        return NULL;
+    }
+    *q = (coll_request){.call = q->call, .phase = REQ_DONE, .info = info, .sendbuf = sendbuf,
+                        .recvbuf = recvbuf, .count = count, .dtype = dtype, .op = op, .root = root};
+    COLLRT_CALL(q->call)->rec = &q->plan;
+    collrt_arm(comm, q->call);
+    int prc;
+    if (collrt_collectives[info->collective].rooted)
+        prc = ((rooted_fn)fn)(comm, sendbuf, recvbuf, count, dtype, op, root);
+    else
+        prc = ((unrooted_fn)fn)(comm, sendbuf, recvbuf, count, dtype, op);
+    collrt_arm(comm, NULL);
+    COLLRT_CALL(q->call)->rec = NULL;
+    if (!q->plan.finished) q->plan.status = prc;
+    return q;
+}
+
+/* Begins the call of q on the target with the plan's arguments and posts
+ * its first step. */
+static int begin(coll_request *q) {
+    int rc = collrt_req_begin(q->call, q->info, q->sendbuf, q->recvbuf, q->count, q->dtype, q->op,
+                              q->root, collrt_rec_tags(&q->plan));
+    if (rc != COLL_OK) return rc;
+    q->next = 0;
+    q->status = COLL_OK;
+    q->phase = REQ_POST;
+    progress(q, 0);
+    return COLL_OK;
+}
+
 int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
                void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
                coll_request **req) {
     if (req) *req = NULL;
-    if (!comm) return COLL_ERR_NULL_COMM;
-    if (!req || !fn || !info) return COLL_ERR_INTERNAL;
-    if (info->abi_version != COLL_ABI_VERSION) return COLL_ERR_ABI;
-    if ((unsigned)info->collective >= COLL_COLLECTIVE_COUNT) return COLL_ERR_INTERNAL;
-    coll_request *q = calloc(1, sizeof *q);
-    if (!q) return COLL_ERR_NOMEM;
-    int rc = COLL_OK;
-    q->call = collrt_req_call(comm, &rc);
-    if (!q->call) {
-        free(q);
-        return rc;
-    }
-    /* 1. record: the program runs on the armed call without acting */
-    COLLRT_CALL(q->call)->rec = &q->plan;
-    collrt_arm(comm, q->call);
-    if (collrt_collectives[info->collective].rooted)
-        rc = ((rooted_fn)fn)(comm, sendbuf, recvbuf, count, dtype, op, root);
-    else
-        rc = ((unrooted_fn)fn)(comm, sendbuf, recvbuf, count, dtype, op);
-    collrt_arm(comm, NULL);
-    COLLRT_CALL(q->call)->rec = NULL;
-    if (!q->plan.finished) q->plan.status = rc;
-    /* 2. the real begin, with the plan's arguments: it fails exactly when
-     * the recording one did, with the target's side effects (peers told) */
-    int brc = collrt_req_begin(q->call, info, sendbuf, recvbuf, count, dtype, op, root,
-                               collrt_rec_tags(&q->plan));
-    if (brc != COLL_OK || !q->plan.began) {
-        free_request(q);
-        return brc != COLL_OK ? brc : rc != COLL_OK ? rc : COLL_ERR_INTERNAL;
-    }
-    /* 3. post the first step; a program that ends before communicating
-     * (count 0, a failed `require`) ends here, as the blocking call does */
-    progress(q, 0);
-    if (q->phase == REQ_DONE && q->status != COLL_OK) {
-        rc = q->status;
+    if (!req) return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
+    int rc;
+    coll_request *q = record(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, &rc);
+    if (!q) return rc;
+    /* The real begin fails exactly when the recording one did, with the
+     * target's side effects (peers told); a program that ends before
+     * communicating (count 0, a failed `require`) ends in it, as the
+     * blocking call does. */
+    rc = begin(q);
+    if (rc == COLL_OK && !q->plan.began) rc = COLL_ERR_INTERNAL;
+    if (rc == COLL_OK && q->phase == REQ_DONE) rc = q->status;
+    if (rc != COLL_OK) {
         free_request(q);
         return rc;
     }
     *req = q;
     return COLL_OK;
+}
+
+int coll_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
+              void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+              coll_request **req) {
+    if (req) *req = NULL;
+    if (!req) return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
+    int rc;
+    coll_request *q = record(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, &rc);
+    if (!q) return rc;
+    /* what the blocking call returns without communicating */
+    if (!q->plan.began) rc = q->plan.status != COLL_OK ? q->plan.status : COLL_ERR_INTERNAL;
+    else if (q->plan.nomem) rc = COLL_ERR_NOMEM;
+    else if (q->plan.n == 0) rc = q->plan.status;   /* a failed `require` */
+    else rc = COLL_OK;
+    if (rc != COLL_OK) {
+        free_request(q);
+        return rc;
+    }
+    q->persistent = 1;
+    *req = q;
+    return COLL_OK;
+}
+
+int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf) {
+    if (!req || !req->persistent) return COLL_ERR_INTERNAL;
+    if (req->phase != REQ_DONE) return COLL_ERR_BUSY;
+    req->sendbuf = sendbuf;
+    req->recvbuf = recvbuf;
+    return begin(req);
+}
+
+int coll_request_start(coll_request *req) {
+    return req ? collrt_request_restart(req, req->sendbuf, req->recvbuf) : COLL_ERR_INTERNAL;
 }
 
 int coll_test(coll_request *req, int *done) {

@@ -474,22 +474,30 @@ void emit_c_prototype(FILE *out, const Algorithm *alg, const char *prefix) {
             collective_info[alg->coll].rooted ? ", int root" : "");
 }
 
-void emit_c_start_prototype(FILE *out, const Algorithm *alg, const char *prefix) {
-    fprintf(out, "int %s%s_start(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
+void emit_c_start_prototype(FILE *out, const Algorithm *alg, const char *prefix,
+                            const char *suffix) {
+    fprintf(out, "int %s%s%s(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
                  "%*scoll_dtype dtype, coll_op op%s, coll_request **req)",
-            prefix, alg->name, (int)(strlen(prefix) + strlen(alg->name) + 11), "",
-            collective_info[alg->coll].rooted ? ", int root" : "");
+            prefix, alg->name, suffix, (int)(strlen(prefix) + strlen(alg->name) + strlen(suffix) + 5),
+            "", collective_info[alg->coll].rooted ? ", int root" : "");
 }
 
-/* NAME_start: the nonblocking form, the program itself as its plan (coll.h
- * §3). */
+/* NAME_start and NAME_init: the nonblocking and persistent forms, the
+ * program itself as their plan (coll.h §3). */
 static void emit_start(FILE *out, const Algorithm *alg, const char *prefix) {
-    fprintf(out, "\n/* %s : %s, nonblocking (coll_test, coll_wait) */\n", alg->name,
-            collective_info[alg->coll].keyword);
-    emit_c_start_prototype(out, alg, prefix);
-    fprintf(out, " {\n    return coll_start(comm, &%s%s_info, (void (*)(void))%s%s, sendbuf, recvbuf, count,\n"
-                 "                      dtype, op, %s, req);\n}\n",
-            prefix, alg->name, prefix, alg->name, collective_info[alg->coll].rooted ? "root" : "0");
+    static const struct { const char *suffix, *callee, *what; } forms[] = {
+        {"_start", "coll_start", "nonblocking (coll_test, coll_wait)"},
+        {"_init", "coll_init", "persistent (coll_request_start)"},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        fprintf(out, "\n/* %s : %s, %s */\n", alg->name, collective_info[alg->coll].keyword,
+                forms[i].what);
+        emit_c_start_prototype(out, alg, prefix, forms[i].suffix);
+        fprintf(out, " {\n    return %s(comm, &%s%s_info, (void (*)(void))%s%s, sendbuf, recvbuf, count,\n"
+                     "%*sdtype, op, %s, req);\n}\n",
+                forms[i].callee, prefix, alg->name, prefix, alg->name,
+                (int)strlen(forms[i].callee) + 12, "", collective_info[alg->coll].rooted ? "root" : "0");
+    }
 }
 
 static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o) {

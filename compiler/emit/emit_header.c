@@ -17,12 +17,16 @@ char *emit_header_guard(Arena *a, const char *path, const char *source) {
     return g;
 }
 
-/* NAME_start and what it returns. */
+/* NAME_start, NAME_init and what they return. */
 static void start_declaration(FILE *out, const Algorithm *alg, const char *prefix) {
     fputs("/* nonblocking: starts the same call and returns at once; complete it with\n"
           " * coll_test (never blocks) or coll_wait, then coll_request_free (coll.h) */\n",
           out);
-    emit_c_start_prototype(out, alg, prefix);
+    emit_c_start_prototype(out, alg, prefix, "_start");
+    fputs(";\n/* persistent: the plan made once; coll_request_start starts the call on the\n"
+          " * same buffers, as often as wanted (coll.h) */\n",
+          out);
+    emit_c_start_prototype(out, alg, prefix, "_init");
     fputs(";\n", out);
 }
 

@@ -359,13 +359,26 @@ size_t coll_chunk_len(size_t count, int64_t split, int64_t c);
  *   coll_wait:    advances until the call is complete; returns its status.
  *   coll_request_free: frees a done request (COLL_ERR_BUSY, nothing done,
  *                 while it is not done); NULL is ignored.
+ *   (coll_request_start: COLL_ERR_BUSY while the request is not done.)
  * All ranks start requests and calls on a communicator in the same order.
  * On the cpu target a communicator handle has one call at a time: a
  * blocking call or another start while a request is not done fails with
  * COLL_ERR_BUSY / COLL_ERR_INTERNAL. On the mpi target requests and
  * blocking calls on one communicator may overlap freely (each request has
  * its own tags and scratch). */
+/*
+ * Persistent form (as MPI's MPI_Allreduce_init + MPI_Start): coll_init
+ * takes coll_start's arguments, records the plan once and returns an
+ * inactive request (or the status the blocking call returns without
+ * communicating); each coll_request_start starts the call again on the
+ * same buffers (with their current contents), completed by coll_test /
+ * coll_wait as above; coll_request_free frees it when it is inactive. The
+ * request keeps its plan and, on the mpi target, its scratch. */
 typedef struct coll_request coll_request;
+int coll_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+              const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+              coll_op op, int root, coll_request **req);
+int coll_request_start(coll_request *req);
 int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
                const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
                coll_op op, int root, coll_request **req);

@@ -103,7 +103,7 @@ struct coll_comm {
     size_t recvs_left;      /* receives of this step not done yet */
     int64_t spin_ns;        /* current spin budget (adaptive, <= w->spin_ns) */
     struct coll_call *arm;  /* the next coll_begin records into it (collrt_arm) */
-    int req;                /* the call belongs to a request (collrt_req_call) */
+    int req;                /* a request's call is active (collrt_req_begin) */
 };
 
 /* ---- waiting ---- */
@@ -600,6 +600,7 @@ static int finish_close(struct coll_call *cl, int status) {
         if (atomic_load(&w->broken)) ring_all(w);
     }
     cl->b.active = 0;
+    c->req = 0;
     return status;
 }
 
@@ -619,12 +620,11 @@ coll_call *collrt_req_call(coll_comm *comm, int *status) {
         *status = COLL_ERR_BUSY;
         return NULL;
     }
-    comm->req = 1;
     return &comm->call;
 }
 
 void collrt_req_call_free(coll_call *cl) {
-    if (cl) cl->comm->req = 0;
+    (void)cl;   /* the communicator's own call */
 }
 
 void collrt_arm(coll_comm *comm, coll_call *call) { comm->arm = call; }
@@ -635,9 +635,8 @@ int collrt_req_begin(coll_call *cl, const coll_alg_info *info, const void *sendb
     (void)ntags;   /* the tag is the call number and the step */
     coll_comm *c = cl->comm;
     coll_call *out;
-    c->req = 0;    /* coll_begin refuses a communicator with a request */
     int rc = coll_begin(c, info, sendbuf, recvbuf, count, dtype, op, root, &out);
-    c->req = 1;
+    if (rc == COLL_OK) c->req = 1;   /* until finish_close */
     return rc;
 }
 

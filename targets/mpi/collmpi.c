@@ -64,9 +64,10 @@ const char *collmpi_mpi_name(coll_collective coll) {
 
 const char *collmpi_form_name(coll_collective coll, const collmpi_call *m) {
     const char *name = collmpi_mpi_name(coll);
-    if (!m || !m->nonblocking || strncmp(name, "MPI_", 4) != 0) return name;
-    static _Thread_local char buf[64];   /* MPI_Allreduce -> MPI_Iallreduce */
-    snprintf(buf, sizeof buf, "MPI_I%c%s", tolower((unsigned char)name[4]), name + 5);
+    if (!m || m->form == COLLMPI_FORM_BLOCKING || strncmp(name, "MPI_", 4) != 0) return name;
+    static _Thread_local char buf[64];   /* MPI_Allreduce -> MPI_Iallreduce, MPI_Allreduce_init */
+    if (m->form == COLLMPI_FORM_PERSISTENT) snprintf(buf, sizeof buf, "%s_init", name);
+    else snprintf(buf, sizeof buf, "MPI_I%c%s", tolower((unsigned char)name[4]), name + 5);
     return buf;
 }
 
@@ -187,7 +188,7 @@ void collmpi_log(coll_collective coll, const collmpi_call *m, int local, const c
     static int nseen;
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     char key[KEY];
-    snprintf(key, sizeof key, "%d|%s|%s", m->nonblocking, what, detail);
+    snprintf(key, sizeof key, "%d|%s|%s", m->form, what, detail);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nseen; i++)
         if (seen[i].coll == coll && strcmp(seen[i].key, key) == 0) {

@@ -83,7 +83,7 @@ typedef struct collmpi_call {
     int red_contig;          /* ... which is contiguous (no staging) */
     size_t red_per;          /* ... elements of `dtype` per element of it */
     coll_comm *cc;           /* the cached coll_comm of the communicator, or NULL */
-    int nonblocking;         /* the I-form (MPI_Iallreduce ...): COLLMPI_DEBUG names it */
+    int form;                /* COLLMPI_FORM_*: COLLMPI_DEBUG names it */
     /* prepared (this rank's buffers) */
     const void *sendbuf;
     void *recvbuf;
@@ -161,7 +161,13 @@ int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_er
 int collmpi_error(int status, int mpi_err, const char *reason);
 /* "MPI_Allreduce" ... */
 const char *collmpi_mpi_name(coll_collective coll);
-/* The same for the form of m: "MPI_Iallreduce" for the I-form. */
+/* The forms of a collective (collmpi_call.form). */
+enum {
+    COLLMPI_FORM_BLOCKING = 0,   /* MPI_Allreduce */
+    COLLMPI_FORM_NONBLOCKING,    /* MPI_Iallreduce */
+    COLLMPI_FORM_PERSISTENT      /* MPI_Allreduce_init */
+};
+/* The name of the form of m: "MPI_Iallreduce", "MPI_Allreduce_init". */
 const char *collmpi_form_name(coll_collective coll, const collmpi_call *m);
 
 /* ---- COLLMPI_DEBUG (collmpi.c) ---- */

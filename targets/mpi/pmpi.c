@@ -42,6 +42,9 @@
 
 #include "mpi_internal.h"
 #include "quantity.h"
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>   /* MPIX_*_init (pcollreq) */
+#endif
 
 enum { MAX_RULES = 128 };
 
@@ -341,9 +344,10 @@ static int n_ok(const rule *r, int n) {
     return 1;
 }
 
-/* The rule that serves the call a (NULL: the MPI library, with the reason
- * logged), with m decided and *info its algorithm's description. */
-static const rule *choose(const collmpi_args *a, int nonblocking, collmpi_call *m,
+/* The rule that serves the call a in its form (COLLMPI_FORM_*; NULL: the
+ * MPI library, with the reason logged), with m decided and *info its
+ * algorithm's description. */
+static const rule *choose(const collmpi_args *a, int form, collmpi_call *m,
                           const coll_alg_info **info) {
     int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     int debug = collmpi_debug();
@@ -356,11 +360,11 @@ static const rule *choose(const collmpi_args *a, int nonblocking, collmpi_call *
     const collmpi_call *known = debug ? NULL : collmpi_memo_find(a, NULL, info, &known_rule);
     if (known) {
         *m = *known;
-        m->nonblocking = nonblocking;
+        m->form = form;
         return known_rule;
     }
     int rc = collmpi_decide(a, m, &why);
-    m->nonblocking = nonblocking;
+    m->form = form;
     if (st != SETUP_READY) {
         collmpi_log(a->coll, m, 0, "MPI library:",
                     st == SETUP_NONE ? "libcollmpi did not see MPI_Init" : off_reason);
@@ -382,9 +386,9 @@ static const rule *choose(const collmpi_args *a, int nonblocking, collmpi_call *
         if (ar == COLL_OK) {
             chosen = r;
             if (!debug) {
-                m->nonblocking = 0;   /* the decision is the same for every form */
+                m->form = COLLMPI_FORM_BLOCKING;   /* the decision is the same for every form */
                 collmpi_memo_store(a, NULL, m, *info, r);
-                m->nonblocking = nonblocking;
+                m->form = form;
             }
             break;
         }
@@ -427,7 +431,7 @@ static void log_served(const collmpi_args *a, const collmpi_call *m, const rule 
 static int try_collc(const collmpi_args *a, int *code) {
     collmpi_call m;
     const coll_alg_info *info = NULL;
-    const rule *r = choose(a, 0, &m, &info);
+    const rule *r = choose(a, COLLMPI_FORM_BLOCKING, &m, &info);
     if (!r) return 0;
     const char *why;
     int mpi_err, staged;
@@ -448,8 +452,10 @@ static int try_collc(const collmpi_args *a, int *code) {
  * the MPI library's own completion takes over (its status: no source, no
  * tag, 0 elements, the call's error code). Progress is made by the thread
  * that calls these functions, one at a time (the registry has no lock). */
+typedef struct preq preq;
 typedef struct nbreq {
     coll_request *q;
+    preq *p;                 /* a start of this persistent request (NULL: an I-form) */
     collmpi_call m;          /* the call's buffers (unstaged when done) */
     collmpi_args a;
     const rule *r;
@@ -500,7 +506,7 @@ static void progress_all(void) {
             active[keep++] = nb;
             continue;
         }
-        coll_request_free(nb->q);
+        if (!nb->p) coll_request_free(nb->q);   /* a persistent one keeps its plan */
         nb->q = NULL;
         int mpi_err = MPI_SUCCESS;
         if (rc == COLL_ERR_TRANSPORT) mpi_err = collmpi_comm_mpi_error(nb->m.cc);
@@ -517,7 +523,7 @@ static void progress_all(void) {
 static int try_collc_start(const collmpi_args *a, MPI_Request *request, int *code) {
     collmpi_call m;
     const coll_alg_info *info = NULL;
-    const rule *r = choose(a, 1, &m, &info);
+    const rule *r = choose(a, COLLMPI_FORM_NONBLOCKING, &m, &info);
     if (!r) return 0;
     nbreq *nb = calloc(1, sizeof *nb);
     int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
@@ -722,22 +728,22 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
  * first, and every wait becomes a loop of tests (the MPI library cannot
  * advance them); without, the library's own call, untouched. */
 
-int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+static int impl_Test(MPI_Request *request, int *flag, MPI_Status *status) {
     if (nactive) progress_all();
     return PMPI_Test(request, flag, status);
 }
 
-int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+static int impl_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
     if (nactive) progress_all();
     return PMPI_Testall(count, requests, flag, statuses);
 }
 
-int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+static int impl_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
     if (nactive) progress_all();
     return PMPI_Testany(count, requests, index, flag, status);
 }
 
-int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+static int impl_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
     if (nactive) progress_all();
     return PMPI_Testsome(incount, requests, outcount, indices, statuses);
@@ -748,7 +754,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
     return PMPI_Request_get_status(request, flag, status);
 }
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+static int impl_Wait(MPI_Request *request, MPI_Status *status) {
     for (;;) {
         if (nactive) progress_all();
         if (!nactive) return PMPI_Wait(request, status);
@@ -757,7 +763,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
     }
 }
 
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+static int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     for (;;) {
         if (nactive) progress_all();
         if (!nactive) return PMPI_Waitall(count, requests, statuses);
@@ -766,7 +772,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     }
 }
 
-int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+static int impl_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
     for (;;) {
         if (nactive) progress_all();
         if (!nactive) return PMPI_Waitany(count, requests, index, status);
@@ -775,7 +781,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
     }
 }
 
-int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+static int impl_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
     for (;;) {
         if (nactive) progress_all();
@@ -784,3 +790,313 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
     }
 }
+
+/* ---- persistent collectives ----
+ * MPI_Allreduce_init (MPI-4; Open MPI 4.1: MPIX_Allreduce_init of
+ * <mpi-ext.h>) and the others are decided at init by the blocking form's
+ * rules; the algorithm's plan is recorded once (coll_init), its scratch
+ * kept by the request. While inactive, the application holds a real
+ * persistent request of the MPI library that does nothing (a receive from
+ * MPI_PROC_NULL), so every call on an inactive persistent request behaves
+ * as MPI says. MPI_Start puts a generalized request in its place (as the
+ * I-forms), and the completion that frees it (MPI_Wait, a successful
+ * MPI_Test ...) puts the inactive handle back. */
+struct preq {
+    MPI_Request handle;      /* the inactive handle */
+    MPI_Request greq;        /* the active start's generalized request */
+    int active;              /* started and its greq not yet completed by the application */
+    coll_request *q;         /* the persistent collc request */
+    collmpi_call m;          /* decided at init; prepared again at every start */
+    collmpi_args a;
+    const rule *r;
+};
+
+static preq **pers;          /* every persistent request not freed */
+static size_t npers, cap_pers, npers_active;
+
+static preq *pers_of(MPI_Request h, int active) {
+    if (h == MPI_REQUEST_NULL) return NULL;
+    for (size_t i = 0; i < npers; i++)
+        if (active ? pers[i]->active && pers[i]->greq == h : pers[i]->handle == h) return pers[i];
+    return NULL;
+}
+
+/* Inits the persistent form of a with collc if a rule serves it. */
+static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code) {
+    collmpi_call m;
+    const coll_alg_info *info = NULL;
+    const rule *r = choose(a, COLLMPI_FORM_PERSISTENT, &m, &info);
+    if (!r) return 0;
+    preq *p = calloc(1, sizeof *p);
+    int rc = p && collrt_grow((void **)&pers, &cap_pers, npers + 1, sizeof *pers) ? COLL_OK
+                                                                                 : COLL_ERR_NOMEM;
+    int mpi_err = MPI_SUCCESS;
+    const char *why = "";
+    if (rc == COLL_OK) {
+        p->m = m;
+        p->a = *a;
+        p->r = r;
+        collmpi_call prep = m;
+        rc = collmpi_prepare(a, &prep, &why);
+        log_served(a, &prep, r, prep.staged);
+        coll_comm *cc = prep.cc;
+        if (rc == COLL_OK && prep.nranks == 1) cc = collmpi_solo_comm();
+        else if (rc == COLL_OK && !cc && coll_comm_from_mpi(a->comm, &cc) != COLL_OK) {
+            rc = COLL_ERR_TRANSPORT;
+            mpi_err = collmpi_from_mpi_error();
+        }
+        if (rc == COLL_OK && !cc) rc = COLL_ERR_NOMEM;
+        if (rc == COLL_OK) {
+            collmpi_comm_set_user_op(cc, prep.user_op, prep.uop, prep.udt);
+            rc = coll_init(cc, info, r->fn, prep.sendbuf, prep.recvbuf, prep.count, prep.dtype,
+                           prep.op, prep.root, &p->q);
+            collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
+            p->m.cc = cc;
+        }
+        int e2;
+        collmpi_unstage(&prep, COLL_ERR_INTERNAL, &e2);   /* frees, unpacks nothing */
+        if (rc == COLL_OK) {
+            int g = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, a->comm, &p->handle);
+            if (g != MPI_SUCCESS) {
+                rc = COLL_ERR_TRANSPORT;
+                mpi_err = g;
+            }
+        }
+    }
+    if (rc != COLL_OK) {
+        if (p) coll_request_free(p->q);
+        free(p);
+        *request = MPI_REQUEST_NULL;
+        *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
+        return 1;
+    }
+    pers[npers++] = p;
+    *request = p->handle;
+    *code = MPI_SUCCESS;
+    return 1;
+}
+
+/* MPI_Start of a persistent request of ours: prepares the buffers again
+ * (packing staged input), starts the plan, hands out a generalized
+ * request. */
+static int pers_start(preq *p, MPI_Request *request) {
+    if (p->active) return MPI_ERR_REQUEST;   /* started twice (erroneous) */
+    nbreq *nb = calloc(1, sizeof *nb);
+    int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
+                 ? COLL_OK
+                 : COLL_ERR_NOMEM;
+    int mpi_err = MPI_SUCCESS;
+    const char *why = "";
+    if (rc == COLL_OK) {
+        nb->m = p->m;
+        nb->a = p->a;
+        nb->r = p->r;
+        nb->p = p;
+        nb->q = p->q;
+        rc = collmpi_prepare(&p->a, &nb->m, &why);
+        if (rc == COLL_OK) rc = collrt_request_restart(p->q, nb->m.sendbuf, nb->m.recvbuf);
+        if (rc != COLL_OK) rc = collmpi_unstage(&nb->m, rc, &mpi_err);
+    }
+    if (rc == COLL_OK) {
+        int g = PMPI_Grequest_start(nb_query, nb_release, nb_cancel, nb, &nb->greq);
+        if (g != MPI_SUCCESS) {
+            coll_wait(p->q);
+            collmpi_unstage(&nb->m, COLL_OK, &mpi_err);
+            rc = COLL_ERR_TRANSPORT;
+            mpi_err = g;
+        }
+    }
+    if (rc != COLL_OK) {
+        free(nb);
+        return collmpi_end(&p->a, &p->m, rc, mpi_err, p->r->alg, coll_strerror(rc), 1);
+    }
+    active[nactive++] = nb;
+    p->greq = nb->greq;
+    p->active = 1;
+    npers_active++;
+    *request = nb->greq;
+    return MPI_SUCCESS;
+}
+
+int MPI_Start(MPI_Request *request) {
+    preq *p = npers && request ? pers_of(*request, 0) : NULL;
+    return p ? pers_start(p, request) : PMPI_Start(request);
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+    for (int i = 0; i < count; i++) {
+        int rc = MPI_Start(&requests[i]);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *request) {
+    preq *p = npers && request ? pers_of(*request, 1) : NULL;
+    if (p) {   /* active: complete it first, then free it as inactive */
+        MPI_Request g = *request;
+        impl_Wait(&g, MPI_STATUS_IGNORE);
+        p->active = 0;
+        npers_active--;
+        *request = p->handle;
+    }
+    p = npers && request ? pers_of(*request, 0) : NULL;
+    if (!p) return PMPI_Request_free(request);
+    for (size_t i = 0; i < npers; i++)
+        if (pers[i] == p) pers[i] = pers[--npers];
+    coll_request_free(p->q);
+    int rc = PMPI_Request_free(&p->handle);
+    free(p);
+    *request = MPI_REQUEST_NULL;
+    return rc;
+}
+
+/* Before a completion call: which entries are active persistent starts of
+ * ours; after it: those the call completed (now MPI_REQUEST_NULL) get
+ * their inactive handle back. */
+enum { MARKS = 16 };
+static preq **marks_before(MPI_Request *reqs, int n, preq **small) {
+    if (!npers_active || n <= 0) return NULL;
+    preq **mk = n <= MARKS ? small : malloc(sizeof *mk * (size_t)n);
+    if (!mk) return NULL;
+    for (int i = 0; i < n; i++) mk[i] = pers_of(reqs[i], 1);
+    return mk;
+}
+static void marks_after(MPI_Request *reqs, int n, preq **mk, preq **small) {
+    if (!mk) return;
+    for (int i = 0; i < n; i++)
+        if (mk[i] && reqs[i] == MPI_REQUEST_NULL) {
+            reqs[i] = mk[i]->handle;
+            mk[i]->active = 0;
+            npers_active--;
+        }
+    if (mk != small) free(mk);
+}
+
+#define WITH_MARKS(reqs, n, call)                          \
+    do {                                                   \
+        preq *small_[MARKS];                               \
+        preq **mk_ = marks_before((reqs), (n), small_);    \
+        int rc_ = (call);                                  \
+        marks_after((reqs), (n), mk_, small_);             \
+        return rc_;                                        \
+    } while (0)
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    WITH_MARKS(request, 1, impl_Test(request, flag, status));
+}
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    WITH_MARKS(requests, count, impl_Testall(count, requests, flag, statuses));
+}
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    WITH_MARKS(requests, count, impl_Testany(count, requests, index, flag, status));
+}
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    WITH_MARKS(requests, incount, impl_Testsome(incount, requests, outcount, indices, statuses));
+}
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+    WITH_MARKS(request, 1, impl_Wait(request, status));
+}
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    WITH_MARKS(requests, count, impl_Waitall(count, requests, statuses));
+}
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    WITH_MARKS(requests, count, impl_Waitany(count, requests, index, status));
+}
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    WITH_MARKS(requests, incount, impl_Waitsome(incount, requests, outcount, indices, statuses));
+}
+
+/* The persistent inits: MPI-4's names, or Open MPI 4.1's MPIX_ ones. */
+#if MPI_VERSION >= 4
+#define PINIT(name) MPI_##name##_init
+#define PPINIT(name) PMPI_##name##_init
+#define COLLMPI_PERSISTENT 1
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PINIT(name) MPIX_##name##_init
+#define PPINIT(name) PMPIX_##name##_init
+#define COLLMPI_PERSISTENT 1
+#endif
+
+#ifdef COLLMPI_PERSISTENT
+int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Allreduce)(sendbuf, recvbuf, count, dt, op, comm, info, request);
+}
+
+int PINIT(Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                  int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Reduce)(sendbuf, recvbuf, count, dt, op, root, comm, info, request);
+}
+
+int PINIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
+                      op, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Reduce_scatter_block)(sendbuf, recvbuf, recvcount, dt, op, comm, info, request);
+}
+
+int PINIT(Bcast)(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info,
+                 MPI_Request *request) {
+    collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
+                      root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Bcast)(buffer, count, dt, root, comm, info, request);
+}
+
+int PINIT(Allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request) {
+    collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                             request);
+}
+
+int PINIT(Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request) {
+    collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                            request);
+}
+
+int PINIT(Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *request) {
+    collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                          info, request);
+}
+
+int PINIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request *request) {
+    collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           info, request);
+}
+#endif

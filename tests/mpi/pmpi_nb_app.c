@@ -3,10 +3,14 @@
  * between the start and MPI_Test polling, several collectives in flight on
  * one communicator, request arrays that mix them with point-to-point
  * requests (MPI_Waitall, MPI_Waitany, MPI_Testsome), MPI_Request_get_status,
- * in-place forms. It checks every result against values it computes
- * itself and prints one line. Used to test libcollmpi.so under LD_PRELOAD
+ * in-place forms; and the persistent ones (MPI_Allreduce_init ..., Open
+ * MPI 4.1: MPIX_*_init) started again and again on new data. It checks
+ * every result against values it computes itself and prints one line. Used to test libcollmpi.so under LD_PRELOAD
  * (tests/mpi/pmpi_nb_test.sh). */
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +170,62 @@ static void t_testsome(int count, int root) {
     free(s), free(r), free(sc), free(scr), free(pin), free(pout);
 }
 
+#if MPI_VERSION >= 4
+#define PINIT(name) MPI_##name##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PINIT(name) MPIX_##name##_init
+#endif
+
+#ifdef PINIT
+/* Persistent: one init, several starts on new data, MPI_Start polled with
+ * MPI_Test, MPI_Startall completed by MPI_Waitall, inactive requests
+ * tested, freed. */
+static void t_persistent(int count, int root) {
+    int *s = ints(count), *r = ints(count), *b = ints(count), *ag = ints(count * N);
+    int *ags = ints(count);
+    MPI_Request ar, bc, al;
+    PINIT(Allreduce)(s, r, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &ar);
+    PINIT(Bcast)(b, count, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &bc);
+    PINIT(Allgather)(ags, count, MPI_INT, ag, count, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &al);
+    int ok = ar != MPI_REQUEST_NULL && bc != MPI_REQUEST_NULL;
+    int flag = 0;
+    MPI_Test(&ar, &flag, MPI_STATUS_IGNORE);   /* inactive: complete at once */
+    ok = ok && flag && ar != MPI_REQUEST_NULL;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < count; i++) s[i] = val(me, i) + round;
+        MPI_Start(&ar);
+        flag = 0;
+        while (!flag) {
+            compute();
+            MPI_Test(&ar, &flag, MPI_STATUS_IGNORE);
+        }
+        ok = ok && ar != MPI_REQUEST_NULL;   /* inactive again, not freed */
+        for (int i = 0; i < count && ok; i++) ok = r[i] == sum_at(i) + N * round;
+        /* both at once */
+        for (int i = 0; i < count; i++) {
+            b[i] = me == root ? val(root, i) - round : -1;
+            s[i] = val(me, i) * (round + 1);
+            ags[i] = val(me, i) + 7 * round;
+        }
+        MPI_Request two[3] = {ar, bc, al};
+        MPI_Startall(3, two);
+        MPI_Status sts[3];
+        MPI_Waitall(3, two, sts);
+        ok = ok && two[0] == ar && two[1] == bc && two[2] == al;
+        for (int i = 0; i < count && ok; i++)
+            ok = r[i] == sum_at(i) * (round + 1) && b[i] == val(root, i) - round;
+        for (int j = 0; j < N && ok; j++)
+            for (int i = 0; i < count && ok; i++) ok = ag[j * count + i] == val(j, i) + 7 * round;
+    }
+    MPI_Request_free(&ar);
+    MPI_Request_free(&bc);
+    MPI_Request_free(&al);
+    ok = ok && ar == MPI_REQUEST_NULL && bc == MPI_REQUEST_NULL && al == MPI_REQUEST_NULL;
+    expect(ok, "persistent MPI_Allreduce/MPI_Bcast/MPI_Allgather _init, restarted", count);
+    free(s), free(r), free(b), free(ag), free(ags);
+}
+#endif
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &N);
@@ -181,6 +241,9 @@ int main(int argc, char **argv) {
         t_waitany(n, 0);
         t_waitany(n, N / 2);
         t_testsome(n, N - 1);
+#ifdef PINIT
+        t_persistent(n, N / 2);
+#endif
     }
     int tot[2] = {checks, errors}, all[2];
     MPI_Allreduce(tot, all, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,11 +1,13 @@
 #!/bin/sh
 # pmpi_nb_test.sh MPIRUN APP LIBCOLLMPI ALGS_SO WORKDIR
 # Runs the unmodified MPI program APP (pmpi_nb_app.c: the nonblocking
-# collectives with overlap, mixed request arrays, several in flight) under
+# collectives with overlap, mixed request arrays, several in flight; the
+# persistent ones restarted on new data) under
 # LD_PRELOAD=LIBCOLLMPI with a COLLMPI_CONFIG whose rules name the blocking
 # collectives only, for N = 4 and 3, and checks that its results are right
 # and that COLLMPI_DEBUG=1 shows collc serving every I-form with the
-# blocking form's rule. MPIRUN may hold options.
+# blocking form's rule, and every persistent form used. MPIRUN may hold
+# options.
 set -eu
 mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
 mkdir -p "$dir"
@@ -33,6 +35,12 @@ for n in 4 3; do
               "MPI_Ireduce_scatter_block ring_reduce_scatter" "MPI_Ibcast binomial_broadcast" \
               "MPI_Iallgather ring_allgather" "MPI_Igather binomial_gather" \
               "MPI_Iscatter binomial_scatter" "MPI_Ialltoall pairwise_alltoall"; do
+    set -- $form
+    grep -q -- "$1 (.*) -> $2 (collc" "$log" ||
+      { echo "pmpi_nb_test: N=$n: COLLMPI_DEBUG does not show $1 served by $2"; status=1; }
+  done
+  for form in "MPI_Allreduce_init ring_allreduce" "MPI_Bcast_init binomial_broadcast" \
+              "MPI_Allgather_init ring_allgather"; do
     set -- $form
     grep -q -- "$1 (.*) -> $2 (collc" "$log" ||
       { echo "pmpi_nb_test: N=$n: COLLMPI_DEBUG does not show $1 served by $2"; status=1; }
