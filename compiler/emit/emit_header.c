@@ -47,8 +47,8 @@ static void mpi_declarations(FILE *out, const Algorithm *alg, const char *prefix
     fputs("/* the algorithm itself (coll.h's signature) and its description */\n", out);
     emit_c_prototype(out, alg, core_prefix);
     fputs(";\n", out);
-    start_declaration(out, alg, core_prefix);
     fprintf(out, "extern const coll_alg_info *const %s%s_alg;\n", core_prefix, alg->name);
+    start_declaration(out, alg, core_prefix);
 }
 
 void emit_header_file(FILE *out, const RankProgram *const *progs, int nprogs,
