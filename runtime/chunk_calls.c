@@ -1,11 +1,16 @@
 /* chunk_calls.c - the chunk-level transfer calls of coll.h (what generated
  * code uses), built on the byte-level calls: each resolves its chunk
  * ranges, lets deferred copies (deferral.c) and copy-on-write (cow.c) say
- * where to read and write, and posts the byte-level operation. */
+ * where to read and write, and posts the byte-level operation. While
+ * coll_start records a program (request.c), each only appends itself. */
 #include <stdint.h>
 #include "collrt_internal.h"
 
 void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    if (__builtin_expect(COLLRT_CALL(call)->rec != NULL, 0)) {
+        collrt_rec_add(COLLRT_CALL(call), COLLRT_REC_SEND, peer, buf, lo, 0, hi, 0);
+        return;
+    }
     collrt_call *c = COLLRT_CALL(call);
     char *p;
     size_t n;
@@ -16,6 +21,10 @@ void coll_send(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
 }
 
 void coll_recv(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    if (__builtin_expect(COLLRT_CALL(call)->rec != NULL, 0)) {
+        collrt_rec_add(COLLRT_CALL(call), COLLRT_REC_RECV, peer, buf, lo, 0, hi, 0);
+        return;
+    }
     collrt_call *c = COLLRT_CALL(call);
     char *p;
     size_t n;
@@ -26,6 +35,10 @@ void coll_recv(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
 }
 
 void coll_recv_reduce(coll_call *call, int64_t peer, int buf, int64_t lo, int64_t hi) {
+    if (__builtin_expect(COLLRT_CALL(call)->rec != NULL, 0)) {
+        collrt_rec_add(COLLRT_CALL(call), COLLRT_REC_RECV_REDUCE, peer, buf, lo, 0, hi, 0);
+        return;
+    }
     collrt_call *c = COLLRT_CALL(call);
     char *p;
     size_t n;
@@ -94,6 +107,11 @@ static char *destination(operands *o, int dst_buf, int64_t dst_lo, int64_t n) {
 
 void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t src_lo,
                            int dst_buf, int64_t dst_lo, int64_t n) {
+    if (__builtin_expect(COLLRT_CALL(call)->rec != NULL, 0)) {
+        collrt_rec_add(COLLRT_CALL(call), COLLRT_REC_RECV_REDUCE_COPY, peer, src_buf, src_lo, dst_buf,
+                       dst_lo, n);
+        return;
+    }
     operands o;
     if (!get_operands(call, src_buf, src_lo, dst_buf, dst_lo, n, &o)) return;
     const char *src = source(&o, n);
@@ -102,6 +120,10 @@ void coll_recv_reduce_copy(coll_call *call, int64_t peer, int src_buf, int64_t s
 
 void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
                int64_t dst_lo, int64_t n) {
+    if (__builtin_expect(COLLRT_CALL(call)->rec != NULL, 0)) {
+        collrt_rec_add(COLLRT_CALL(call), COLLRT_REC_COPY, 0, src_buf, src_lo, dst_buf, dst_lo, n);
+        return;
+    }
     operands o;
     if (!get_operands(call, src_buf, src_lo, dst_buf, dst_lo, n, &o)) return;
     if (o.s == o.d && collrt_cow_intact(o.c, o.sbuf, o.slo, o.slo + n))
@@ -113,6 +135,10 @@ void coll_copy(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
 
 void coll_reduce(coll_call *call, int src_buf, int64_t src_lo, int dst_buf,
                  int64_t dst_lo, int64_t n) {
+    if (__builtin_expect(COLLRT_CALL(call)->rec != NULL, 0)) {
+        collrt_rec_add(COLLRT_CALL(call), COLLRT_REC_REDUCE, 0, src_buf, src_lo, dst_buf, dst_lo, n);
+        return;
+    }
     operands o;
     if (!get_operands(call, src_buf, src_lo, dst_buf, dst_lo, n, &o)) return;
     const char *in = collrt_fused_operand(o.c, dst_buf, dst_lo, n, o.bytes);

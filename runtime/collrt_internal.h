@@ -17,6 +17,8 @@
  *                  the byte-level calls that fill it
  *   quantity.c     numbers with units: byte sizes (quantity.h; the MPI
  *                  target's config and collc's options read sizes with it)
+ *   request.c      the nonblocking form (coll_start, coll_test ...): a
+ *                  compiled program recorded once, replayed step by step
  * and what each target provides is at the end of this file. */
 #ifndef COLLRT_INTERNAL_H
 #define COLLRT_INTERNAL_H
@@ -172,6 +174,10 @@ typedef struct collrt_call {
     int64_t *cow_fix;      /* out ranges [lo, hi) redirected in this step */
     int64_t ncow_fix;
     uint32_t step;         /* current step, from 1 */
+    /* Not NULL while coll_start records the program (request.c): the
+     * chunk-level calls, coll_setup, coll_step_end and coll_finish append
+     * to it instead of acting. */
+    struct collrt_recording *rec;
     /* Per buffer; collrt_begin_args clears nothing from here on (a call
      * costs no clearing of 66-entry arrays): entries [0, nbufs) are set by
      * begin_args and setup, the others are never read. */
@@ -393,6 +399,63 @@ static inline void collrt_op_queue_clear(collrt_op_queue *q) {
 }
 void collrt_op_queue_free(collrt_op_queue *q);
 
+
+/* ---- the nonblocking form (request.c) ----
+ * coll_start runs the compiled program once in recording mode: the program
+ * depends only on N, me, root, count and its parameters, never on data, so
+ * the calls it makes are the plan of the call. The request then replays
+ * the plan on a real call of the target, one step at a time: it posts the
+ * step's transfers with the same chunk-level calls the blocking program
+ * makes (deferral and copy-on-write decide alike), and lets the target
+ * finish the step without blocking (collrt_step_progress). The step
+ * structure has one source, the generated function itself. */
+typedef enum collrt_rec_kind {
+    COLLRT_REC_SETUP,          /* coll_setup(split, nscratch, chunks) */
+    COLLRT_REC_SEND,           /* coll_send(peer, a, x, y) */
+    COLLRT_REC_RECV,           /* coll_recv(peer, a, x, y) */
+    COLLRT_REC_RECV_REDUCE,    /* coll_recv_reduce(peer, a, x, y) */
+    COLLRT_REC_RECV_REDUCE_COPY, /* coll_recv_reduce_copy(peer, a, x, b, y, n) */
+    COLLRT_REC_COPY,           /* coll_copy(a, x, b, y, n) */
+    COLLRT_REC_REDUCE,         /* coll_reduce(a, x, b, y, n) */
+    COLLRT_REC_STEP            /* coll_step_end */
+} collrt_rec_kind;
+typedef struct collrt_rec {
+    collrt_rec_kind kind;
+    int a, b;                  /* buffers */
+    int64_t peer, x, y, n;
+} collrt_rec;
+typedef struct collrt_recording {
+    collrt_rec *ops;
+    size_t n, cap;
+    int64_t split;             /* the arguments of coll_setup */
+    int nscratch;
+    int64_t chunks[COLL_MAX_SCRATCH];
+    size_t nsteps;             /* COLLRT_REC_STEP among the ops */
+    int began;                 /* coll_begin accepted the arguments */
+    int finished;              /* coll_finish was called, with: */
+    int status;
+    int nomem;                 /* an append failed */
+} collrt_recording;
+/* What the recording calls do (the chunk-level calls test c->rec first). */
+void collrt_rec_add(collrt_call *c, collrt_rec_kind kind, int64_t peer, int a, int64_t x, int b,
+                    int64_t y, int64_t n);
+int collrt_rec_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *chunks);
+/* coll_setup's checks and geometry without memory (scratch.c). */
+int collrt_rec_check_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *chunks);
+int collrt_rec_step_end(collrt_call *c);
+int collrt_rec_finish(collrt_call *c, int status);
+/* The recording coll_begin: a target's coll_begin calls it (instead of its
+ * own work) when collrt_arm armed the communicator; c is the armed call. */
+int collrt_rec_begin(collrt_call *c, const coll_alg_info *info, int nranks, int me,
+                     const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+                     coll_op op, int root);
+/* Step tags a request uses (the mpi target reserves them at start): one
+ * per coll_step_end, plus one for coll_finish once the program set up or
+ * posted anything, exactly as many as the blocking call advances by. */
+size_t collrt_rec_tags(const collrt_recording *r);
+/* coll_request_start on other buffers (the mpi target's staged copies). */
+int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf);
+
 /* ---- provided by each target ----
  * A target (targets/<name>/) defines `struct coll_call` (collrt_call first)
  * and `struct coll_comm`, and these functions of coll.h; the runtime calls
@@ -417,5 +480,32 @@ int coll_step_end(coll_call *call);
 int coll_finish(coll_call *call, int status);
 int coll_comm_rank(const coll_comm *comm);
 int coll_comm_size(const coll_comm *comm);
+
+/* For the nonblocking form (request.c); a target's coll_begin,
+ * coll_step_end and coll_finish first hand a recording call to
+ * collrt_rec_begin / collrt_rec_step_end / collrt_rec_finish:
+ *   collrt_req_call: a call object for a request on comm, or NULL with
+ *     *status (the cpu target has one call per communicator: COLL_ERR_BUSY
+ *     when a call or request is active on it; the mpi target gives each
+ *     request its own, so requests and blocking calls may overlap);
+ *   collrt_req_call_free: gives it back (after the request finished);
+ *   collrt_arm: the next coll_begin on comm records into `call` (NULL:
+ *     disarm);
+ *   collrt_req_begin: the real coll_begin on the request's call; `ntags`
+ *     is collrt_rec_tags of its plan;
+ *   collrt_step_progress: coll_step_end of the posted step without
+ *     blocking (block = 0): *done = 0 while some transfer is still
+ *     outstanding; once the step completed it did all that coll_step_end
+ *     does (*done = 1) and returns its status; block = 1 waits as
+ *     coll_step_end does;
+ *   collrt_finish_progress: coll_finish in the same way. */
+coll_call *collrt_req_call(coll_comm *comm, int *status);
+void collrt_req_call_free(coll_call *call);
+void collrt_arm(coll_comm *comm, coll_call *call);
+int collrt_req_begin(coll_call *call, const coll_alg_info *info, const void *sendbuf,
+                     void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+                     size_t ntags);
+int collrt_step_progress(coll_call *call, int block, int *done);
+int collrt_finish_progress(coll_call *call, int status, int block, int *done);
 
 #endif

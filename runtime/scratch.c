@@ -122,6 +122,7 @@ static void assign_scratch(collrt_call *c, int nscratch, const scratch_plan *p, 
  * drains) the exchanges of a call before the next coll_begin succeeds. */
 int coll_setup(coll_call *call, int64_t split, int nscratch, const int64_t *scratch_chunks) {
     collrt_call *c = COLLRT_CALL(call);
+    if (c && c->rec) return collrt_rec_setup(c, split, nscratch, scratch_chunks);
     if (!c || !c->active) return COLL_ERR_INTERNAL;
     scratch_plan p;
     int rc = plan_scratch(c, split, nscratch, scratch_chunks, &p);
@@ -135,6 +136,14 @@ int coll_setup(coll_call *call, int64_t split, int nscratch, const int64_t *scra
     }
     assign_scratch(c, nscratch, &p, c->scratch);
     return COLL_OK;
+}
+
+/* The recording coll_setup (request.c): the same validation and geometry,
+ * no memory. */
+int collrt_rec_check_setup(collrt_call *c, int64_t split, int nscratch,
+                           const int64_t *scratch_chunks) {
+    scratch_plan p;
+    return plan_scratch(c, split, nscratch, scratch_chunks, &p);
 }
 
 void collrt_call_free(collrt_call *c) {

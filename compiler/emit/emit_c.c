@@ -474,6 +474,32 @@ void emit_c_prototype(FILE *out, const Algorithm *alg, const char *prefix) {
             collective_info[alg->coll].rooted ? ", int root" : "");
 }
 
+void emit_c_start_prototype(FILE *out, const Algorithm *alg, const char *prefix,
+                            const char *suffix) {
+    fprintf(out, "int %s%s%s(coll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,\n"
+                 "%*scoll_dtype dtype, coll_op op%s, coll_request **req)",
+            prefix, alg->name, suffix, (int)(strlen(prefix) + strlen(alg->name) + strlen(suffix) + 5),
+            "", collective_info[alg->coll].rooted ? ", int root" : "");
+}
+
+/* NAME_start and NAME_init: the nonblocking and persistent forms, the
+ * program itself as their plan (coll.h §3). */
+static void emit_start(FILE *out, const Algorithm *alg, const char *prefix) {
+    static const struct { const char *suffix, *callee, *what; } forms[] = {
+        {"_start", "coll_start", "nonblocking (coll_test, coll_wait)"},
+        {"_init", "coll_init", "persistent (coll_request_start)"},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        fprintf(out, "\n/* %s : %s, %s */\n", alg->name, collective_info[alg->coll].keyword,
+                forms[i].what);
+        emit_c_start_prototype(out, alg, prefix, forms[i].suffix);
+        fprintf(out, " {\n    return %s(comm, &%s%s_info, (void (*)(void))%s%s, sendbuf, recvbuf, count,\n"
+                     "%*sdtype, op, %s, req);\n}\n",
+                forms[i].callee, prefix, alg->name, prefix, alg->name,
+                (int)strlen(forms[i].callee) + 12, "", collective_info[alg->coll].rooted ? "root" : "0");
+    }
+}
+
 static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o) {
     EmitC E = {.out = out, .rp = rp, .depth = 0, .tmp = 0};
     const Algorithm *alg = rp->alg;
@@ -534,6 +560,7 @@ static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o
     ind(&E);
     fputs("return coll_finish(c, COLL_ERR_INTERNAL);\n", out);
     fputs("}\n", out);
+    emit_start(out, alg, prefix);
 }
 
 void emit_c_file(FILE *out, const RankProgram *const *progs, int nprogs, const EmitCOptions *o) {

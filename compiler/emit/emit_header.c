@@ -17,10 +17,24 @@ char *emit_header_guard(Arena *a, const char *path, const char *source) {
     return g;
 }
 
+/* NAME_start, NAME_init and what they return. */
+static void start_declaration(FILE *out, const Algorithm *alg, const char *prefix) {
+    fputs("/* nonblocking: starts the same call and returns at once; complete it with\n"
+          " * coll_test (never blocks) or coll_wait, then coll_request_free (coll.h) */\n",
+          out);
+    emit_c_start_prototype(out, alg, prefix, "_start");
+    fputs(";\n/* persistent: the plan made once; coll_request_start starts the call on the\n"
+          " * same buffers, as often as wanted (coll.h) */\n",
+          out);
+    emit_c_start_prototype(out, alg, prefix, "_init");
+    fputs(";\n", out);
+}
+
 static void cpu_declarations(FILE *out, const Algorithm *alg, const char *prefix) {
     fprintf(out, "\n/* %s : %s */\n", alg->name, collective_info[alg->coll].keyword);
     emit_c_prototype(out, alg, prefix);
     fputs(";\n", out);
+    start_declaration(out, alg, prefix);
 }
 
 static void mpi_declarations(FILE *out, const Algorithm *alg, const char *prefix,
@@ -34,6 +48,7 @@ static void mpi_declarations(FILE *out, const Algorithm *alg, const char *prefix
     emit_c_prototype(out, alg, core_prefix);
     fputs(";\n", out);
     fprintf(out, "extern const coll_alg_info *const %s%s_alg;\n", core_prefix, alg->name);
+    start_declaration(out, alg, core_prefix);
 }
 
 void emit_header_file(FILE *out, const RankProgram *const *progs, int nprogs,

@@ -28,7 +28,7 @@ typedef struct LLVMGen {
     LLVMTypeRef i1, i8, i32, i64, isize, ptr, ptrptr, voidt;
     /* runtime functions: type and declaration */
     struct { LLVMTypeRef ty; LLVMValueRef fn; } begin, setup, send, recv, recv_reduce, copy,
-        reduce, step_end, finish, comm_size, comm_rank;
+        reduce, step_end, finish, comm_size, comm_rank, start, init;
     /* the function being built */
     const RankProgram *rp;
     LLVMValueRef fn;
@@ -62,6 +62,8 @@ static void declare_runtime(LLVMGen *G) {
     DECL(finish, "coll_finish", i, p, i);
     DECL(comm_size, "coll_comm_size", i, p);
     DECL(comm_rank, "coll_comm_rank", i, p);
+    DECL(start, "coll_start", i, p, p, p, p, p, G->isize, i, i, i, G->ptrptr);
+    DECL(init, "coll_init", i, p, p, p, p, p, G->isize, i, i, i, G->ptrptr);
 }
 
 static LLVMValueRef call(LLVMGen *G, LLVMTypeRef ty, LLVMValueRef fn, LLVMValueRef *args,
@@ -651,6 +653,36 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     G->slots = NULL;
 }
 
+/* NAME_start / NAME_init (coll.h §3): coll_start / coll_init(comm, &info,
+ * NAME, sendbuf, recvbuf, count, dtype, op, root, req), as emit_c.c writes
+ * them. */
+static void emit_start(LLVMGen *G, const RankProgram *rp, const char *prefix, const char *suffix,
+                       LLVMTypeRef callee_ty, LLVMValueRef callee) {
+    const Algorithm *alg = rp->alg;
+    int rooted = collective_info[alg->coll].rooted;
+    char fname[512], sname[520], gname[600];
+    snprintf(fname, sizeof fname, "%s%s", prefix, alg->name);
+    snprintf(sname, sizeof sname, "%.511s%.7s", fname, suffix);
+    snprintf(gname, sizeof gname, "%.512s.info", fname);
+    LLVMValueRef core = LLVMGetNamedFunction(G->t.mod, fname);
+    LLVMValueRef info = LLVMGetNamedGlobal(G->t.mod, gname);
+    COLLC_ASSERT(core && info);
+    LLVMTypeRef params[] = {G->ptr, G->ptr, G->ptr, G->isize, G->i32, G->i32, G->i32, G->ptrptr};
+    unsigned np = rooted ? 8u : 7u;
+    if (!rooted) params[6] = G->ptrptr;
+    LLVMValueRef fn = LLVMAddFunction(G->t.mod, sname, LLVMFunctionType(G->i32, params, np, 0));
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(G->t.ctx, fn, "entry");
+    LLVMPositionBuilderAtEnd(G->b, bb);
+    LLVMValueRef args[] = {LLVMGetParam(fn, 0), LLVMConstBitCast(info, G->ptr),
+                           LLVMConstBitCast(core, G->ptr), LLVMGetParam(fn, 1),
+                           LLVMGetParam(fn, 2), LLVMGetParam(fn, 3), LLVMGetParam(fn, 4),
+                           LLVMGetParam(fn, 5), rooted ? LLVMGetParam(fn, 6) : c32(G, 0),
+                           LLVMGetParam(fn, np - 1)};
+    LLVMValueRef rc = call(G, callee_ty, callee, args, 10);
+    LLVMSetTailCall(rc, 1);
+    LLVMBuildRet(G->b, rc);
+}
+
 /* ---------- --target=mpi: MPI-signature wrappers (emit_mpi.h) ---------- */
 
 static void emit_mpi_wrapper(LLVMGen *G, const RankProgram *rp, const char *core_prefix,
@@ -715,6 +747,10 @@ static void build_module(LLVMGen *G, const RankProgram *const *progs, int nprogs
     G->voidt = LLVMVoidTypeInContext(G->t.ctx);
     declare_runtime(G);
     for (int i = 0; i < nprogs; i++) emit_function(G, progs[i], o->prefix ? o->prefix : "");
+    for (int i = 0; i < nprogs; i++) {
+        emit_start(G, progs[i], o->prefix ? o->prefix : "", "_start", G->start.ty, G->start.fn);
+        emit_start(G, progs[i], o->prefix ? o->prefix : "", "_init", G->init.ty, G->init.fn);
+    }
     if (mpi_prefix)
         for (int i = 0; i < nprogs; i++)
             emit_mpi_wrapper(G, progs[i], o->prefix ? o->prefix : "", mpi_prefix);

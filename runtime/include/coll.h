@@ -332,6 +332,60 @@ int coll_call_in_place(const coll_call *call); /* 1 if in and out alias */
 size_t coll_chunk_offset(size_t count, int64_t split, int64_t c);
 size_t coll_chunk_len(size_t count, int64_t split, int64_t c);
 
+/* ===================================================================== */
+/* 3. Nonblocking form                                                   */
+/* ===================================================================== */
+/*
+ * Every compiled algorithm NAME also has
+ *   int NAME_start(coll_comm *comm, <NAME's arguments>, coll_request **req);
+ * which starts the same call and returns at once with *req; the call then
+ * advances in coll_test (never waits) and coll_wait. NAME_start is
+ *   return coll_start(comm, &NAME's info, (void (*)(void))NAME, sendbuf,
+ *                     recvbuf, count, dtype, op, root, req);
+ * coll_start runs NAME once in recording mode (nothing moves: the program
+ * depends on N, rank, root, count and its parameters only) and keeps what
+ * it would do as the request's plan; each coll_test posts step k's sends
+ * and receives, and once they completed runs the step's local copies and
+ * reductions and posts step k+1. The results are those of NAME, bit for
+ * bit. The buffers belong to the call until the request is done.
+ *
+ *   coll_start:   COLL_OK with *req, or the status the blocking call would
+ *                 return without communicating (bad arguments, a failed
+ *                 `require`: COLL_ERR_NOT_APPLICABLE) with *req = NULL. A
+ *                 call of count 0 gives a request that is already done.
+ *   coll_test:    advances without blocking; *done = 1 once the call is
+ *                 complete, and then returns its status (COLL_OK while it
+ *                 is not done).
+ *   coll_wait:    advances until the call is complete; returns its status.
+ *   coll_request_free: frees a done request (COLL_ERR_BUSY, nothing done,
+ *                 while it is not done); NULL is ignored.
+ *   (coll_request_start: COLL_ERR_BUSY while the request is not done.)
+ * All ranks start requests and calls on a communicator in the same order.
+ * On the cpu target a communicator handle has one call at a time: a
+ * blocking call or another start while a request is not done fails with
+ * COLL_ERR_BUSY / COLL_ERR_INTERNAL. On the mpi target requests and
+ * blocking calls on one communicator may overlap freely (each request has
+ * its own tags and scratch). */
+/*
+ * Persistent form (as MPI's MPI_Allreduce_init + MPI_Start): coll_init
+ * takes coll_start's arguments, records the plan once and returns an
+ * inactive request (or the status the blocking call returns without
+ * communicating); each coll_request_start starts the call again on the
+ * same buffers (with their current contents), completed by coll_test /
+ * coll_wait as above; coll_request_free frees it when it is inactive. The
+ * request keeps its plan and, on the mpi target, its scratch. */
+typedef struct coll_request coll_request;
+int coll_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+              const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+              coll_op op, int root, coll_request **req);
+int coll_request_start(coll_request *req);
+int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+               const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+               coll_op op, int root, coll_request **req);
+int coll_test(coll_request *req, int *done);
+int coll_wait(coll_request *req);
+int coll_request_free(coll_request *req);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,6 +84,7 @@ struct coll_call {
     struct coll_comm *comm;
     uint64_t tag;           /* current call << 32 | step */
     int communicated;       /* posted a transfer (the channels changed) */
+    int posted;             /* a request's step is posted (step_post) */
 };
 
 struct coll_comm {
@@ -101,6 +102,8 @@ struct coll_comm {
     size_t nsends, cap_sends, first_send;
     size_t recvs_left;      /* receives of this step not done yet */
     int64_t spin_ns;        /* current spin budget (adaptive, <= w->spin_ns) */
+    struct coll_call *arm;  /* the next coll_begin records into it (collrt_arm) */
+    int req;                /* a request's call is active (collrt_req_begin) */
 };
 
 /* ---- waiting ---- */
@@ -316,8 +319,18 @@ static void reset_step(coll_comm *c) {
 int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
                void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
                coll_call **call) {
+    if (comm && comm->arm && call) {   /* coll_start records (request.c) */
+        struct coll_call *cl = comm->arm;
+        comm->arm = NULL;
+        *call = NULL;
+        int rc = collrt_rec_begin(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf,
+                                  count, dtype, op, root);
+        if (rc == COLL_OK) *call = cl;
+        return rc;
+    }
     int rc = collrt_begin_check(comm ? &comm->call.b : NULL, call);
     if (rc != COLL_OK) return rc;
+    if (comm->req) return COLL_ERR_INTERNAL;   /* a request is between start and done */
     coll_world *w = comm->w;
     int64_t seq = ++comm->call_seq;
     /* Announce the call before looking at `broken` (both seq_cst): a rank
@@ -341,6 +354,7 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     cl->b.active = 1;
     cl->tag = (uint64_t)seq << 32;
     cl->communicated = 0;
+    cl->posted = 0;
     reset_step(comm);
     *call = cl;
     return COLL_OK;
@@ -474,8 +488,9 @@ static int sends_done(coll_comm *c) {
     return 1;
 }
 
-int coll_step_end(coll_call *cl) {
-    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
+/* The start of a step end: the step's receives become pending, its local
+ * operations run. */
+static void step_post(struct coll_call *cl) {
     coll_comm *c = cl->comm;
     collrt_call *b = &cl->b;
     c->recvs_left = b->q.nrecvs;
@@ -483,24 +498,64 @@ int coll_step_end(coll_call *cl) {
     if (b->status == COLL_OK) {
         publish_pending(c);
         collrt_run_local(b);
-        for (;;) {
-            uint32_t seen = atomic_load_explicit(&c->w->bells[c->rank].seq,
-                                                 memory_order_acquire);
-            int progress = publish_pending(c);
-            progress |= recv_pass(c);
-            if (b->status != COLL_OK) break;
-            if (c->recvs_left == 0 && sends_done(c)) break;
-            if (call_aborted(c)) {
-                collrt_fail(b, COLL_ERR_PEER);
-                break;
-            }
-            if (!progress) wait_bell(c, seen);
-        }
-        if (b->status == COLL_OK) collrt_step_done(b);
     }
-    reset_step(c);
+}
+
+/* Makes progress on the posted step: 1 when it is over (complete or
+ * failed), 0 when something is still outstanding. Waits for the doorbell
+ * when nothing moved and `block`. */
+static int step_poll(struct coll_call *cl, int block) {
+    coll_comm *c = cl->comm;
+    collrt_call *b = &cl->b;
+    while (b->status == COLL_OK) {
+        uint32_t seen = atomic_load_explicit(&c->w->bells[c->rank].seq,
+                                             memory_order_acquire);
+        int progress = publish_pending(c);
+        progress |= recv_pass(c);
+        if (b->status != COLL_OK) break;
+        if (c->recvs_left == 0 && sends_done(c)) break;
+        if (call_aborted(c)) {
+            collrt_fail(b, COLL_ERR_PEER);
+            break;
+        }
+        if (!progress) {
+            if (!block) return 0;
+            wait_bell(c, seen);
+        }
+    }
+    return 1;
+}
+
+/* The end of a step end, once step_poll said it is over. */
+static int step_close(struct coll_call *cl) {
+    collrt_call *b = &cl->b;
+    if (b->status == COLL_OK) collrt_step_done(b);
+    reset_step(cl->comm);
     cl->tag++;
+    cl->posted = 0;
     return b->status;
+}
+
+int coll_step_end(coll_call *cl) {
+    if (cl && cl->b.rec) return collrt_rec_step_end(&cl->b);
+    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
+    step_post(cl);
+    step_poll(cl, 1);
+    return step_close(cl);
+}
+
+int collrt_step_progress(coll_call *cl, int block, int *done) {
+    *done = 1;
+    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
+    if (!cl->posted) {
+        step_post(cl);
+        cl->posted = 1;
+    }
+    if (!step_poll(cl, block)) {
+        *done = 0;
+        return COLL_OK;
+    }
+    return step_close(cl);
 }
 
 /* Abandoning a call: messages this rank published may still be read by a
@@ -525,11 +580,10 @@ static void drain(coll_comm *c) {
     }
 }
 
-int coll_finish(coll_call *cl, int status) {
-    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+/* coll_finish once its last step (operations posted after the last step
+ * end) is done. */
+static int finish_close(struct coll_call *cl, int status) {
     coll_comm *c = cl->comm;
-    if (cl->b.q.nrecvs) cl->communicated = 1;
-    if (status == COLL_OK && (c->nsends || cl->b.q.n)) status = coll_step_end(cl);
     if (status == COLL_OK) status = cl->b.status;
     if (status == COLL_OK) collrt_defer_flush(&cl->b);
     coll_world *w = c->w;
@@ -546,7 +600,57 @@ int coll_finish(coll_call *cl, int status) {
         if (atomic_load(&w->broken)) ring_all(w);
     }
     cl->b.active = 0;
+    c->req = 0;
     return status;
+}
+
+int coll_finish(coll_call *cl, int status) {
+    if (cl && cl->b.rec) return collrt_rec_finish(&cl->b, status);
+    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    if (cl->b.q.nrecvs) cl->communicated = 1;
+    if (status == COLL_OK && (c->nsends || cl->b.q.n)) status = coll_step_end(cl);
+    return finish_close(cl, status);
+}
+
+/* ---- requests (runtime/request.c): one call per communicator ---- */
+
+coll_call *collrt_req_call(coll_comm *comm, int *status) {
+    if (comm->call.b.active || comm->req || comm->arm) {
+        *status = COLL_ERR_BUSY;
+        return NULL;
+    }
+    return &comm->call;
+}
+
+void collrt_req_call_free(coll_call *cl) {
+    (void)cl;   /* the communicator's own call */
+}
+
+void collrt_arm(coll_comm *comm, coll_call *call) { comm->arm = call; }
+
+int collrt_req_begin(coll_call *cl, const coll_alg_info *info, const void *sendbuf,
+                     void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+                     size_t ntags) {
+    (void)ntags;   /* the tag is the call number and the step */
+    coll_comm *c = cl->comm;
+    coll_call *out;
+    int rc = coll_begin(c, info, sendbuf, recvbuf, count, dtype, op, root, &out);
+    if (rc == COLL_OK) c->req = 1;   /* until finish_close */
+    return rc;
+}
+
+int collrt_finish_progress(coll_call *cl, int status, int block, int *done) {
+    *done = 1;
+    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    coll_comm *c = cl->comm;
+    if (!cl->posted) {
+        if (cl->b.q.nrecvs) cl->communicated = 1;
+        if (status != COLL_OK || !(c->nsends || cl->b.q.n)) return finish_close(cl, status);
+    }
+    int rc = collrt_step_progress(cl, block, done);
+    if (!*done) return COLL_OK;
+    return finish_close(cl, rc);
 }
 
 /* ---- convenience runner ---- */

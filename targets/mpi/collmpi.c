@@ -30,6 +30,7 @@
  *    types of 1, 2, 4 or 8 bytes reduce with MPI_Reduce_local. A predefined
  *    op applies element by element, so a derived type made of one named
  *    type reduces as that type (staged when not contiguous). */
+#include <ctype.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -59,6 +60,15 @@ const char *collmpi_mpi_name(coll_collective coll) {
 #undef X
     };
     return (unsigned)coll < COLL_COLLECTIVE_COUNT ? names[coll] : "?";
+}
+
+const char *collmpi_form_name(coll_collective coll, const collmpi_call *m) {
+    const char *name = collmpi_mpi_name(coll);
+    if (!m || m->form == COLLMPI_FORM_BLOCKING || strncmp(name, "MPI_", 4) != 0) return name;
+    static _Thread_local char buf[64];   /* MPI_Allreduce -> MPI_Iallreduce, MPI_Allreduce_init */
+    if (m->form == COLLMPI_FORM_PERSISTENT) snprintf(buf, sizeof buf, "%s_init", name);
+    else snprintf(buf, sizeof buf, "MPI_I%c%s", tolower((unsigned char)name[4]), name + 5);
+    return buf;
 }
 
 /* ---- errors with reasons ---- */
@@ -178,7 +188,7 @@ void collmpi_log(coll_collective coll, const collmpi_call *m, int local, const c
     static int nseen;
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     char key[KEY];
-    snprintf(key, sizeof key, "%s|%s", what, detail);
+    snprintf(key, sizeof key, "%d|%s|%s", m->form, what, detail);
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nseen; i++)
         if (seen[i].coll == coll && strcmp(seen[i].key, key) == 0) {
@@ -191,7 +201,7 @@ void collmpi_log(coll_collective coll, const collmpi_call *m, int local, const c
         nseen++;
     }
     pthread_mutex_unlock(&lock);
-    fprintf(stderr, "collmpi[%d]: %s (%zu B, N=%d) -> %s%s%s\n", m->rank, collmpi_mpi_name(coll),
+    fprintf(stderr, "collmpi[%d]: %s (%zu B, N=%d) -> %s%s%s\n", m->rank, collmpi_form_name(coll, m),
             m->total_bytes, m->nranks, what, *detail ? " " : "", detail);
 }
 
@@ -846,6 +856,30 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
         rc = ((collmpi_rooted_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op, m->root);
     else
         rc = ((collmpi_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op);
+    collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
+    if (rc == COLL_ERR_TRANSPORT) *mpi_err = collmpi_comm_mpi_error(cc);
+    return rc;
+}
+
+int collmpi_start(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
+                  const coll_alg_info *info, coll_request **req, int *mpi_err) {
+    *mpi_err = MPI_SUCCESS;
+    coll_comm *cc = m->cc;
+    int rc = COLL_OK;
+    if (m->nranks == 1) {
+        cc = collmpi_solo_comm();
+        if (!cc) return COLL_ERR_NOMEM;
+    } else if (!cc) {
+        rc = coll_comm_from_mpi(comm, &cc);
+    }
+    if (rc != COLL_OK) {
+        *mpi_err = collmpi_from_mpi_error();
+        return rc;
+    }
+    /* the request's call takes the user op over at its start */
+    collmpi_comm_set_user_op(cc, m->user_op, m->uop, m->udt);
+    rc = coll_start(cc, info, fn, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op,
+                    is_root_coll(coll) ? m->root : 0, req);
     collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
     if (rc == COLL_ERR_TRANSPORT) *mpi_err = collmpi_comm_mpi_error(cc);
     return rc;

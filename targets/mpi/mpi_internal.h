@@ -83,6 +83,7 @@ typedef struct collmpi_call {
     int red_contig;          /* ... which is contiguous (no staging) */
     size_t red_per;          /* ... elements of `dtype` per element of it */
     coll_comm *cc;           /* the cached coll_comm of the communicator, or NULL */
+    int form;                /* COLLMPI_FORM_*: COLLMPI_DEBUG names it */
     /* prepared (this rank's buffers) */
     const void *sendbuf;
     void *recvbuf;
@@ -117,6 +118,11 @@ int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void
  * coll_status; *mpi_err gets the MPI code of a transport failure. */
 int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
                    int *mpi_err);
+/* The nonblocking form of collmpi_invoke: starts `fn` (with its
+ * coll_alg_info) on the prepared call and returns its request (coll.h
+ * §3); collmpi_unstage once it is done. */
+int collmpi_start(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
+                  const coll_alg_info *info, coll_request **req, int *mpi_err);
 /* Steps 3 and 4 of a call that collmpi_decide and collmpi_applies
  * accepted: collmpi_prepare, collmpi_invoke of `fn`, collmpi_unstage.
  * Returns the coll_status with *why its reason and *mpi_err the MPI code of
@@ -155,6 +161,14 @@ int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_er
 int collmpi_error(int status, int mpi_err, const char *reason);
 /* "MPI_Allreduce" ... */
 const char *collmpi_mpi_name(coll_collective coll);
+/* The forms of a collective (collmpi_call.form). */
+enum {
+    COLLMPI_FORM_BLOCKING = 0,   /* MPI_Allreduce */
+    COLLMPI_FORM_NONBLOCKING,    /* MPI_Iallreduce */
+    COLLMPI_FORM_PERSISTENT      /* MPI_Allreduce_init */
+};
+/* The name of the form of m: "MPI_Iallreduce", "MPI_Allreduce_init". */
+const char *collmpi_form_name(coll_collective coll, const collmpi_call *m);
 
 /* ---- COLLMPI_DEBUG (collmpi.c) ---- */
 

@@ -46,7 +46,7 @@ typedef struct sent {
     MPI_Request req;
     const char *p;          /* the bytes it reads */
     size_t bytes;
-    uint64_t step;          /* coll_comm.step it was posted in */
+    uint64_t step;          /* the call's step (tag counter) it was posted in */
 } sent;
 
 struct coll_call {
@@ -55,34 +55,51 @@ struct coll_call {
                                receive-reduce: its offset in the staging
                                area, SIZE_MAX: none) and local operations */
     struct coll_comm *comm;
-    uint64_t step0;         /* comm->step when the call began */
+    uint64_t step;          /* the tag counter of the current step */
+    uint64_t step0;         /* ... when the call began */
+    int req;                /* the call of a request (own tags, freed with it) */
+    int posted;             /* a request's step has posted its receives */
+    MPI_Request *reqs;      /* this step's receive requests */
+    int *req_op;            /* [nreqs] index of the queued op of each receive */
+    size_t nreqs, cap_reqs, left;  /* left: receives of the step not done */
+    sent *sends;            /* sends not known to be complete, of any step */
+    size_t nsends, cap_sends;
+    char *stage;
+    size_t stage_cap;
+    int user_op;            /* reduce with MPI_Reduce_local(uop, udt) */
+    MPI_Op uop;
+    MPI_Datatype udt;
+    /* No MPI (comm->mpi == MPI_COMM_NULL): a solo communicator's sends to
+     * itself wait here, in posting order, for the receives of their step. */
+    size_t nself;           /* sends[0, nself) are messages to self */
 };
 
 struct coll_comm {
     MPI_Comm mpi;           /* private duplicate */
     int rank, nranks;
     int tag_ub;
-    uint64_t step;          /* steps so far: the tag of the current step */
+    uint64_t step;          /* tags handed out so far: blocking calls take
+                               them one per step, a request all of its own at
+                               its start */
     size_t seg;             /* segment size in bytes (multiple of 64) */
-    struct coll_call call;
-    MPI_Request *reqs;      /* this step's receive requests */
-    int *req_op;            /* [nreqs] index of the queued op of each receive */
-    size_t nreqs, cap_reqs;
-    sent *sends;            /* sends not known to be complete, of any step */
-    size_t nsends, cap_sends;
-    char *stage;
-    size_t stage_cap;
-    int user_op;
+    struct coll_call call;  /* the blocking calls' */
+    struct coll_call *arm;  /* the next coll_begin records into it (collrt_arm) */
+    int user_op;            /* for the next call (collmpi_comm_set_user_op) */
     MPI_Op uop;
     MPI_Datatype udt;
     int mpi_err;            /* MPI code of the last transport failure */
-    int probe;              /* a probe (see collmpi_probe_comm) */
-    /* No MPI (mpi == MPI_COMM_NULL): a solo communicator's sends to itself
-     * wait here, in posting order, for the receives of their step; a
-     * probe records the algorithm it ran. */
-    size_t nself;           /* sends[0, nself) are messages to self */
+    int probe;              /* a probe (see collmpi_probe_comm); it records
+                               the algorithm it ran: */
     const coll_alg_info *probed;
 };
+
+static void call_free(struct coll_call *cl) {
+    free(cl->sends);
+    free(cl->reqs);
+    free(cl->req_op);
+    free(cl->stage);
+    collrt_call_free(&cl->b);
+}
 
 /* ---- communicator cache ---- */
 
@@ -106,11 +123,7 @@ unsigned long collmpi_comm_epoch(void) { return __atomic_load_n(&comm_epoch, __A
 
 static void free_comm(coll_comm *c) {
     if (c->mpi != MPI_COMM_NULL) PMPI_Comm_free(&c->mpi);
-    free(c->sends);
-    free(c->reqs);
-    free(c->req_op);
-    collrt_call_free(&c->call.b);
-    free(c->stage);
+    call_free(&c->call);
     free(c);
 }
 
@@ -237,7 +250,7 @@ coll_comm *collmpi_probe_comm(int nranks, int rank) {
     c->tag_ub = INT_MAX;
     c->probe = 1;
     c->probed = NULL;
-    c->nself = c->nsends = c->nreqs = 0;
+    c->call.nself = c->call.nsends = c->call.nreqs = 0;
     return c;
 }
 
@@ -265,9 +278,8 @@ static void mpi_fail(struct coll_call *cl, int rc) {
 
 /* dst := a (+) b (dst may equal a or b). */
 static void reduce(struct coll_call *cl, char *dst, const char *a, const char *b, size_t bytes) {
-    coll_comm *c = cl->comm;
     size_t esz = cl->b.esz;
-    if (!c->user_op) {
+    if (!cl->user_op) {
         collrt_reduce(cl->b.kern, esz, dst, a, b, bytes / esz);
         return;
     }
@@ -282,7 +294,7 @@ static void reduce(struct coll_call *cl, char *dst, const char *a, const char *b
     size_t n = bytes / esz;
     while (n) {
         int k = n > (size_t)INT_MAX ? INT_MAX : (int)n;
-        int rc = PMPI_Reduce_local(in, dst, k, c->udt, c->uop);
+        int rc = PMPI_Reduce_local(in, dst, k, cl->udt, cl->uop);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
             return;
@@ -293,45 +305,60 @@ static void reduce(struct coll_call *cl, char *dst, const char *a, const char *b
     }
 }
 
-static int tag_of(const coll_comm *c) { return (int)(c->step % ((uint64_t)c->tag_ub + 1)); }
+static int tag_of(const struct coll_call *cl) {
+    return (int)(cl->step % ((uint64_t)cl->comm->tag_ub + 1));
+}
 
-static void reset_step(coll_comm *c) {
-    c->nreqs = 0;
-    collrt_op_queue_clear(&c->call.b.q);
+static void reset_step(struct coll_call *cl) {
+    cl->nreqs = 0;
+    cl->left = 0;
+    cl->posted = 0;
+    collrt_op_queue_clear(&cl->b.q);
 }
 
 /* Drops the requests of an abandoned call. Sends complete in the
  * background; receives were only posted if the step got that far. */
-static void drop_requests(coll_comm *c) {
-    c->nself = 0;
-    for (size_t i = 0; i < c->nreqs; i++)
-        if (c->reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&c->reqs[i]);
-    for (size_t i = 0; i < c->nsends; i++)
-        if (c->sends[i].req != MPI_REQUEST_NULL) PMPI_Request_free(&c->sends[i].req);
-    c->nsends = 0;
+static void drop_requests(struct coll_call *cl) {
+    cl->nself = 0;
+    for (size_t i = 0; i < cl->nreqs; i++)
+        if (cl->reqs[i] != MPI_REQUEST_NULL) PMPI_Request_free(&cl->reqs[i]);
+    for (size_t i = 0; i < cl->nsends; i++)
+        if (cl->sends[i].req != MPI_REQUEST_NULL) PMPI_Request_free(&cl->sends[i].req);
+    cl->nsends = 0;
 }
 
 /* Waits for the outstanding sends of earlier steps that read [p, p +
  * bytes) (all outstanding sends when p is NULL) and forgets them. A send of
  * the current step is never waited for here: its receiver may be waiting for
- * ours. */
-static void wait_sends(struct coll_call *cl, const void *p, size_t bytes) {
-    coll_comm *c = cl->comm;
+ * ours. With `test` it only tests them: false when one is still
+ * outstanding (those that completed are forgotten). */
+static bool settle_sends(struct coll_call *cl, const void *p, size_t bytes, int test) {
     /* sends are kept in posting order: none of an earlier step if the first
      * is of this one */
-    if (!c->nsends || (p && c->sends[0].step == c->step)) return;
+    if (!cl->nsends || (p && cl->sends[0].step == cl->step)) return true;
     const char *lo = p, *hi = lo + bytes;
     size_t keep = 0;
-    for (size_t i = 0; i < c->nsends; i++) {
-        sent *x = &c->sends[i];
-        if (p && (x->step == c->step || x->p >= hi || x->p + x->bytes <= lo)) {
-            c->sends[keep++] = *x;
+    bool all = true;
+    for (size_t i = 0; i < cl->nsends; i++) {
+        sent *x = &cl->sends[i];
+        if (p && (x->step == cl->step || x->p >= hi || x->p + x->bytes <= lo)) {
+            cl->sends[keep++] = *x;
             continue;
         }
-        int rc = PMPI_Wait(&x->req, MPI_STATUS_IGNORE);
+        int flag = 1, rc = test ? PMPI_Test(&x->req, &flag, MPI_STATUS_IGNORE)
+                                : PMPI_Wait(&x->req, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS) mpi_fail(cl, rc);
+        if (!flag && rc == MPI_SUCCESS) {
+            cl->sends[keep++] = *x;
+            all = false;
+        }
     }
-    c->nsends = keep;
+    cl->nsends = keep;
+    return all;
+}
+
+static void wait_sends(struct coll_call *cl, const void *p, size_t bytes) {
+    settle_sends(cl, p, bytes, 0);
 }
 
 /* collrt_call.reduce of a call with a user op. */
@@ -346,24 +373,48 @@ static void before_write(collrt_call *b, void *p, size_t bytes) {
 
 /* ---- calls ---- */
 
-int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
-               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
-               coll_call **call) {
-    int rc = collrt_begin_check(comm ? &comm->call.b : NULL, call);
-    if (rc != COLL_OK) return rc;
+/* coll_begin on a given call of comm. */
+static int begin_on(coll_comm *comm, struct coll_call *cl, const coll_alg_info *info,
+                    const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+                    coll_op op, int root) {
     if (comm->probe) comm->probed = info;
-    struct coll_call *cl = &comm->call;
-    rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
-                           dtype, op, root);
+    int rc = collrt_begin_args(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf, count,
+                               dtype, op, root);
     if (rc != COLL_OK) return rc;
     cl->b.hooks_ok = 1; /* collrt_step_done, collrt_defer_flush */
     cl->b.before_write = before_write;
-    if (comm->user_op) cl->b.reduce = reduce_hook;
+    cl->user_op = comm->user_op;
+    cl->uop = comm->uop;
+    cl->udt = comm->udt;
+    comm->user_op = 0;
+    if (cl->user_op) cl->b.reduce = reduce_hook;
     cl->b.segment = comm->seg;
     cl->b.active = 1;
-    comm->nreqs = 0;
-    comm->nself = 0;
-    cl->step0 = comm->step;
+    cl->nreqs = 0;
+    cl->nself = 0;
+    cl->left = 0;
+    cl->posted = 0;
+    cl->step0 = cl->step = comm->step;
+    return COLL_OK;
+}
+
+int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
+               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+               coll_call **call) {
+    if (comm && comm->arm && call) {   /* coll_start records (request.c) */
+        struct coll_call *cl = comm->arm;
+        comm->arm = NULL;
+        *call = NULL;
+        int rc = collrt_rec_begin(&cl->b, info, comm->nranks, comm->rank, sendbuf, recvbuf,
+                                  count, dtype, op, root);
+        if (rc == COLL_OK) *call = cl;
+        return rc;
+    }
+    int rc = collrt_begin_check(comm ? &comm->call.b : NULL, call);
+    if (rc != COLL_OK) return rc;
+    struct coll_call *cl = &comm->call;
+    rc = begin_on(comm, cl, info, sendbuf, recvbuf, count, dtype, op, root);
+    if (rc != COLL_OK) return rc;
     *call = cl;
     return COLL_OK;
 }
@@ -372,17 +423,17 @@ static int check_peer(struct coll_call *cl, int64_t peer) {
     return cl && collrt_postable(&cl->b, peer);
 }
 
-static int add_req(coll_comm *c, int op_index) {
-    if (c->nreqs + 1 > c->cap_reqs) {
-        size_t c1 = c->cap_reqs, c2 = c->cap_reqs;
-        if (!collrt_grow((void **)&c->reqs, &c1, c->nreqs + 1, sizeof *c->reqs) ||
-            !collrt_grow((void **)&c->req_op, &c2, c->nreqs + 1, sizeof *c->req_op))
+static int add_req(struct coll_call *cl, int op_index) {
+    if (cl->nreqs + 1 > cl->cap_reqs) {
+        size_t c1 = cl->cap_reqs, c2 = cl->cap_reqs;
+        if (!collrt_grow((void **)&cl->reqs, &c1, cl->nreqs + 1, sizeof *cl->reqs) ||
+            !collrt_grow((void **)&cl->req_op, &c2, cl->nreqs + 1, sizeof *cl->req_op))
             return -1;
-        c->cap_reqs = c1 < c2 ? c1 : c2;
+        cl->cap_reqs = c1 < c2 ? c1 : c2;
     }
-    c->req_op[c->nreqs] = op_index;
-    c->reqs[c->nreqs] = MPI_REQUEST_NULL;
-    return (int)c->nreqs++;
+    cl->req_op[cl->nreqs] = op_index;
+    cl->reqs[cl->nreqs] = MPI_REQUEST_NULL;
+    return (int)cl->nreqs++;
 }
 
 void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
@@ -397,17 +448,17 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
         collrt_fail(&cl->b, COLL_ERR_INTERNAL);
         return;
     }
-    size_t *nsent = local ? &c->nself : &c->nsends;
+    size_t *nsent = local ? &cl->nself : &cl->nsends;
     for (size_t off = 0; off < bytes; off += c->seg) {
         size_t n = bytes - off < c->seg ? bytes - off : c->seg;
-        if (!collrt_grow((void **)&c->sends, &c->cap_sends, *nsent + 1, sizeof *c->sends)) {
+        if (!collrt_grow((void **)&cl->sends, &cl->cap_sends, *nsent + 1, sizeof *cl->sends)) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
             return;
         }
-        sent *x = &c->sends[(*nsent)++];
-        *x = (sent){MPI_REQUEST_NULL, p + off, n, c->step};
+        sent *x = &cl->sends[(*nsent)++];
+        *x = (sent){MPI_REQUEST_NULL, p + off, n, cl->step};
         if (local) continue;
-        int rc = PMPI_Isend(p + off, (int)n, MPI_BYTE, (int)peer, tag_of(c), c->mpi, &x->req);
+        int rc = PMPI_Isend(p + off, (int)n, MPI_BYTE, (int)peer, tag_of(cl), c->mpi, &x->req);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
             return;
@@ -424,37 +475,36 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
  * step what the step writes, so the order is free. A probe runs with count
  * 0: it has nothing to move. */
 static void run_step_local(struct coll_call *cl) {
-    coll_comm *c = cl->comm;
     collrt_op_queue *q = &cl->b.q;
     size_t next = 0;
     for (size_t i = 0; i < q->n; i++) {
         collrt_op *op = &q->ops[i];
         if (op->kind != COLLRT_OP_RECV && op->kind != COLLRT_OP_RECV_REDUCE) continue;
-        if (next == c->nself || c->sends[next].bytes != op->bytes) {
+        if (next == cl->nself || cl->sends[next].bytes != op->bytes) {
             collrt_fail(&cl->b, COLL_ERR_INTERNAL);   /* the program's transfers do not pair */
             return;
         }
-        const char *src = c->sends[next++].p;
+        const char *src = cl->sends[next++].p;
         if (op->kind == COLLRT_OP_RECV)
             memmove(op->dst, src, op->bytes);
         else
             reduce(cl, op->dst, op->a, src, op->bytes);
         if (cl->b.status != COLL_OK) return;
     }
-    if (next != c->nself) {
+    if (next != cl->nself) {
         collrt_fail(&cl->b, COLL_ERR_INTERNAL);       /* a message to self nobody received */
         return;
     }
-    c->nself = 0;
+    cl->nself = 0;
     collrt_run_local(&cl->b);
 }
 
-static void run_step(struct coll_call *cl) {
+/* The first half of a step end: stages, posts the receives in program
+ * order and runs the local operations. With `test`, returns false without
+ * posting anything while a send of an earlier step still reads memory this
+ * step writes. */
+static bool step_post(struct coll_call *cl, int test) {
     coll_comm *c = cl->comm;
-    if (c->mpi == MPI_COMM_NULL) {
-        run_step_local(cl);
-        return;
-    }
     /* Staging for the receive-reduces of this step, 64-byte aligned pieces.
      * A receive-reduce whose local operand is other memory than its
      * destination (the fused copy: dst := in (+) remote) receives straight
@@ -464,6 +514,12 @@ static void run_step(struct coll_call *cl) {
      * between +0 and -0 and which NaN payload survives (MPI leaves operand
      * order to the library too; the cpu target keeps in (+) remote). */
     collrt_op_queue *q = &cl->b.q;
+    /* Memory this step writes that an earlier step's send still reads. */
+    bool free_to_write = true;
+    for (size_t i = 0; i < q->n; i++)
+        free_to_write &= settle_sends(cl, q->ops[i].dst, q->ops[i].bytes, test);
+    if (cl->b.status != COLL_OK) return true;
+    if (!free_to_write) return false;
     size_t need = 0;
     for (size_t i = 0; i < q->n; i++) {
         collrt_op *op = &q->ops[i];
@@ -475,85 +531,147 @@ static void run_step(struct coll_call *cl) {
         op->mark = need;
         need += (op->bytes + 63) & ~(size_t)63;
     }
-    if (need > c->stage_cap) {
-        free(c->stage);
-        c->stage_cap = 0;
-        c->stage = aligned_alloc(64, need);
-        if (!c->stage) {
+    if (need > cl->stage_cap) {
+        free(cl->stage);
+        cl->stage_cap = 0;
+        cl->stage = aligned_alloc(64, need);
+        if (!cl->stage) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
-            return;
+            return true;
         }
-        c->stage_cap = need;
+        cl->stage_cap = need;
     }
-    /* Memory this step writes that an earlier step's send still reads. */
-    for (size_t i = 0; i < q->n; i++) wait_sends(cl, q->ops[i].dst, q->ops[i].bytes);
-    if (cl->b.status != COLL_OK) return;
     /* Receives in program order (FIFO per pair), then local operations:
      * a race-free schedule never touches a received range locally. */
-    int tag = tag_of(c);
+    int tag = tag_of(cl);
     for (size_t i = 0; i < q->n; i++) {
         collrt_op *op = &q->ops[i];
         if (op->kind != COLLRT_OP_RECV && op->kind != COLLRT_OP_RECV_REDUCE) continue;
-        int r = add_req(c, (int)i);
+        int r = add_req(cl, (int)i);
         if (r < 0) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
-            return;
+            return true;
         }
-        void *buf = op->kind == COLLRT_OP_RECV || op->mark == SIZE_MAX ? op->dst : c->stage + op->mark;
-        int rc = PMPI_Irecv(buf, (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &c->reqs[r]);
+        void *buf = op->kind == COLLRT_OP_RECV || op->mark == SIZE_MAX ? op->dst : cl->stage + op->mark;
+        int rc = PMPI_Irecv(buf, (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &cl->reqs[r]);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
-            return;
+            return true;
         }
     }
     collrt_run_local(&cl->b);
-    size_t left = c->nreqs;  /* this step's receives (sends are in c->sends) */
+    cl->left = cl->nreqs;  /* this step's receives (sends are in cl->sends) */
+    return true;
+}
+
+/* Receive r of the step completed with status st. */
+static void received(struct coll_call *cl, int r, const MPI_Status *st) {
+    collrt_op *op = &cl->b.q.ops[cl->req_op[r]];
+    int got = 0;
+    cl->left--;
+    PMPI_Get_count(st, MPI_BYTE, &got);
+    if ((size_t)got != op->bytes) {
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);  /* the ranks' schedules disagree */
+        return;
+    }
+    if (op->kind == COLLRT_OP_RECV_REDUCE && op->mark == SIZE_MAX)
+        reduce(cl, op->dst, op->dst, op->a, op->bytes);
+    else if (op->kind == COLLRT_OP_RECV_REDUCE)
+        reduce(cl, op->dst, op->a, cl->stage + op->mark, op->bytes);
+}
+
+/* The second half: completes the posted receives, reducing each message
+ * as it arrives. With `test`, returns false when some receive has not
+ * arrived yet (call it again). */
+static bool step_complete(struct coll_call *cl, int test) {
     /* MPI_Waitany, not MPI_Waitsome: Open MPI 4.1's Waitsome took milliseconds
      * per 256 KiB message where Wait/Waitany/Testsome take ~17 us
      * (docs/mpi.md). */
-    while (left) {
-        int r = MPI_UNDEFINED;
+    while (cl->left && cl->b.status == COLL_OK) {
+        int r = MPI_UNDEFINED, flag = 1;
         MPI_Status st;
-        /* one receive (most steps of small calls): no array to scan */
-        int rc = c->nreqs == 1 ? (r = 0, PMPI_Wait(&c->reqs[0], &st))
-                               : PMPI_Waitany((int)c->nreqs, c->reqs, &r, &st);
+        int rc;
+        if (test) {
+            rc = PMPI_Testany((int)cl->nreqs, cl->reqs, &r, &flag, &st);
+        } else {
+            /* one receive (most steps of small calls): no array to scan */
+            rc = cl->nreqs == 1 ? (r = 0, PMPI_Wait(&cl->reqs[0], &st))
+                                : PMPI_Waitany((int)cl->nreqs, cl->reqs, &r, &st);
+        }
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
-            return;
+            return true;
         }
+        if (!flag) return false;
         if (r == MPI_UNDEFINED) break;
-        left--;
-        collrt_op *op = &q->ops[c->req_op[r]];
-        int got = 0;
-        PMPI_Get_count(&st, MPI_BYTE, &got);
-        if ((size_t)got != op->bytes) {
-            collrt_fail(&cl->b, COLL_ERR_INTERNAL);  /* the ranks' schedules disagree */
-            return;
-        }
-        if (op->kind == COLLRT_OP_RECV_REDUCE && op->mark == SIZE_MAX)
-            reduce(cl, op->dst, op->dst, op->a, op->bytes);
-        else if (op->kind == COLLRT_OP_RECV_REDUCE)
-            reduce(cl, op->dst, op->a, c->stage + op->mark, op->bytes);
-        if (cl->b.status != COLL_OK) return;
+        received(cl, r, &st);
     }
+    if (cl->b.status != COLL_OK) return true;
     /* Copy-on-write lands this step's redirected writes on memory its sends
      * may read (collrt_step_done): let them finish first. */
-    if (cl->b.ncow_fix) wait_sends(cl, NULL, 0);
+    if (cl->b.ncow_fix) return settle_sends(cl, NULL, 0, test);
+    return true;
 }
 
-int coll_step_end(coll_call *cl) {
-    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
-    coll_comm *c = cl->comm;
-    if (cl->b.status == COLL_OK) run_step(cl);
+static void run_step(struct coll_call *cl) {
+    if (cl->comm->mpi == MPI_COMM_NULL) {
+        run_step_local(cl);
+        return;
+    }
+    step_post(cl, 0);
+    if (cl->b.status == COLL_OK) step_complete(cl, 0);
+}
+
+/* The end of a step end, once it is complete or failed. */
+static int step_close(struct coll_call *cl) {
     if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
-    if (cl->b.status != COLL_OK) drop_requests(c);
-    reset_step(c);
-    c->step++;
+    if (cl->b.status != COLL_OK) drop_requests(cl);
+    reset_step(cl);
+    cl->step++;
     return cl->b.status;
 }
 
-int coll_finish(coll_call *cl, int status) {
-    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+int coll_step_end(coll_call *cl) {
+    if (cl && cl->b.rec) return collrt_rec_step_end(&cl->b);
+    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
+    if (cl->b.status == COLL_OK) run_step(cl);
+    return step_close(cl);
+}
+
+/* Runs the posted step as far as it goes without blocking (or to its end
+ * with `block`): true when it is complete (or failed). */
+static bool step_advance(struct coll_call *cl, int block) {
+    if (cl->b.status != COLL_OK) return true;
+    if (cl->comm->mpi == MPI_COMM_NULL) {
+        if (!cl->posted) run_step_local(cl);
+        cl->posted = 1;
+        return true;
+    }
+    if (!cl->posted) {
+        if (!step_post(cl, !block)) return false;
+        cl->posted = 1;
+    }
+    return cl->b.status != COLL_OK || step_complete(cl, !block);
+}
+
+int collrt_step_progress(coll_call *cl, int block, int *done) {
+    *done = 1;
+    if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
+    if (!step_advance(cl, block)) {
+        *done = 0;
+        return COLL_OK;
+    }
+    return step_close(cl);
+}
+
+/* Whether a call ends with a step of its own (operations posted after the
+ * last step end). */
+static int has_last_step(const struct coll_call *cl) {
+    return cl->nreqs || cl->b.q.n || cl->nself;
+}
+
+/* coll_finish once its last step is over; `last`: it had one. */
+static int finish_close(struct coll_call *cl, int status, int last) {
     coll_comm *c = cl->comm;
     /* Operations posted after the last step_end form one more step. The
      * step counter (the tag) advances exactly once here whether or not this
@@ -562,20 +680,84 @@ int coll_finish(coll_call *cl, int status) {
      * `require`, count 0): that depends on N, root and count only, so every
      * rank ends such a call alike, and the counter stays the same as on a
      * rank that never made the call (the PMPI library decides a rule's
-     * `require` with a probe and only then calls). */
-    int started = cl->b.split != 0 || c->step != cl->step0 || c->nsends || cl->b.q.n || c->nself;
-    if (status == COLL_OK && cl->b.status == COLL_OK && (c->nreqs || cl->b.q.n || c->nself)) {
-        run_step(cl);
-        if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
-    }
+     * `require` with a probe and only then calls). A request took its tags
+     * at its start. */
+    int started = cl->b.split != 0 || cl->step != cl->step0 || cl->nsends || last;
+    if (last && status == COLL_OK && cl->b.status == COLL_OK) collrt_step_done(&cl->b);
     /* The caller may reuse its buffers when we return. */
     if (status == COLL_OK && cl->b.status == COLL_OK) wait_sends(cl, NULL, 0);
     if (status == COLL_OK) status = cl->b.status;
     if (status == COLL_OK) collrt_defer_flush(&cl->b);
-    if (status != COLL_OK) drop_requests(c);
-    reset_step(c);
-    if (started) c->step++;
+    if (status != COLL_OK) drop_requests(cl);
+    reset_step(cl);
+    if (started) cl->step++;
+    if (!cl->req) c->step = cl->step;
     cl->b.active = 0;
-    c->user_op = 0;
+    cl->user_op = 0;
     return status;
+}
+
+int coll_finish(coll_call *cl, int status) {
+    if (cl && cl->b.rec) return collrt_rec_finish(&cl->b, status);
+    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    int last = has_last_step(cl);
+    if (status == COLL_OK && cl->b.status == COLL_OK && last) run_step(cl);
+    return finish_close(cl, status, last);
+}
+
+/* ---- requests (runtime/request.c): a call of their own each ---- */
+
+coll_call *collrt_req_call(coll_comm *comm, int *status) {
+    if (comm->arm || comm->probe) {
+        *status = COLL_ERR_INTERNAL;
+        return NULL;
+    }
+    struct coll_call *cl = calloc(1, sizeof *cl);
+    if (!cl) {
+        *status = COLL_ERR_NOMEM;
+        return NULL;
+    }
+    cl->comm = comm;
+    cl->req = 1;
+    return cl;
+}
+
+void collrt_req_call_free(coll_call *cl) {
+    if (!cl) return;
+    if (cl->b.active) {   /* abandoned: what it posted completes in the background */
+        drop_requests(cl);
+        cl->b.active = 0;
+    }
+    call_free(cl);
+    free(cl);
+}
+
+void collrt_arm(coll_comm *comm, coll_call *call) { comm->arm = call; }
+
+int collrt_req_begin(coll_call *cl, const coll_alg_info *info, const void *sendbuf,
+                     void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+                     size_t ntags) {
+    coll_comm *c = cl->comm;
+    int rc = begin_on(c, cl, info, sendbuf, recvbuf, count, dtype, op, root);
+    if (rc != COLL_OK) return rc;
+    c->step += ntags;     /* every rank reserves alike: the same plan length */
+    return COLL_OK;
+}
+
+int collrt_finish_progress(coll_call *cl, int status, int block, int *done) {
+    *done = 1;
+    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    int last = has_last_step(cl) || cl->posted;
+    if (status == COLL_OK && cl->b.status == COLL_OK) {
+        if (last && !step_advance(cl, block)) {
+            *done = 0;
+            return COLL_OK;
+        }
+        /* the sends of the call, without blocking */
+        if (!block && cl->b.status == COLL_OK && !settle_sends(cl, NULL, 0, 1)) {
+            *done = 0;
+            return COLL_OK;
+        }
+    }
+    return finish_close(cl, status, last);
 }

@@ -1,9 +1,11 @@
 /* pmpi.c - libcollmpi.so: the PMPI interposition library. Loaded with
  * LD_PRELOAD (or linked before the MPI library), it defines MPI_Allgather,
  * MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Bcast, MPI_Reduce,
- * MPI_Gather, MPI_Scatter and MPI_Alltoall, and MPI_Init /
- * MPI_Init_thread. Each call is matched against the rules of the file named
- * by COLLMPI_CONFIG:
+ * MPI_Gather, MPI_Scatter and MPI_Alltoall, their nonblocking forms
+ * (MPI_Iallgather ...: the same rules, see "nonblocking collectives"
+ * below) with MPI_Test*, MPI_Wait* and MPI_Request_get_status, and MPI_Init
+ * / MPI_Init_thread. Each call is matched against the rules of the file
+ * named by COLLMPI_CONFIG:
  *
  *   # collective  min-size  max-size  shared-object      algorithm   [n=LIST] [ppn=LIST] [nodes=LIST]
  *   allreduce     0         256KiB    /opt/algs/algs.so  recursive_doubling_allreduce
@@ -47,6 +49,9 @@
 
 #include "mpi_internal.h"
 #include "quantity.h"
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>   /* MPIX_*_init (pcollreq) */
+#endif
 
 enum { MAX_RULES = 128 };
 
@@ -437,37 +442,35 @@ static int shape_ok(const rule *r, const comm_shape *sh, int known) {
     return sh->ppn >= r->plo && sh->ppn <= r->phi && sh->nodes >= r->klo && sh->nodes <= r->khi;
 }
 
-/* Runs the call with a compiled algorithm if a rule serves it: returns 1
- * and sets *code, or 0 for "use the MPI library". */
-static int try_collc(const collmpi_args *a, int *code) {
+/* The rule that serves the call a in its form (COLLMPI_FORM_*; NULL: the
+ * MPI library, with the reason logged), with m decided and *info its
+ * algorithm's description. */
+static const rule *choose(const collmpi_args *a, int form, collmpi_call *m,
+                          const coll_alg_info **info) {
     int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
     int debug = collmpi_debug();
     /* the common case of a collective no rule names: no mapping at all */
-    if (!debug && (st != SETUP_READY || !(rule_colls & (1u << a->coll)))) return 0;
-    collmpi_call m;
+    if (!debug && (st != SETUP_READY || !(rule_colls & (1u << a->coll)))) return NULL;
     const char *why;
-    const coll_alg_info *info;
-    int mpi_err, staged, rc;
     /* a call like an earlier one: the rule it chose (rules[] is fixed
      * since MPI_Init); with COLLMPI_DEBUG every call walks the rules */
     const void *known_rule;
-    const collmpi_call *known = debug ? NULL : collmpi_memo_find(a, NULL, &info, &known_rule);
+    const collmpi_call *known = debug ? NULL : collmpi_memo_find(a, NULL, info, &known_rule);
     if (known) {
-        const rule *r = known_rule;
-        m = *known;
-        rc = collmpi_execute(a, &m, r->fn, &mpi_err, &why, &staged);
-        *code = collmpi_end(a, &m, rc, mpi_err, r->alg, why, 1);
-        return 1;
+        *m = *known;
+        m->form = form;
+        return known_rule;
     }
-    rc = collmpi_decide(a, &m, &why);
+    int rc = collmpi_decide(a, m, &why);
+    m->form = form;
     if (st != SETUP_READY) {
-        collmpi_log(a->coll, &m, 0, "MPI library:",
+        collmpi_log(a->coll, m, 0, "MPI library:",
                     st == SETUP_NONE ? "libcollmpi did not see MPI_Init" : off_reason);
-        return 0;
+        return NULL;
     }
     if (rc != COLL_OK) {
-        collmpi_log(a->coll, &m, 0, "MPI library:", why);
-        return 0;
+        collmpi_log(a->coll, m, 0, "MPI library:", why);
+        return NULL;
     }
     rule *chosen = NULL;
     int matched = 0;        /* rules of this collective, size and N */
@@ -477,14 +480,18 @@ static int try_collc(const collmpi_args *a, int *code) {
     for (int i = 0; i < nrules && !chosen; i++) {
         rule *r = &rules[i];
         if (!r->fn || r->coll != a->coll) continue;
-        if (m.total_bytes < r->lo || m.total_bytes >= r->hi || !n_ok(r, m.nranks)) continue;
+        if (m->total_bytes < r->lo || m->total_bytes >= r->hi || !n_ok(r, m->nranks)) continue;
         if (r->shaped && shape < 0) shape = comm_shape_of(a->comm, &sh) == 0;
         if (!shape_ok(r, &sh, shape == 1)) continue;
         matched++;
-        int ar = collmpi_applies(a->coll, &m, r->fn, &info);
+        int ar = collmpi_applies(a->coll, m, r->fn, info);
         if (ar == COLL_OK) {
             chosen = r;
-            if (!debug) collmpi_memo_store(a, NULL, &m, info, r);
+            if (!debug) {
+                m->form = COLLMPI_FORM_BLOCKING;   /* the decision is the same for every form */
+                collmpi_memo_store(a, NULL, m, *info, r);
+                m->form = form;
+            }
             break;
         }
         /* The same on every rank: the probe sees N, the root and the
@@ -493,9 +500,9 @@ static int try_collc(const collmpi_args *a, int *code) {
             char text[120];
             snprintf(refused, sizeof refused, "%s%s%s", r->alg,
                      ar == COLL_ERR_NOT_APPLICABLE ? " " : ": ",
-                     collmpi_refusal(a->coll, &m, ar, text, sizeof text));
+                     collmpi_refusal(a->coll, m, ar, text, sizeof text));
         }
-        collmpi_log(a->coll, &m, 0, "not applicable:", r->alg);
+        collmpi_log(a->coll, m, 0, "not applicable:", r->alg);
     }
     if (!chosen) {
         char detail[200];
@@ -506,17 +513,157 @@ static int try_collc(const collmpi_args *a, int *code) {
             snprintf(detail, sizeof detail, "%s", rule_colls & (1u << a->coll)
                                                       ? "no rule for this size and N"
                                                       : "no rule for this collective");
-        collmpi_log(a->coll, &m, 0, "MPI library:", detail);
-        return 0;
+        collmpi_log(a->coll, m, 0, "MPI library:", detail);
+        return NULL;
     }
-    rc = collmpi_execute(a, &m, chosen->fn, &mpi_err, &why, &staged);
-    if (debug) {
-        char detail[600];
-        snprintf(detail, sizeof detail, "(collc, %s%s)", chosen->object,
-                 staged ? "; non-contiguous datatype packed" : "");
-        collmpi_log(a->coll, &m, 0, chosen->alg, detail);
+    return chosen;
+}
+
+/* COLLMPI_DEBUG's line of a call collc serves. */
+static void log_served(const collmpi_args *a, const collmpi_call *m, const rule *r, int staged) {
+    if (!collmpi_debug()) return;
+    char detail[600];
+    snprintf(detail, sizeof detail, "(collc, %s%s)", r->object,
+             staged ? "; non-contiguous datatype packed" : "");
+    collmpi_log(a->coll, m, 0, r->alg, detail);
+}
+
+/* Runs the call with a compiled algorithm if a rule serves it: returns 1
+ * and sets *code, or 0 for "use the MPI library". */
+static int try_collc(const collmpi_args *a, int *code) {
+    collmpi_call m;
+    const coll_alg_info *info = NULL;
+    const rule *r = choose(a, COLLMPI_FORM_BLOCKING, &m, &info);
+    if (!r) return 0;
+    const char *why;
+    int mpi_err, staged;
+    int rc = collmpi_execute(a, &m, r->fn, &mpi_err, &why, &staged);
+    log_served(a, &m, r, staged);
+    *code = collmpi_end(a, &m, rc, mpi_err, r->alg, why, 1);
+    return 1;
+}
+
+/* ---- nonblocking collectives ----
+ * MPI_Iallreduce and the like are decided by the same rules as their
+ * blocking form; the call runs as a collc request (coll.h §3) behind a
+ * generalized request (MPI_Grequest_start), which is what the application
+ * holds: any MPI call that takes a request works on it. The requests in
+ * flight advance inside the application's MPI_Test*, MPI_Wait* and
+ * MPI_Request_get_status (intercepted below); one that completes is
+ * unstaged and then marked complete (MPI_Grequest_complete), after which
+ * the MPI library's own completion takes over (its status: no source, no
+ * tag, 0 elements, the call's error code). Progress is made by the thread
+ * that calls these functions, one at a time (the registry has no lock). */
+typedef struct preq preq;
+typedef struct nbreq {
+    coll_request *q;
+    preq *p;                 /* a start of this persistent request (NULL: an I-form) */
+    collmpi_call m;          /* the call's buffers (unstaged when done) */
+    collmpi_args a;
+    const rule *r;
+    MPI_Request greq;
+    int code;                /* the MPI code of its end */
+    int done;                /* completed (no more in `active`) */
+    int freed;               /* the MPI library freed the generalized request */
+} nbreq;
+
+static nbreq **active;       /* the requests in flight, in start order */
+static size_t nactive, cap_active;
+
+static void nb_free(nbreq *nb) {
+    free(nb);
+}
+
+static int nb_query(void *extra, MPI_Status *status) {
+    nbreq *nb = extra;
+    PMPI_Status_set_elements(status, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = nb->code;
+    return nb->code;
+}
+
+static int nb_release(void *extra) {
+    nbreq *nb = extra;
+    nb->freed = 1;
+    if (nb->done) nb_free(nb);
+    return MPI_SUCCESS;
+}
+
+static int nb_cancel(void *extra, int complete) {
+    (void)extra;
+    (void)complete;
+    return MPI_SUCCESS;   /* a collective cannot be cancelled */
+}
+
+/* Advances every request in flight; completes those that are done. */
+static void progress_all(void) {
+    size_t keep = 0;
+    for (size_t i = 0; i < nactive; i++) {
+        nbreq *nb = active[i];
+        int done = 0;
+        int rc = coll_test(nb->q, &done);
+        if (!done) {
+            active[keep++] = nb;
+            continue;
+        }
+        if (!nb->p) coll_request_free(nb->q);   /* a persistent one keeps its plan */
+        nb->q = NULL;
+        int mpi_err = MPI_SUCCESS;
+        if (rc == COLL_ERR_TRANSPORT) mpi_err = collmpi_comm_mpi_error(nb->m.cc);
+        rc = collmpi_unstage(&nb->m, rc, &mpi_err);
+        nb->code = collmpi_end(&nb->a, &nb->m, rc, mpi_err, nb->r->alg, coll_strerror(rc), 1);
+        nb->done = 1;
+        PMPI_Grequest_complete(nb->greq);   /* last use: it may free nb (nb_release) */
     }
-    *code = collmpi_end(a, &m, rc, mpi_err, chosen->alg, why, 1);
+    nactive = keep;
+}
+
+/* Starts the I-form of a with collc if a rule serves it: returns 1 with
+ * *request and *code, or 0 for "use the MPI library". */
+static int try_collc_start(const collmpi_args *a, MPI_Request *request, int *code) {
+    collmpi_call m;
+    const coll_alg_info *info = NULL;
+    const rule *r = choose(a, COLLMPI_FORM_NONBLOCKING, &m, &info);
+    if (!r) return 0;
+    nbreq *nb = calloc(1, sizeof *nb);
+    int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
+                 ? COLL_OK
+                 : COLL_ERR_NOMEM;
+    int mpi_err = MPI_SUCCESS;
+    if (rc == COLL_OK) {
+        const char *why;
+        nb->m = m;
+        nb->a = *a;
+        nb->r = r;
+        rc = collmpi_prepare(a, &nb->m, &why);
+        log_served(a, &nb->m, r, nb->m.staged);
+        if (rc == COLL_OK) {
+            rc = collmpi_start(a->coll, &nb->m, a->comm, r->fn, info, &nb->q, &mpi_err);
+            if (rc != COLL_OK) rc = collmpi_unstage(&nb->m, rc, &mpi_err);
+        }
+        if (rc == COLL_OK) {
+            int g = PMPI_Grequest_start(nb_query, nb_release, nb_cancel, nb, &nb->greq);
+            if (g != MPI_SUCCESS) {   /* no request to return: finish the call here */
+                coll_wait(nb->q);
+                coll_request_free(nb->q);
+                collmpi_unstage(&nb->m, COLL_OK, &mpi_err);
+                rc = COLL_ERR_TRANSPORT;
+                mpi_err = g;
+            }
+        }
+    }
+    if (rc != COLL_OK) {
+        if (nb) m = nb->m;
+        free(nb);
+        *request = MPI_REQUEST_NULL;
+        *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
+        return 1;
+    }
+    active[nactive++] = nb;
+    *request = nb->greq;
+    *code = MPI_SUCCESS;
     return 1;
 }
 
@@ -602,3 +749,456 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     if (try_collc(&a, &code)) return code;
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+
+/* The I-forms: the rules of the blocking form, run as collc requests. */
+
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
+                      op, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
+               MPI_Request *request) {
+    collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
+                      root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ibcast(buffer, count, dt, root, comm, request);
+}
+
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request) {
+    collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        request);
+}
+
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+    collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_start(&a, request, &code)) return code;
+    return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         request);
+}
+
+/* Completion: with collc requests in flight, every test advances them
+ * first, and every wait becomes a loop of tests (the MPI library cannot
+ * advance them); without, the library's own call, untouched. */
+
+static int impl_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    if (nactive) progress_all();
+    return PMPI_Test(request, flag, status);
+}
+
+static int impl_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    if (nactive) progress_all();
+    return PMPI_Testall(count, requests, flag, statuses);
+}
+
+static int impl_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    if (nactive) progress_all();
+    return PMPI_Testany(count, requests, index, flag, status);
+}
+
+static int impl_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    if (nactive) progress_all();
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+    if (nactive) progress_all();
+    return PMPI_Request_get_status(request, flag, status);
+}
+
+static int impl_Wait(MPI_Request *request, MPI_Status *status) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Wait(request, status);
+        int flag = 0, rc = PMPI_Test(request, &flag, status);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
+}
+
+static int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Waitall(count, requests, statuses);
+        int flag = 0, rc = PMPI_Testall(count, requests, &flag, statuses);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
+}
+
+static int impl_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Waitany(count, requests, index, status);
+        int flag = 0, rc = PMPI_Testany(count, requests, index, &flag, status);
+        if (rc != MPI_SUCCESS || flag) return rc;
+    }
+}
+
+static int impl_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    for (;;) {
+        if (nactive) progress_all();
+        if (!nactive) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+        int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
+        if (rc != MPI_SUCCESS || *outcount != 0) return rc;
+    }
+}
+
+/* ---- persistent collectives ----
+ * MPI_Allreduce_init (MPI-4; Open MPI 4.1: MPIX_Allreduce_init of
+ * <mpi-ext.h>) and the others are decided at init by the blocking form's
+ * rules; the algorithm's plan is recorded once (coll_init), its scratch
+ * kept by the request. While inactive, the application holds a real
+ * persistent request of the MPI library that does nothing (a receive from
+ * MPI_PROC_NULL), so every call on an inactive persistent request behaves
+ * as MPI says. MPI_Start puts a generalized request in its place (as the
+ * I-forms), and the completion that frees it (MPI_Wait, a successful
+ * MPI_Test ...) puts the inactive handle back. */
+struct preq {
+    MPI_Request handle;      /* the inactive handle */
+    MPI_Request greq;        /* the active start's generalized request */
+    int active;              /* started and its greq not yet completed by the application */
+    coll_request *q;         /* the persistent collc request */
+    collmpi_call m;          /* decided at init; prepared again at every start */
+    collmpi_args a;
+    const rule *r;
+};
+
+static preq **pers;          /* every persistent request not freed */
+static size_t npers, cap_pers, npers_active;
+
+static preq *pers_of(MPI_Request h, int active) {
+    if (h == MPI_REQUEST_NULL) return NULL;
+    for (size_t i = 0; i < npers; i++)
+        if (active ? pers[i]->active && pers[i]->greq == h : pers[i]->handle == h) return pers[i];
+    return NULL;
+}
+
+/* Inits the persistent form of a with collc if a rule serves it. */
+static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code) {
+    collmpi_call m;
+    const coll_alg_info *info = NULL;
+    const rule *r = choose(a, COLLMPI_FORM_PERSISTENT, &m, &info);
+    if (!r) return 0;
+    preq *p = calloc(1, sizeof *p);
+    int rc = p && collrt_grow((void **)&pers, &cap_pers, npers + 1, sizeof *pers) ? COLL_OK
+                                                                                 : COLL_ERR_NOMEM;
+    int mpi_err = MPI_SUCCESS;
+    const char *why = "";
+    if (rc == COLL_OK) {
+        p->m = m;
+        p->a = *a;
+        p->r = r;
+        collmpi_call prep = m;
+        rc = collmpi_prepare(a, &prep, &why);
+        log_served(a, &prep, r, prep.staged);
+        coll_comm *cc = prep.cc;
+        if (rc == COLL_OK && prep.nranks == 1) cc = collmpi_solo_comm();
+        else if (rc == COLL_OK && !cc && coll_comm_from_mpi(a->comm, &cc) != COLL_OK) {
+            rc = COLL_ERR_TRANSPORT;
+            mpi_err = collmpi_from_mpi_error();
+        }
+        if (rc == COLL_OK && !cc) rc = COLL_ERR_NOMEM;
+        if (rc == COLL_OK) {
+            collmpi_comm_set_user_op(cc, prep.user_op, prep.uop, prep.udt);
+            rc = coll_init(cc, info, r->fn, prep.sendbuf, prep.recvbuf, prep.count, prep.dtype,
+                           prep.op, prep.root, &p->q);
+            collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
+            p->m.cc = cc;
+        }
+        int e2;
+        collmpi_unstage(&prep, COLL_ERR_INTERNAL, &e2);   /* frees, unpacks nothing */
+        if (rc == COLL_OK) {
+            int g = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, a->comm, &p->handle);
+            if (g != MPI_SUCCESS) {
+                rc = COLL_ERR_TRANSPORT;
+                mpi_err = g;
+            }
+        }
+    }
+    if (rc != COLL_OK) {
+        if (p) coll_request_free(p->q);
+        free(p);
+        *request = MPI_REQUEST_NULL;
+        *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
+        return 1;
+    }
+    pers[npers++] = p;
+    *request = p->handle;
+    *code = MPI_SUCCESS;
+    return 1;
+}
+
+/* MPI_Start of a persistent request of ours: prepares the buffers again
+ * (packing staged input), starts the plan, hands out a generalized
+ * request. */
+static int pers_start(preq *p, MPI_Request *request) {
+    if (p->active) return MPI_ERR_REQUEST;   /* started twice (erroneous) */
+    nbreq *nb = calloc(1, sizeof *nb);
+    int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
+                 ? COLL_OK
+                 : COLL_ERR_NOMEM;
+    int mpi_err = MPI_SUCCESS;
+    const char *why = "";
+    if (rc == COLL_OK) {
+        nb->m = p->m;
+        nb->a = p->a;
+        nb->r = p->r;
+        nb->p = p;
+        nb->q = p->q;
+        rc = collmpi_prepare(&p->a, &nb->m, &why);
+        if (rc == COLL_OK) rc = collrt_request_restart(p->q, nb->m.sendbuf, nb->m.recvbuf);
+        if (rc != COLL_OK) rc = collmpi_unstage(&nb->m, rc, &mpi_err);
+    }
+    if (rc == COLL_OK) {
+        int g = PMPI_Grequest_start(nb_query, nb_release, nb_cancel, nb, &nb->greq);
+        if (g != MPI_SUCCESS) {
+            coll_wait(p->q);
+            collmpi_unstage(&nb->m, COLL_OK, &mpi_err);
+            rc = COLL_ERR_TRANSPORT;
+            mpi_err = g;
+        }
+    }
+    if (rc != COLL_OK) {
+        free(nb);
+        return collmpi_end(&p->a, &p->m, rc, mpi_err, p->r->alg, coll_strerror(rc), 1);
+    }
+    active[nactive++] = nb;
+    p->greq = nb->greq;
+    p->active = 1;
+    npers_active++;
+    *request = nb->greq;
+    return MPI_SUCCESS;
+}
+
+int MPI_Start(MPI_Request *request) {
+    preq *p = npers && request ? pers_of(*request, 0) : NULL;
+    return p ? pers_start(p, request) : PMPI_Start(request);
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+    for (int i = 0; i < count; i++) {
+        int rc = MPI_Start(&requests[i]);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *request) {
+    preq *p = npers && request ? pers_of(*request, 1) : NULL;
+    if (p) {   /* active: complete it first, then free it as inactive */
+        MPI_Request g = *request;
+        impl_Wait(&g, MPI_STATUS_IGNORE);
+        p->active = 0;
+        npers_active--;
+        *request = p->handle;
+    }
+    p = npers && request ? pers_of(*request, 0) : NULL;
+    if (!p) return PMPI_Request_free(request);
+    for (size_t i = 0; i < npers; i++)
+        if (pers[i] == p) pers[i] = pers[--npers];
+    coll_request_free(p->q);
+    int rc = PMPI_Request_free(&p->handle);
+    free(p);
+    *request = MPI_REQUEST_NULL;
+    return rc;
+}
+
+/* Before a completion call: which entries are active persistent starts of
+ * ours; after it: those the call completed (now MPI_REQUEST_NULL) get
+ * their inactive handle back. */
+enum { MARKS = 16 };
+static preq **marks_before(MPI_Request *reqs, int n, preq **small) {
+    if (!npers_active || n <= 0) return NULL;
+    preq **mk = n <= MARKS ? small : malloc(sizeof *mk * (size_t)n);
+    if (!mk) return NULL;
+    for (int i = 0; i < n; i++) mk[i] = pers_of(reqs[i], 1);
+    return mk;
+}
+static void marks_after(MPI_Request *reqs, int n, preq **mk, preq **small) {
+    if (!mk) return;
+    for (int i = 0; i < n; i++)
+        if (mk[i] && reqs[i] == MPI_REQUEST_NULL) {
+            reqs[i] = mk[i]->handle;
+            mk[i]->active = 0;
+            npers_active--;
+        }
+    if (mk != small) free(mk);
+}
+
+#define WITH_MARKS(reqs, n, call)                          \
+    do {                                                   \
+        preq *small_[MARKS];                               \
+        preq **mk_ = marks_before((reqs), (n), small_);    \
+        int rc_ = (call);                                  \
+        marks_after((reqs), (n), mk_, small_);             \
+        return rc_;                                        \
+    } while (0)
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    WITH_MARKS(request, 1, impl_Test(request, flag, status));
+}
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    WITH_MARKS(requests, count, impl_Testall(count, requests, flag, statuses));
+}
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    WITH_MARKS(requests, count, impl_Testany(count, requests, index, flag, status));
+}
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    WITH_MARKS(requests, incount, impl_Testsome(incount, requests, outcount, indices, statuses));
+}
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+    WITH_MARKS(request, 1, impl_Wait(request, status));
+}
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    WITH_MARKS(requests, count, impl_Waitall(count, requests, statuses));
+}
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    WITH_MARKS(requests, count, impl_Waitany(count, requests, index, status));
+}
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    WITH_MARKS(requests, incount, impl_Waitsome(incount, requests, outcount, indices, statuses));
+}
+
+/* The persistent inits: MPI-4's names, or Open MPI 4.1's MPIX_ ones. */
+#if MPI_VERSION >= 4
+#define PINIT(name) MPI_##name##_init
+#define PPINIT(name) PMPI_##name##_init
+#define COLLMPI_PERSISTENT 1
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PINIT(name) MPIX_##name##_init
+#define PPINIT(name) PMPIX_##name##_init
+#define COLLMPI_PERSISTENT 1
+#endif
+
+#ifdef COLLMPI_PERSISTENT
+int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Allreduce)(sendbuf, recvbuf, count, dt, op, comm, info, request);
+}
+
+int PINIT(Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
+                  int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Reduce)(sendbuf, recvbuf, count, dt, op, root, comm, info, request);
+}
+
+int PINIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcount,
+                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request) {
+    collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
+                      op, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Reduce_scatter_block)(sendbuf, recvbuf, recvcount, dt, op, comm, info, request);
+}
+
+int PINIT(Bcast)(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info,
+                 MPI_Request *request) {
+    collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
+                      root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Bcast)(buffer, count, dt, root, comm, info, request);
+}
+
+int PINIT(Allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request) {
+    collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                             request);
+}
+
+int PINIT(Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request) {
+    collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, 0, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                            request);
+}
+
+int PINIT(Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *request) {
+    collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                          info, request);
+}
+
+int PINIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request *request) {
+    collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
+                      MPI_OP_NULL, root, comm};
+    int code;
+    if (try_collc_init(&a, request, &code)) return code;
+    return PPINIT(Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           info, request);
+}
+#endif

@@ -5,7 +5,10 @@
  * each algorithm returns at once. The coll_alg_info it received must name
  * coll.h's COLL_<ID> of the example's collective (algs.h, from the
  * collective table via CMake), COLL_ABI_VERSION and the algorithm, and the
- * call's arguments - the root of rooted collectives - must arrive intact. */
+ * call's arguments - the root of rooted collectives - must arrive intact.
+ * Each NAME_start (NAME_init) must hand coll_start (coll_init) the same
+ * coll_alg_info, NAME itself and the caller's arguments (and request
+ * pointer) unchanged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,48 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf, 
     seen.root = root;
     *call = NULL;
     return REFUSED;
+}
+
+enum { STARTED = 1001, INITED = 1002 };
+
+static struct {
+    int calls, inits;
+    coll_comm *comm;
+    const coll_alg_info *info;
+    void (*fn)(void);
+    const void *sendbuf;
+    void *recvbuf;
+    size_t count;
+    coll_dtype dtype;
+    coll_op op;
+    int root;
+    coll_request **req;
+} started;
+
+int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
+               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+               coll_request **req) {
+    started.calls++;
+    started.comm = comm;
+    started.info = info;
+    started.fn = fn;
+    started.sendbuf = sendbuf;
+    started.recvbuf = recvbuf;
+    started.count = count;
+    started.dtype = dtype;
+    started.op = op;
+    started.root = root;
+    started.req = req;
+    return STARTED;
+}
+
+int coll_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
+              void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+              coll_request **req) {
+    coll_start(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, req);
+    started.calls--;
+    started.inits++;
+    return INITED;
 }
 
 /* Never reached: a program returns as soon as coll_begin fails. */
@@ -103,14 +148,33 @@ typedef int (*RootedFn)(coll_comm *, const void *, void *, size_t, coll_dtype, c
 #define ALG(name, id, rooted) DECL_##rooted(c_##name) DECL_##rooted(llvm_##name)
 #include "algs.h"
 #undef ALG
+typedef int (*StartFn)(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op,
+                       coll_request **);
+typedef int (*RootedStartFn)(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, int,
+                             coll_request **);
+#define SDECL_0(f) int f##_start(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, \
+                                 coll_request **);
+#define SDECL_1(f) int f##_start(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, \
+                                 int, coll_request **);
+#define IDECL_0(f) int f##_init(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, \
+                                coll_request **);
+#define IDECL_1(f) int f##_init(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, \
+                                int, coll_request **);
+#define ALG(name, id, rooted) SDECL_##rooted(c_##name) SDECL_##rooted(llvm_##name) \
+    IDECL_##rooted(c_##name) IDECL_##rooted(llvm_##name)
+#include "algs.h"
+#undef ALG
 
 static const struct Alg {
     const char *name;
     coll_collective coll;
     int rooted;
     void (*c)(void), (*llvm)(void);
+    void (*c_start)(void), (*llvm_start)(void), (*c_init)(void), (*llvm_init)(void);
 } algs[] = {
-#define ALG(name, id, rooted) {#name, COLL_##id, rooted, (void (*)(void))c_##name, (void (*)(void))llvm_##name},
+#define ALG(name, id, rooted) {#name, COLL_##id, rooted, (void (*)(void))c_##name, \
+    (void (*)(void))llvm_##name, (void (*)(void))c_##name##_start, (void (*)(void))llvm_##name##_start, \
+    (void (*)(void))c_##name##_init, (void (*)(void))llvm_##name##_init},
 #include "algs.h"
 #undef ALG
 };
@@ -145,16 +209,52 @@ static void check(const struct Alg *a, const char *backend, void (*fn)(void)) {
     }
 }
 
+/* NAME_start passes everything to coll_start (NAME_init to coll_init),
+ * with NAME's own info. */
+static void check_start(const struct Alg *a, const char *backend, void (*fn)(void),
+                        void (*start)(void), int init) {
+    static char sendbuf[8], recvbuf[8];
+    coll_comm *comm = (coll_comm *)(void *)&started;
+    coll_request *r;
+    const int root = 5;
+    memset(&seen, 0, sizeof seen);
+    if (a->rooted) ((RootedFn)fn)(comm, sendbuf, recvbuf, 777, COLL_F16, COLL_MIN, root);
+    else ((Fn)fn)(comm, sendbuf, recvbuf, 777, COLL_F16, COLL_MIN);
+    memset(&started, 0, sizeof started);
+    int rc = a->rooted
+                 ? ((RootedStartFn)start)(comm, sendbuf, recvbuf, 777, COLL_F16, COLL_MIN, root, &r)
+                 : ((StartFn)start)(comm, sendbuf, recvbuf, 777, COLL_F16, COLL_MIN, &r);
+    const char *what = NULL;
+    if (rc != (init ? INITED : STARTED) || started.calls != !init || started.inits != init)
+        what = init ? "does not return coll_init's status" : "does not return coll_start's status";
+    else if (started.info != seen.info) what = "passes another coll_alg_info than NAME's";
+    else if (started.fn != fn) what = "does not pass NAME itself";
+    else if (started.comm != comm || started.sendbuf != sendbuf || started.recvbuf != recvbuf ||
+             started.count != 777 || started.dtype != COLL_F16 || started.op != COLL_MIN ||
+             started.req != &r)
+        what = "arguments do not reach coll_start";
+    else if (started.root != (a->rooted ? root : 0))
+        what = "root is not the caller's (rooted) or 0 (unrooted)";
+    if (what) {
+        printf("FAIL %s_%s (%s): %s\n", a->name, init ? "init" : "start", backend, what);
+        failures++;
+    }
+}
+
 int main(void) {
     int n = (int)(sizeof algs / sizeof *algs);
     for (int i = 0; i < n; i++) {
         check(&algs[i], "C", algs[i].c);
         check(&algs[i], "LLVM", algs[i].llvm);
+        check_start(&algs[i], "C", algs[i].c, algs[i].c_start, 0);
+        check_start(&algs[i], "LLVM", algs[i].llvm, algs[i].llvm_start, 0);
+        check_start(&algs[i], "C", algs[i].c, algs[i].c_init, 1);
+        check_start(&algs[i], "LLVM", algs[i].llvm, algs[i].llvm_init, 1);
     }
     if (failures) {
-        printf("abi.generated: %d of %d programs wrong\n", failures, 2 * n);
+        printf("abi.generated: %d of %d checks wrong\n", failures, 6 * n);
         return 1;
     }
-    printf("abi.generated: %d programs OK\n", 2 * n);
+    printf("abi.generated: %d programs and their _start and _init forms OK\n", 2 * n);
     return 0;
 }

@@ -13,7 +13,14 @@
  * around every buffer catch writes out of bounds.
  *
  * Output: one line per failing case, then "N passed, N failed"; exit 1 on
- * any failure. `--quick` trims the matrix (used under sanitizers). */
+ * any failure. `--quick` trims the matrix (used under sanitizers).
+ * `--start` runs every case through the nonblocking form instead:
+ * NAME_start, then coll_test polling with some computation between the
+ * polls (odd ranks switch to coll_wait after a few polls), checked against
+ * the same reference. `--init` runs every case through the persistent
+ * form: NAME_init once, then coll_request_start twice, first on an input of
+ * zeros (every output must be zero: the plan holds no data), then on the
+ * reference input. */
 #include <coll_cpu.h>
 #include "collref.h"
 
@@ -23,14 +30,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sched.h>
+#include <stdatomic.h>
+
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define E2E_START CAT(E2E_ALG, _start)
+#define E2E_INIT CAT(E2E_ALG, _init)
+
 #if E2E_ROOTED
 int E2E_ALG(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, int);
+int E2E_START(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, int, coll_request **);
+int E2E_INIT(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, int, coll_request **);
 #else
 int E2E_ALG(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op);
+int E2E_START(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, coll_request **);
+int E2E_INIT(coll_comm *, const void *, void *, size_t, coll_dtype, coll_op, coll_request **);
 #endif
 
 #define STR2(x) #x
 #define STR(x) STR2(x)
+
+static int g_start;             /* --start */
+static int g_init;              /* --init */
+static volatile double g_sink;  /* the computation between polls */
+static _Atomic long g_pending;  /* polls that found a request not done */
 
 enum { GUARD = 64 };
 static const unsigned char GUARD_BYTE = 0xA5;
@@ -73,6 +97,83 @@ static long inplace_offset(const Run *R, int r) {
     }
 }
 
+/* The nonblocking form: start, compute and poll; odd ranks wait after a few
+ * polls. A request that is not done refuses to be freed. */
+static int start_and_poll(coll_comm *comm, int r, const void *send, void *out, const Case *k) {
+    coll_request *q = NULL;
+#if E2E_ROOTED
+    int rc = E2E_START(comm, send, out, k->count, k->dt, k->op, k->root, &q);
+#else
+    int rc = E2E_START(comm, send, out, k->count, k->dt, k->op, &q);
+#endif
+    if (rc != COLL_OK) return q ? COLL_ERR_INTERNAL : rc;
+    if (!q) return COLL_ERR_INTERNAL;
+    int done = 0;
+    for (unsigned polls = 0;; polls++) {
+        rc = coll_test(q, &done);
+        if (done) break;
+        if (rc != COLL_OK) return COLL_ERR_INTERNAL;   /* pending requests say COLL_OK */
+        g_pending++;
+        if (polls == 0 && coll_request_free(q) != COLL_ERR_BUSY) return COLL_ERR_INTERNAL;
+        for (int i = 0; i < 64; i++) g_sink += i * 0.5;   /* "compute" */
+        if ((r & 1) && polls == 3) {
+            rc = coll_wait(q);
+            break;
+        }
+        sched_yield();
+    }
+    int again = 0;
+    if (coll_test(q, &again) != rc || !again) rc = COLL_ERR_INTERNAL; /* done stays done */
+    if (coll_request_free(q) != COLL_OK) rc = COLL_ERR_INTERNAL;
+    return rc;
+}
+
+/* Polls a started request to its end (odd ranks wait after a few polls). */
+static int poll_to_end(coll_request *q, int r) {
+    int done = 0, rc = COLL_OK;
+    for (unsigned polls = 0;; polls++) {
+        rc = coll_test(q, &done);
+        if (done) return rc;
+        if (rc != COLL_OK) return COLL_ERR_INTERNAL;
+        g_pending++;
+        if (coll_request_start(q) != COLL_ERR_BUSY) return COLL_ERR_INTERNAL;
+        for (int i = 0; i < 64; i++) g_sink += i * 0.5;
+        if ((r & 1) && polls == 3) return coll_wait(q);
+        sched_yield();
+    }
+}
+
+/* The persistent form: one plan, two starts on different data. */
+static int init_and_restart(coll_comm *comm, Run *R, int r, const void *send, void *out,
+                            const Case *k) {
+    coll_request *q = NULL;
+#if E2E_ROOTED
+    int rc = E2E_INIT(comm, send, out, k->count, k->dt, k->op, k->root, &q);
+#else
+    int rc = E2E_INIT(comm, send, out, k->count, k->dt, k->op, &q);
+#endif
+    if (rc != COLL_OK) return q ? COLL_ERR_INTERNAL : rc;
+    if (!q) return COLL_ERR_INTERNAL;
+    unsigned char *in = R->in_bytes[r] ? R->in[r] + GUARD : NULL;
+    long off = k->inplace ? inplace_offset(R, r) : -1;
+    unsigned char *live = send == COLL_IN_PLACE ? (unsigned char *)out + off : in;
+    size_t n = R->in_bytes[r];
+    unsigned char *save = malloc(n + 1);
+    if (n) memcpy(save, live, n);
+    if (n) memset(live, 0, n);
+    rc = coll_request_start(q);
+    if (rc == COLL_OK) rc = poll_to_end(q, r);
+    size_t ob = (size_t)out_blocks(R, r) * k->count * R->esz;
+    for (size_t i = 0; rc == COLL_OK && i < ob; i++)
+        if (((unsigned char *)out)[i]) rc = COLL_ERR_INTERNAL;   /* not the zero input's result */
+    if (n) memcpy(live, save, n);
+    free(save);
+    if (rc == COLL_OK) rc = coll_request_start(q);
+    if (rc == COLL_OK) rc = poll_to_end(q, r);
+    if (coll_request_free(q) != COLL_OK) rc = COLL_ERR_INTERNAL;
+    return rc;
+}
+
 static int run_rank(coll_comm *comm, void *arg) {
     Run *R = arg;
     int r = coll_comm_rank(comm);
@@ -81,6 +182,14 @@ static int run_rank(coll_comm *comm, void *arg) {
     unsigned char *out = R->out_bytes[r] ? R->out[r] + GUARD : NULL;
     const void *send = in;
     if (k->inplace && inplace_offset(R, r) >= 0 && in_blocks(R, r) > 0) send = COLL_IN_PLACE;
+    if (g_start) {
+        R->rc[r] = start_and_poll(comm, r, send, out, k);
+        return 0;
+    }
+    if (g_init) {
+        R->rc[r] = init_and_restart(comm, R, r, send, out, k);
+        return 0;
+    }
 #if E2E_ROOTED
     R->rc[r] = E2E_ALG(comm, send, out, k->count, k->dt, k->op, k->root);
 #else
@@ -157,7 +266,12 @@ static void run_case(Case k) {
 }
 
 int main(int argc, char **argv) {
-    int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--start") == 0) g_start = 1;
+        else if (strcmp(argv[i], "--init") == 0) g_init = 1;
+    }
     int reducing = collref_reducing(COLL);
     int blocks_n = collref_in_blocks(COLL, 2, 0, 0) == 2 || collref_out_blocks(COLL, 2, 0, 0) == 2;
     static const int Ns[] = {1, 2, 3, 4, 5, 7, 8, 16};
@@ -193,6 +307,13 @@ int main(int argc, char **argv) {
             }
         }
     }
-    printf("%s: %d passed, %d failed, %d skipped\n", STR(E2E_ALG), g_passed, g_failed, g_skipped);
+    if ((g_start || g_init) && g_passed && !g_pending) {
+        printf("FAIL %s: no poll ever found a request in progress\n", STR(E2E_ALG));
+        g_failed++;
+    }
+    printf("%s%s: %d passed, %d failed, %d skipped\n", STR(E2E_ALG),
+           g_start ? " (start)" : g_init ? " (init)" : "",
+           g_passed, g_failed, g_skipped);
+    if (g_start || g_init) printf("%ld polls found a request in progress\n", (long)g_pending);
     return g_failed ? 1 : 0;
 }

@@ -23,6 +23,8 @@ const RunSymbol run_runtime_symbols[] = {
     {"coll_finish", (void *)coll_finish},
     {"coll_comm_size", (void *)coll_comm_size},
     {"coll_comm_rank", (void *)coll_comm_rank},
+    {"coll_start", (void *)coll_start},   /* NAME_start, NAME_init */
+    {"coll_init", (void *)coll_init},
 };
 const int run_nruntime_symbols = (int)(sizeof run_runtime_symbols / sizeof *run_runtime_symbols);
 
