@@ -708,6 +708,31 @@ static void built_add(Built *b, Stmt *s) {
     b->tail = &s->next;
 }
 
+/* The callee's statements (but the header's requires, already in `hdr`)
+ * into `body`; with top-level lets in a block of their own (an `if` that
+ * always holds), so that the callee's variables leave scope where the
+ * call ends and never show in the notes of later steps. */
+static void inline_statements(Inline *I, Built *body) {
+    Built stmts = {NULL, NULL};
+    stmts.tail = &stmts.head;
+    int lets = 0;
+    for (const Stmt *s = I->callee->body; s; s = s->next) {
+        if (s->kind == STMT_REQUIRE && ast_expr_header_only(s->u.require.cond)) continue;
+        lets |= s->kind == STMT_LET;
+        built_add(&stmts, cp_stmt(I, s, 0));
+    }
+    if (!lets || !stmts.head) {
+        built_add(body, stmts.head);
+        return;
+    }
+    Span sp = I->call->span;
+    Stmt *scope = ast_stmt(I->C->arena, STMT_IF, sp);
+    scope->u.if_.cond = mk_int(I->C, sp, 1);
+    scope->u.if_.then_ = stmts.head;
+    scope->u.if_.else_ = NULL;
+    built_add(body, scope);
+}
+
 /* Expands one call: its requires and scratch go to `hdr`, the checks of
  * its views to `chk`, its statements to `body`; the split the views need
  * to `split_need`. Returns 1 after reporting views that never fit. */
@@ -841,26 +866,7 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
         I.scratch_of[k] = a->nbuffers++;
     }
 
-    /* the statements; with top-level lets in a block of their own (an
-     * `if` that always holds), so that the callee's variables leave scope
-     * where the call ends and never show in the notes of later steps */
-    Built stmts = {NULL, NULL};
-    stmts.tail = &stmts.head;
-    int lets = 0;
-    for (const Stmt *s = b->body; s; s = s->next) {
-        if (s->kind == STMT_REQUIRE && ast_expr_header_only(s->u.require.cond)) continue;
-        lets |= s->kind == STMT_LET;
-        built_add(&stmts, cp_stmt(&I, s, 0));
-    }
-    if (lets && stmts.head) {
-        Stmt *scope = ast_stmt(C->arena, STMT_IF, sp);
-        scope->u.if_.cond = mk_int(C, sp, 1);
-        scope->u.if_.then_ = stmts.head;
-        scope->u.if_.else_ = NULL;
-        built_add(body, scope);
-    } else {
-        built_add(body, stmts.head);
-    }
+    inline_statements(&I, body);
     free(I.map);
     free(I.files);
     return bad;

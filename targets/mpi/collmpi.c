@@ -836,21 +836,27 @@ int collmpi_unstage(collmpi_call *m, int status, int *mpi_err) {
 
 /* ---- 4. the run ---- */
 
+/* The collc communicator a call of m runs on: the decision's, the one-rank
+ * communicator, or comm's (made now); COLL_OK, or the failure with
+ * *mpi_err the MPI error behind it. */
+static int call_comm(const collmpi_call *m, MPI_Comm comm, coll_comm **cc, int *mpi_err) {
+    *mpi_err = MPI_SUCCESS;
+    *cc = m->cc;
+    if (m->nranks == 1) {
+        *cc = collmpi_solo_comm();
+        return *cc ? COLL_OK : COLL_ERR_NOMEM;
+    }
+    if (*cc) return COLL_OK;
+    int rc = coll_comm_from_mpi(comm, cc);
+    if (rc != COLL_OK) *mpi_err = collmpi_from_mpi_error();
+    return rc;
+}
+
 int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
                    int *mpi_err) {
-    *mpi_err = MPI_SUCCESS;
-    coll_comm *cc = m->cc;
-    int rc = COLL_OK;
-    if (m->nranks == 1) {
-        cc = collmpi_solo_comm();
-        if (!cc) return COLL_ERR_NOMEM;
-    } else if (!cc) {
-        rc = coll_comm_from_mpi(comm, &cc);
-    }
-    if (rc != COLL_OK) {
-        *mpi_err = collmpi_from_mpi_error();
-        return rc;
-    }
+    coll_comm *cc;
+    int rc = call_comm(m, comm, &cc, mpi_err);
+    if (rc != COLL_OK) return rc;
     collmpi_comm_set_user_op(cc, m->user_op, m->uop, m->udt);
     if (is_root_coll(coll))
         rc = ((collmpi_rooted_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op, m->root);
@@ -863,19 +869,9 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
 
 int collmpi_start(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
                   const coll_alg_info *info, coll_request **req, int *mpi_err) {
-    *mpi_err = MPI_SUCCESS;
-    coll_comm *cc = m->cc;
-    int rc = COLL_OK;
-    if (m->nranks == 1) {
-        cc = collmpi_solo_comm();
-        if (!cc) return COLL_ERR_NOMEM;
-    } else if (!cc) {
-        rc = coll_comm_from_mpi(comm, &cc);
-    }
-    if (rc != COLL_OK) {
-        *mpi_err = collmpi_from_mpi_error();
-        return rc;
-    }
+    coll_comm *cc;
+    int rc = call_comm(m, comm, &cc, mpi_err);
+    if (rc != COLL_OK) return rc;
     /* the request's call takes the user op over at its start */
     collmpi_comm_set_user_op(cc, m->user_op, m->uop, m->udt);
     rc = coll_start(cc, info, fn, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op,
