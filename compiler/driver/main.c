@@ -55,6 +55,12 @@ static int run_help(int argc, char **argv) {
         options_usage(stdout);
         return EXIT_OK;
     }
+    /* the option tables of docs/cli.md (scripts/gen-cli-doc.py) */
+    if (strcmp(argv[1], "--markdown") == 0) {
+        if (argc != 3) return usage_error("help", "--markdown takes one page: a command, 'compile --target=NAME' or 'common'");
+        if (options_doc_table(stdout, argv[2]) < 0) return usage_error("help", "no page '%s'", argv[2]);
+        return EXIT_OK;
+    }
     if (argc > 2) return usage_error("help", "expected one command name");
     if (strcmp(argv[1], "help") == 0) {
         printf("usage: collc help COMMAND\n\nShows the options of COMMAND.\n");

@@ -81,6 +81,20 @@ static const struct { unsigned cmds; OptionId id; const char *text; } notes[] = 
 #include "driver/options.def"
 };
 
+/* The rows of docs/cli.md's option tables that say more than the help
+ * (options_doc.def); the ids a row documents end at OPT__COUNT. */
+typedef struct DocRow {
+    unsigned cmds;
+    const char *synopsis, *text;
+    OptionId ids[12];
+} DocRow;
+static const DocRow doc_rows[] = {
+#define DOC(cmds, synopsis, text, ...) {cmds, synopsis, text, {__VA_ARGS__, OPT__COUNT}},
+#include "driver/options_doc.def"
+#undef DOC
+    {0, NULL, NULL, {OPT__COUNT}}, /* on no page: the table is never empty */
+};
+
 const DtypeInfo driver_dtypes[DT__COUNT] = {
 #define DTYPE(id, name, spellings, coll) [DT_##id] = {name, spellings, coll},
 #include "driver/options.def"
@@ -752,29 +766,34 @@ static void option_synopsis(OptionId id, char *buf, size_t size) {
             n += (size_t)snprintf(buf + n, size - n, ", %s", aliases[k].spelling);
 }
 
-/* One option's line(s) in the help of cmd. */
-static void option_help(FILE *out, OptionId id, CommandId cmd) {
+/* The text of option id's help line for cmd: its help, the notes for cmd,
+ * its choices, the targets' notes and its default. */
+static void option_text(OptionId id, CommandId cmd, char *text, size_t size) {
     const OptionInfo *opt = &options[id];
-    char syn[96], text[1024], list[160];
-    option_synopsis(id, syn, sizeof syn);
-    size_t n = (size_t)snprintf(text, sizeof text, "%s", opt->help);
+    char list[160];
+    size_t n = (size_t)snprintf(text, size, "%s", opt->help);
     int noted = 0;
-    for (size_t k = 0; k < ARRAY_LEN(notes); k++) {
+    for (size_t k = 0; k < ARRAY_LEN(notes) && n < size; k++) {
         if (notes[k].id != id || !((notes[k].cmds >> cmd) & 1)) continue;
-        n += (size_t)snprintf(text + n, sizeof text - n, "; %s", notes[k].text);
+        n += (size_t)snprintf(text + n, size - n, "; %s", notes[k].text);
         noted = 1;
     }
-    if (opt->kind == OPTK_ENUM && !noted)
-        n += (size_t)snprintf(text + n, sizeof text - n, "; %s: %s", opt->arg,
-                              prose_list(choices[id], list, sizeof list));
+    if (opt->kind == OPTK_ENUM && !noted && n < size)
+        n += (size_t)snprintf(text + n, size - n, "; %s: %s", opt->arg, prose_list(choices[id], list, sizeof list));
     if (opt->kind == OPTK_FORMAT)
-        for (int k = 0; k < ninput_formats && n < sizeof text; k++)
-            n += (size_t)snprintf(text + n, sizeof text - n, "%s%s (%s)", k ? ", " : "; FMT: ", input_formats[k].name,
+        for (int k = 0; k < ninput_formats && n < size; k++)
+            n += (size_t)snprintf(text + n, size - n, "%s%s (%s)", k ? ", " : "; FMT: ", input_formats[k].name,
                                   input_formats[k].help);
     /* what the targets say: their names, their --emit kinds, their types */
-    if (n < sizeof text) n += target_option_note(id, cmd, text + n, sizeof text - n);
-    if (opt->dflt && *opt->dflt && n < sizeof text)
-        snprintf(text + n, sizeof text - n, "; default %s", opt->dflt);
+    if (n < size) n += target_option_note(id, cmd, text + n, size - n);
+    if (opt->dflt && *opt->dflt && n < size) snprintf(text + n, size - n, "; default %s", opt->dflt);
+}
+
+/* One option's line(s) in the help of cmd. */
+static void option_help(FILE *out, OptionId id, CommandId cmd) {
+    char syn[96], text[1024];
+    option_synopsis(id, syn, sizeof syn);
+    option_text(id, cmd, text, sizeof text);
     fprintf(out, "  %s", syn);
     wrap(out, 2 + (int)strlen(syn), HELP_COLUMN, text);
 }
@@ -846,4 +865,68 @@ void options_usage(FILE *out) {
           "Exit status: 0 success, 1 errors in the input, 2 usage error.\n"
           "FILE '-' reads standard input. See docs/cli.md.\n",
           out);
+}
+
+/* ---- docs/cli.md ---- */
+
+/* Writes text as a markdown table cell: '|' escaped. */
+static void doc_cell(FILE *out, const char *text) {
+    for (const char *p = text; *p; p++) {
+        if (*p == '|') fputc('\\', out);
+        fputc(*p, out);
+    }
+}
+
+/* Does the DOC row k document option id on page cmd (common: the table of
+ * the common options)? */
+static int doc_row_documents(size_t k, OptionId id, CommandId cmd, int common) {
+    const DocRow *r = &doc_rows[k];
+    if (common ? r->cmds != ALL_COMMANDS : r->cmds == ALL_COMMANDS || !((r->cmds >> cmd) & 1)) return 0;
+    for (int j = 0; r->ids[j] != OPT__COUNT; j++)
+        if (r->ids[j] == id) return j == 0 ? 1 : 2; /* 2: documented in another option's row */
+    return 0;
+}
+
+/* The option table of one page of docs/cli.md, in options.def's order: an
+ * option's DOC rows where it has any, else its help line. A common option
+ * is on a command's own page only by a DOC row of that page (what -D means
+ * to tune). */
+static void doc_table(FILE *out, CommandId cmd, int common) {
+    fputs("| option | meaning |\n|---|---|\n", out);
+    for (int id = 0; id < OPT__COUNT; id++) {
+        if (!accepts((OptionId)id, cmd) || (common && !is_common((OptionId)id))) continue;
+        int documented = 0;
+        for (size_t k = 0; k < ARRAY_LEN(doc_rows); k++) {
+            int how = doc_row_documents(k, (OptionId)id, cmd, common);
+            documented |= how;
+            if (how != 1) continue;
+            fputs("| ", out);
+            fputs(doc_rows[k].synopsis, out);
+            fputs(" | ", out);
+            fputs(doc_rows[k].text, out);
+            fputs(" |\n", out);
+        }
+        if (documented || is_common((OptionId)id) != common) continue;
+        char syn[96], text[1024];
+        option_synopsis((OptionId)id, syn, sizeof syn);
+        option_text((OptionId)id, cmd, text, sizeof text);
+        fputs("| `", out);
+        fputs(syn, out);
+        fputs("` | ", out);
+        doc_cell(out, text);
+        fputs(" |\n", out);
+    }
+}
+
+int options_doc_table(FILE *out, const char *page) {
+    if (strcmp(page, "common") == 0) {
+        doc_table(out, CMD_check, 1);
+        return 0;
+    }
+    for (int c = 0; c < CMD__COUNT; c++)
+        if (strcmp(commands[c].shown, page) == 0) {
+            doc_table(out, (CommandId)c, 0);
+            return 0;
+        }
+    return -1;
 }

@@ -149,6 +149,12 @@ const char *options_choice(OptionId id, int value, char *buf, size_t size);
 void options_help(FILE *out, CommandId cmd);
 void options_usage(FILE *out);
 
+/* The option table of page (a command, "compile --target=NAME", or
+ * "common") as docs/cli.md shows it, in markdown (`collc help --markdown
+ * PAGE`; scripts/gen-cli-doc.py writes it into docs/cli.md); -1: no such
+ * page. */
+int options_doc_table(FILE *out, const char *page);
+
 /* "a, b or c" ("and" for last_sep " and "): the words of a '|'-separated
  * list in prose, into buf. */
 const char *options_prose(const char *words, const char *last_sep, char *buf, size_t size);
