@@ -64,10 +64,21 @@ const char *collmpi_mpi_name(coll_collective coll) {
 
 const char *collmpi_form_name(coll_collective coll, const collmpi_call *m) {
     const char *name = collmpi_mpi_name(coll);
-    if (!m || m->form == COLLMPI_FORM_BLOCKING || strncmp(name, "MPI_", 4) != 0) return name;
+    if (!m || (m->form == COLLMPI_FORM_BLOCKING && !m->vform) || strncmp(name, "MPI_", 4) != 0)
+        return name;
+    /* the v-form: MPI_Allgather -> MPI_Allgatherv, MPI_Reduce_scatter_block
+     * -> MPI_Reduce_scatter */
+    char base[48];
+    size_t len = strlen(name);
+    if (!m->vform) snprintf(base, sizeof base, "%s", name);
+    else if (len > 6 && strcmp(name + len - 6, "_block") == 0)
+        snprintf(base, sizeof base, "%.*s", (int)(len - 6), name);
+    else snprintf(base, sizeof base, "%sv", name);
     static _Thread_local char buf[64];   /* MPI_Allreduce -> MPI_Iallreduce, MPI_Allreduce_init */
-    if (m->form == COLLMPI_FORM_PERSISTENT) snprintf(buf, sizeof buf, "%s_init", name);
-    else snprintf(buf, sizeof buf, "MPI_I%c%s", tolower((unsigned char)name[4]), name + 5);
+    if (m->form == COLLMPI_FORM_PERSISTENT) snprintf(buf, sizeof buf, "%s_init", base);
+    else if (m->form == COLLMPI_FORM_NONBLOCKING)
+        snprintf(buf, sizeof buf, "MPI_I%c%s", tolower((unsigned char)base[4]), base + 5);
+    else snprintf(buf, sizeof buf, "%s", base);
     return buf;
 }
 
@@ -680,7 +691,23 @@ static void free_stages(collmpi_call *m) {
     free(m->in.stage);
     free(m->out.stage);
     m->in.stage = m->out.stage = NULL;
+    if (m->in.owned) PMPI_Type_free(&m->in.type);
+    if (m->out.owned) PMPI_Type_free(&m->out.type);
+    m->in.owned = m->out.owned = 0;
     m->staged = 0;
+}
+
+/* A v-form's side of N blocks of `count` elements of dt, block r at
+ * displs[r] extents of dt: one element of an indexed type, which staging
+ * packs side by side (block r at r * count) for the algorithm. */
+static int v_blocks(const int *displs, int N, int count, MPI_Datatype dt, MPI_Datatype *out,
+                    const char **why) {
+    if (PMPI_Type_create_indexed_block(N, count, displs, dt, out) != MPI_SUCCESS ||
+        PMPI_Type_commit(out) != MPI_SUCCESS) {
+        *why = "cannot describe the blocks at their displacements";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    return COLL_OK;
 }
 
 /* Checks that this rank's other side of a gather, scatter, allgather or
@@ -777,13 +804,36 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
             rc = COLL_ERR_IN_PLACE;
             break;
         }
+        /* A v-form's blocks at displacements: the side is one element of
+         * an indexed type, always staged (when anything moves). In place,
+         * the input is in recvbuf at rdispls. */
+        MPI_Datatype in_t = a->sendtype, out_t = a->recvtype;
+        int in_v = 0, out_v = 0;
+        int in_multi = coll == COLL_SCATTER || coll == COLL_ALLTOALL;
+        if (B && has_in && in_multi && a->sdispls && sb != MPI_IN_PLACE) {
+            rc = v_blocks(a->sdispls, (int)N, a->sendcount, a->sendtype, &in_t, why);
+            if (rc != COLL_OK) break;
+            in_n = 1;
+            in_v = 1;
+        }
+        if (B && has_out && coll != COLL_SCATTER && a->rdispls) {
+            rc = v_blocks(a->rdispls, (int)N, a->recvcount, a->recvtype, &out_t, why);
+            if (rc != COLL_OK) {
+                if (in_v) PMPI_Type_free(&in_t);
+                break;
+            }
+            out_n = 1;
+            out_v = 1;
+        }
         if (sb == MPI_IN_PLACE) {
             /* the input is in recvbuf: stage all of it */
             sb = COLL_IN_PLACE;
-            if (B && needs_stage(m, a->recvtype, out_n)) {
-                rc = stage(m, &m->out, rb, a->recvtype, out_n, 1, out_n, why);
+            if (B && (out_v || needs_stage(m, out_t, out_n))) {
+                rc = stage(m, &m->out, rb, out_t, out_n, 1, out_n, why);
                 rb = m->out.stage;
+                if (m->out.stage) m->out.owned = out_v, out_v = 0;
             }
+            if (out_v) PMPI_Type_free(&out_t);
             break;
         }
         if (has_in && has_out && !scatter_root_in_place) {
@@ -791,19 +841,21 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
              * must have the same block size */
             rc = coll == COLL_SCATTER ? same_block(a->recvcount, a->recvtype, B, why)
                                       : same_block(a->sendcount, a->sendtype, B, why);
-            if (rc != COLL_OK) break;
         }
-        if (has_in && B && needs_stage(m, a->sendtype, in_n)) {
-            rc = stage(m, &m->in, (void *)sb, a->sendtype, in_n, 1, 0, why);
+        if (rc == COLL_OK && has_in && B && (in_v || needs_stage(m, in_t, in_n))) {
+            rc = stage(m, &m->in, (void *)sb, in_t, in_n, 1, 0, why);
             sb = m->in.stage;
-            if (rc != COLL_OK) break;
+            if (m->in.stage) m->in.owned = in_v, in_v = 0;
         }
-        if (scatter_root_in_place) {
+        if (rc == COLL_OK && scatter_root_in_place) {
             rb = COLL_IN_PLACE;
-        } else if (has_out && B && needs_stage(m, a->recvtype, out_n)) {
-            rc = stage(m, &m->out, rb, a->recvtype, out_n, 0, out_n, why);
+        } else if (rc == COLL_OK && has_out && B && (out_v || needs_stage(m, out_t, out_n))) {
+            rc = stage(m, &m->out, rb, out_t, out_n, 0, out_n, why);
             rb = m->out.stage;
+            if (m->out.stage) m->out.owned = out_v, out_v = 0;
         }
+        if (in_v) PMPI_Type_free(&in_t);     /* made, not staged (an error before) */
+        if (out_v) PMPI_Type_free(&out_t);
         break;
     }
     default:
@@ -960,13 +1012,13 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
 int collmpi_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                   collmpi_rooted_fn fn) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    int root, MPI_Comm comm, collmpi_rooted_fn fn) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }
 
@@ -974,7 +1026,7 @@ int collmpi_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    collmpi_rooted_fn fn) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }
 
@@ -982,33 +1034,33 @@ int collmpi_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     collmpi_rooted_fn fn) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, collmpi_fn fn) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, collmpi_fn fn) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm};
+                      op, 0, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                       MPI_Comm comm, collmpi_fn fn) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, collmpi_fn fn) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     return run(&a, FN(fn));
 }

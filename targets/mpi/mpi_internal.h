@@ -41,7 +41,13 @@ const coll_alg_info *collmpi_probed(const coll_comm *c);
 /* ---- argument mapping (collmpi.c) ---- */
 
 /* One MPI collective call, as the application made it. For the reducing
- * collectives and bcast, count/type are in sendcount/sendtype. */
+ * collectives and bcast, count/type are in sendcount/sendtype.
+ * A v-form (MPI_Allgatherv, MPI_Gatherv, MPI_Scatterv, MPI_Alltoallv,
+ * MPI_Reduce_scatter) whose blocks all have one size is this regular call
+ * with `vform` set and that size as the counts; the side with N blocks
+ * (a scatter's or alltoall's input, a gather's, allgather's or alltoall's
+ * output) may then lie at displacements sdispls / rdispls (in extents of
+ * its datatype, as MPI counts them; NULL: block r at r * count). */
 typedef struct collmpi_args {
     coll_collective coll;
     const void *sendbuf;
@@ -51,6 +57,8 @@ typedef struct collmpi_args {
     MPI_Op op;
     int root;
     MPI_Comm comm;
+    int vform;               /* called as the v-form (COLLMPI_DEBUG names it) */
+    const int *sdispls, *rdispls;
 } collmpi_args;
 
 /* A buffer of the call that the application describes with a datatype that
@@ -60,6 +68,7 @@ typedef struct collmpi_args {
 typedef struct collmpi_stage {
     void *user;
     MPI_Datatype type;
+    int owned;               /* `type` was made for the call (a v-form's blocks): freed with it */
     size_t count;            /* elements of `type` to pack */
     size_t unpack_count;     /* elements to unpack (0: none) */
     char *stage;             /* NULL: nothing staged */
@@ -84,6 +93,7 @@ typedef struct collmpi_call {
     size_t red_per;          /* ... elements of `dtype` per element of it */
     coll_comm *cc;           /* the cached coll_comm of the communicator, or NULL */
     int form;                /* COLLMPI_FORM_*: COLLMPI_DEBUG names it */
+    int vform;               /* the v-form of the collective (collmpi_args.vform) */
     /* prepared (this rank's buffers) */
     const void *sendbuf;
     void *recvbuf;
@@ -100,7 +110,8 @@ typedef struct collmpi_call {
 int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why);
 /* This rank's buffers for a call that collmpi_decide accepted: resolves
  * MPI_IN_PLACE and stages buffers of non-contiguous datatypes (packing the
- * input). A failure is an error of this rank's arguments (an erroneous MPI
+ * input), and a v-form's blocks at displacements (the algorithm works on
+ * them side by side). A failure is an error of this rank's arguments (an erroneous MPI
  * call), reported as such: never a reason to let the MPI library serve the
  * call, which the other ranks run with collc. */
 int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why);
@@ -167,7 +178,8 @@ enum {
     COLLMPI_FORM_NONBLOCKING,    /* MPI_Iallreduce */
     COLLMPI_FORM_PERSISTENT      /* MPI_Allreduce_init */
 };
-/* The name of the form of m: "MPI_Iallreduce", "MPI_Allreduce_init". */
+/* The name of the form of m: "MPI_Iallreduce", "MPI_Allreduce_init",
+ * "MPI_Iallgatherv", "MPI_Reduce_scatter_init". */
 const char *collmpi_form_name(coll_collective coll, const collmpi_call *m);
 
 /* ---- COLLMPI_DEBUG (collmpi.c) ---- */

@@ -3,8 +3,9 @@
  * MPI_Reduce_scatter_block, MPI_Allreduce, MPI_Bcast, MPI_Reduce,
  * MPI_Gather, MPI_Scatter and MPI_Alltoall, their nonblocking forms
  * (MPI_Iallgather ...: the same rules, see "nonblocking collectives"
- * below) with MPI_Test*, MPI_Wait* and MPI_Request_get_status, and MPI_Init
- * / MPI_Init_thread. Each call is matched against the rules of the file
+ * below) with MPI_Test*, MPI_Wait* and MPI_Request_get_status, their
+ * persistent forms, the v-forms (MPI_Allgatherv ...: see "v-forms" below),
+ * and MPI_Init / MPI_Init_thread. Each call is matched against the rules of the file
  * named by COLLMPI_CONFIG:
  *
  *   # collective  min-size  max-size  shared-object      algorithm   [n=LIST] [ppn=LIST] [nodes=LIST]
@@ -40,6 +41,7 @@
  * algorithm or reason) on rank 0 of the communicator; COLLMPI_DEBUG=2 on
  * every rank. */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -459,10 +461,12 @@ static const rule *choose(const collmpi_args *a, int form, collmpi_call *m,
     if (known) {
         *m = *known;
         m->form = form;
+        m->vform = a->vform;
         return known_rule;
     }
     int rc = collmpi_decide(a, m, &why);
     m->form = form;
+    m->vform = a->vform;
     if (st != SETUP_READY) {
         collmpi_log(a->coll, m, 0, "MPI library:",
                     st == SETUP_NONE ? "libcollmpi did not see MPI_Init" : off_reason);
@@ -491,6 +495,7 @@ static const rule *choose(const collmpi_args *a, int form, collmpi_call *m,
                 m->form = COLLMPI_FORM_BLOCKING;   /* the decision is the same for every form */
                 collmpi_memo_store(a, NULL, m, *info, r);
                 m->form = form;
+                m->vform = a->vform;
             }
             break;
         }
@@ -524,7 +529,9 @@ static void log_served(const collmpi_args *a, const collmpi_call *m, const rule 
     if (!collmpi_debug()) return;
     char detail[600];
     snprintf(detail, sizeof detail, "(collc, %s%s)", r->object,
-             staged ? "; non-contiguous datatype packed" : "");
+             !staged                      ? ""
+             : a->sdispls || a->rdispls ? "; blocks at their displacements packed"
+                                        : "; non-contiguous datatype packed");
     collmpi_log(a->coll, m, 0, r->alg, detail);
 }
 
@@ -683,7 +690,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
@@ -691,7 +698,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
@@ -700,7 +707,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm};
+                      op, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
@@ -708,7 +715,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
-                      root, comm};
+                      root, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Bcast(buffer, count, dt, root, comm);
@@ -717,7 +724,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -726,7 +733,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -735,7 +742,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -744,7 +751,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -754,7 +761,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
@@ -762,7 +769,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
@@ -771,7 +778,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm};
+                      op, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
@@ -780,7 +787,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                MPI_Request *request) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
-                      root, comm};
+                      root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ibcast(buffer, count, dt, root, comm, request);
@@ -789,7 +796,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -798,7 +805,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -808,7 +815,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                 MPI_Request *request) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -819,11 +826,332 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                          request);
+}
+
+/* ---- v-forms ----
+ * MPI_Allgatherv, MPI_Gatherv, MPI_Scatterv, MPI_Alltoallv and
+ * MPI_Reduce_scatter (with their I- and _init forms) are served by the
+ * rules of the regular collective when all their blocks have one size:
+ * the call is then that collective, with its blocks at the call's
+ * displacements (staged side by side when they are not). Whether the
+ * sizes are all one must be decided alike on every rank. The counts of
+ * MPI_Allgatherv and MPI_Reduce_scatter are known to every rank; those of
+ * MPI_Gatherv and MPI_Scatterv (the root's) and of MPI_Alltoallv (a row
+ * and a column of the matrix on each rank) are not, and the ranks agree
+ * on them first with one MPI_Allreduce of two integers (the smallest and
+ * the largest block), in the blocking and the persistent forms (at init).
+ * A nonblocking call cannot wait for that agreement: MPI_Igatherv,
+ * MPI_Iscatterv and MPI_Ialltoallv go to the MPI library. */
+
+/* The blocks a v-call's rank knows of: the smallest and the largest in
+ * bytes (lo < 0: a negative count or a bad datatype; the MPI library
+ * reports it) and their total (COLLMPI_DEBUG's size). */
+typedef struct vsizes {
+    long long lo, hi;
+    size_t total;
+} vsizes;
+
+enum {
+    V_LOCAL,        /* every rank knows every count */
+    V_AGREE,        /* the ranks agree on the sizes (one MPI_Allreduce) */
+    V_NO_AGREE      /* they would have to, and cannot (a nonblocking call) */
+};
+
+static void vs_add(vsizes *v, int count, MPI_Datatype dt) {
+    int size = 0;
+    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) {
+        v->lo = -1;
+        return;
+    }
+    long long b = (long long)count * size;
+    if (v->lo >= 0 && b < v->lo) v->lo = b;
+    if (b > v->hi) v->hi = b;
+    v->total += (size_t)b;
+}
+
+static void vs_add_all(vsizes *v, const int *counts, int n, MPI_Datatype dt) {
+    if (!counts) v->lo = -1;
+    for (int r = 0; counts && r < n; r++) vs_add(v, counts[r], dt);
+}
+
+/* The size of comm (an intracommunicator) and this rank in it; 0 for a
+ * null, invalid or inter-communicator, whose arrays are not read here. */
+static int v_comm(MPI_Comm comm, int *n, int *rank) {
+    int inter = 1;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 0;
+    PMPI_Comm_size(comm, n);
+    PMPI_Comm_rank(comm, rank);
+    return 1;
+}
+
+/* COLLMPI_DEBUG's line for a v-call that the MPI library serves before any
+ * rule was looked at: the reason as choose() gives it. */
+static int v_library(const collmpi_args *a, int form) {
+    if (collmpi_debug()) {
+        collmpi_call m;
+        const coll_alg_info *info;
+        (void)choose(a, form, &m, &info);
+    }
+    return 0;
+}
+
+/* Whether the v-call a (its counts set to its first block's) is its
+ * regular collective on every rank: 1, or 0 with the reason logged (the
+ * MPI library serves it). */
+static int v_regular(const collmpi_args *a, vsizes vs, int agree, int form, int nranks, int rank) {
+    int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+    if (st != SETUP_READY || !(rule_colls & (1u << a->coll))) return v_library(a, form);
+    const char *why = NULL;
+    if (agree == V_NO_AGREE) {
+        why = "the nonblocking form would have to agree on the other ranks' counts first";
+    } else {
+        if (agree == V_AGREE) {
+            long long x[2] = {vs.lo, -vs.hi};
+            if (PMPI_Allreduce(MPI_IN_PLACE, x, 2, MPI_LONG_LONG, MPI_MIN, a->comm) != MPI_SUCCESS)
+                x[0] = -1;
+            vs.lo = x[0];
+            vs.hi = -x[1];
+        }
+        if (vs.lo < 0) why = "a negative count or a bad datatype";
+        else if (vs.lo != vs.hi) why = "blocks of different sizes (served when all have one size)";
+    }
+    if (!why) return 1;
+    collmpi_call m;
+    memset(&m, 0, sizeof m);
+    m.nranks = nranks;
+    m.rank = rank;
+    m.form = form;
+    m.vform = 1;
+    m.total_bytes = vs.total;
+    collmpi_log(a->coll, &m, 0, "MPI library:", why);
+    return 0;
+}
+
+/* displs, or NULL when block r is at r * count (nothing to stage). */
+static const int *v_displs(const int *displs, int n, int count) {
+    for (int r = 0; displs && r < n; r++)
+        if ((long long)displs[r] != (long long)r * count) return displs;
+    return NULL;
+}
+
+static int v_allgatherv(collmpi_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, int form) {
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_ALLGATHER, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype,
+                        MPI_OP_NULL, 0, comm, 1, NULL, NULL};
+    if (!v_comm(comm, &n, &rank)) return v_library(a, form);
+    vsizes vs = {0, 0, 0};
+    vs.lo = LLONG_MAX;
+    vs_add_all(&vs, recvcounts, n, recvtype);
+    if (recvcounts) a->recvcount = recvcounts[0];
+    if (!v_regular(a, vs, V_LOCAL, form, n, rank)) return 0;
+    a->rdispls = v_displs(displs, n, a->recvcount);
+    return 1;
+}
+
+static int v_gatherv(collmpi_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_GATHER, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype,
+                        MPI_OP_NULL, root, comm, 1, NULL, NULL};
+    if (!v_comm(comm, &n, &rank) || root < 0 || root >= n) return v_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    if (rank != root || sendbuf != MPI_IN_PLACE) vs_add(&vs, sendcount, sendtype);
+    if (rank == root) {
+        vs.total = 0;
+        vs_add_all(&vs, recvcounts, n, recvtype);
+        if (recvcounts) a->recvcount = recvcounts[0];
+    }
+    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
+    if (rank == root) a->rdispls = v_displs(displs, n, a->recvcount);
+    return 1;
+}
+
+static int v_scatterv(collmpi_args *a, const void *sendbuf, const int sendcounts[],
+                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_SCATTER, sendbuf, recvbuf, 0, recvcount, sendtype, recvtype,
+                        MPI_OP_NULL, root, comm, 1, NULL, NULL};
+    if (!v_comm(comm, &n, &rank) || root < 0 || root >= n) return v_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    if (rank != root || recvbuf != MPI_IN_PLACE) vs_add(&vs, recvcount, recvtype);
+    if (rank == root) {
+        vs.total = 0;
+        vs_add_all(&vs, sendcounts, n, sendtype);
+        if (sendcounts) a->sendcount = sendcounts[0];
+    }
+    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
+    if (rank == root) a->sdispls = v_displs(displs, n, a->sendcount);
+    return 1;
+}
+
+static int v_alltoallv(collmpi_args *a, const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, int form, int agree) {
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_ALLTOALL, sendbuf, recvbuf, 0, 0, sendtype, recvtype,
+                        MPI_OP_NULL, 0, comm, 1, NULL, NULL};
+    if (!v_comm(comm, &n, &rank)) return v_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    if (sendbuf != MPI_IN_PLACE) {
+        vs_add_all(&vs, sendcounts, n, sendtype);
+        if (sendcounts) a->sendcount = sendcounts[0];
+    }
+    vs.total = 0;
+    vs_add_all(&vs, recvcounts, n, recvtype);
+    if (recvcounts) a->recvcount = recvcounts[0];
+    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
+    if (sendbuf != MPI_IN_PLACE) a->sdispls = v_displs(sdispls, n, a->sendcount);
+    a->rdispls = v_displs(rdispls, n, a->recvcount);
+    return 1;
+}
+
+static int v_reduce_scatter(collmpi_args *a, const void *sendbuf, void *recvbuf,
+                            const int recvcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                            int form) {
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, 0, dt, MPI_DATATYPE_NULL, op, 0,
+                        comm, 1, NULL, NULL};
+    if (!v_comm(comm, &n, &rank)) return v_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    vs_add_all(&vs, recvcounts, n, dt);
+    if (recvcounts) a->sendcount = recvcounts[0];
+    return v_regular(a, vs, V_LOCAL, form, n, rank);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+    collmpi_args a;
+    int code;
+    if (v_allgatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                     COLLMPI_FORM_BLOCKING) &&
+        try_collc(&a, &code))
+        return code;
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+    collmpi_args a;
+    int code;
+    if (v_gatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                  comm, COLLMPI_FORM_BLOCKING, V_AGREE) &&
+        try_collc(&a, &code))
+        return code;
+    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                        comm);
+}
+
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm) {
+    collmpi_args a;
+    int code;
+    if (v_scatterv(&a, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, COLLMPI_FORM_BLOCKING, V_AGREE) &&
+        try_collc(&a, &code))
+        return code;
+    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                         comm);
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    collmpi_args a;
+    int code;
+    if (v_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype, comm, COLLMPI_FORM_BLOCKING, V_AGREE) &&
+        try_collc(&a, &code))
+        return code;
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
+    collmpi_args a;
+    int code;
+    if (v_reduce_scatter(&a, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_BLOCKING) &&
+        try_collc(&a, &code))
+        return code;
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_allgatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                     COLLMPI_FORM_NONBLOCKING) &&
+        try_collc_start(&a, request, &code))
+        return code;
+    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                            comm, request);
+}
+
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_gatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                  comm, COLLMPI_FORM_NONBLOCKING, V_NO_AGREE) &&
+        try_collc_start(&a, request, &code))
+        return code;
+    return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                         comm, request);
+}
+
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_scatterv(&a, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, COLLMPI_FORM_NONBLOCKING, V_NO_AGREE) &&
+        try_collc_start(&a, request, &code))
+        return code;
+    return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                          comm, request);
+}
+
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype, comm, COLLMPI_FORM_NONBLOCKING, V_NO_AGREE) &&
+        try_collc_start(&a, request, &code))
+        return code;
+    return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, comm, request);
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_reduce_scatter(&a, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_NONBLOCKING) &&
+        try_collc_start(&a, request, &code))
+        return code;
+    return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request);
 }
 
 /* Completion: with collc requests in flight, every test advances them
@@ -909,9 +1237,51 @@ struct preq {
     int active;              /* started and its greq not yet completed by the application */
     coll_request *q;         /* the persistent collc request */
     collmpi_call m;          /* decided at init; prepared again at every start */
-    collmpi_args a;
+    collmpi_args a;          /* its displacements (a v-form's) are copies, dcopy */
     const rule *r;
+    int *dcopy[2];
 };
+
+/* The inactive handles: receives from MPI_PROC_NULL on MPI_COMM_SELF,
+ * which do nothing when started. A freed persistent request's handle is
+ * kept for the next init instead of being freed: with MPICH 4.0.2, an
+ * MPI_Request_free of an inactive persistent point-to-point request makes
+ * the next persistent collective of the MPI library (MPI_Allgatherv_init
+ * + MPI_Start + MPI_Wait) hang, in a program without libcollmpi.so too. */
+static MPI_Request *spares;
+static size_t nspares, cap_spares;
+
+static int inactive_handle(MPI_Request *h) {
+    if (nspares) {
+        *h = spares[--nspares];
+        return MPI_SUCCESS;
+    }
+    return PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, h);
+}
+
+static int spare_handle(MPI_Request h) {
+    if (collrt_grow((void **)&spares, &cap_spares, nspares + 1, sizeof *spares)) {
+        spares[nspares++] = h;
+        return MPI_SUCCESS;
+    }
+    return PMPI_Request_free(&h);
+}
+
+/* A copy of n displacements (NULL: none, or out of memory: *fail set). */
+static int *copy_displs(const int *d, int n, int *fail) {
+    if (!d) return NULL;
+    int *c = malloc(sizeof *c * (size_t)n);
+    if (c) memcpy(c, d, sizeof *c * (size_t)n);
+    else *fail = 1;
+    return c;
+}
+
+static void pers_free(preq *p) {
+    if (!p) return;
+    free(p->dcopy[0]);
+    free(p->dcopy[1]);
+    free(p);
+}
 
 static preq **pers;          /* every persistent request not freed */
 static size_t npers, cap_pers, npers_active;
@@ -938,6 +1308,12 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
         p->m = m;
         p->a = *a;
         p->r = r;
+        int fail = 0;
+        p->a.sdispls = p->dcopy[0] = copy_displs(a->sdispls, m.nranks, &fail);
+        p->a.rdispls = p->dcopy[1] = copy_displs(a->rdispls, m.nranks, &fail);
+        if (fail) rc = COLL_ERR_NOMEM;
+    }
+    if (rc == COLL_OK) {
         collmpi_call prep = m;
         rc = collmpi_prepare(a, &prep, &why);
         log_served(a, &prep, r, prep.staged);
@@ -958,7 +1334,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
         int e2;
         collmpi_unstage(&prep, COLL_ERR_INTERNAL, &e2);   /* frees, unpacks nothing */
         if (rc == COLL_OK) {
-            int g = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, a->comm, &p->handle);
+            int g = inactive_handle(&p->handle);
             if (g != MPI_SUCCESS) {
                 rc = COLL_ERR_TRANSPORT;
                 mpi_err = g;
@@ -967,7 +1343,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
     }
     if (rc != COLL_OK) {
         if (p) coll_request_free(p->q);
-        free(p);
+        pers_free(p);
         *request = MPI_REQUEST_NULL;
         *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
         return 1;
@@ -1047,8 +1423,8 @@ int MPI_Request_free(MPI_Request *request) {
     for (size_t i = 0; i < npers; i++)
         if (pers[i] == p) pers[i] = pers[--npers];
     coll_request_free(p->q);
-    int rc = PMPI_Request_free(&p->handle);
-    free(p);
+    int rc = spare_handle(p->handle);
+    pers_free(p);
     *request = MPI_REQUEST_NULL;
     return rc;
 }
@@ -1125,7 +1501,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
 #ifdef COLLMPI_PERSISTENT
 int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Allreduce)(sendbuf, recvbuf, count, dt, op, comm, info, request);
@@ -1133,7 +1509,7 @@ int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 
 int PINIT(Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                   int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Reduce)(sendbuf, recvbuf, count, dt, op, root, comm, info, request);
@@ -1143,7 +1519,7 @@ int PINIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcoun
                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm};
+                      op, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Reduce_scatter_block)(sendbuf, recvbuf, recvcount, dt, op, comm, info, request);
@@ -1152,7 +1528,7 @@ int PINIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcoun
 int PINIT(Bcast)(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info,
                  MPI_Request *request) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
-                      root, comm};
+                      root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Bcast)(buffer, count, dt, root, comm, info, request);
@@ -1162,7 +1538,7 @@ int PINIT(Allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -1173,7 +1549,7 @@ int PINIT(Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                     MPI_Request *request) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -1184,7 +1560,7 @@ int PINIT(Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                   MPI_Request *request) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -1195,10 +1571,75 @@ int PINIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                    MPI_Request *request) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                            info, request);
+}
+
+/* The v-forms' persistent inits (the ranks agree on the counts at init). */
+int PINIT(Allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_allgatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                     COLLMPI_FORM_PERSISTENT) &&
+        try_collc_init(&a, request, &code))
+        return code;
+    return PPINIT(Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                              comm, info, request);
+}
+
+int PINIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_gatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                  comm, COLLMPI_FORM_PERSISTENT, V_AGREE) &&
+        try_collc_init(&a, request, &code))
+        return code;
+    return PPINIT(Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           root, comm, info, request);
+}
+
+int PINIT(Scatterv)(const void *sendbuf, const int sendcounts[], const int displs[],
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_scatterv(&a, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, COLLMPI_FORM_PERSISTENT, V_AGREE) &&
+        try_collc_init(&a, request, &code))
+        return code;
+    return PPINIT(Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                            root, comm, info, request);
+}
+
+int PINIT(Alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype, comm, COLLMPI_FORM_PERSISTENT, V_AGREE) &&
+        try_collc_init(&a, request, &code))
+        return code;
+    return PPINIT(Alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                             recvtype, comm, info, request);
+}
+
+int PINIT(Reduce_scatter)(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                          MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request) {
+    collmpi_args a;
+    int code;
+    if (v_reduce_scatter(&a, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_PERSISTENT) &&
+        try_collc_init(&a, request, &code))
+        return code;
+    return PPINIT(Reduce_scatter)(sendbuf, recvbuf, recvcounts, dt, op, comm, info, request);
 }
 #endif

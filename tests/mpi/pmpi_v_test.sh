@@ -1,0 +1,52 @@
+#!/bin/sh
+# pmpi_v_test.sh MPIRUN APP LIBCOLLMPI ALGS_SO WORKDIR
+# Runs the unmodified MPI program APP (pmpi_v_app.c: the v-collectives in
+# their blocking, nonblocking and persistent forms; blocks of one size side
+# by side and at scattered displacements, uneven and zero counts, in place)
+# under LD_PRELOAD=LIBCOLLMPI with a COLLMPI_CONFIG whose rules name the
+# regular collectives, for N = 4 and 3, and checks that its results are
+# right, that COLLMPI_DEBUG=1 shows collc serving every v-form whose blocks
+# have one size with the regular collective's rule, and the MPI library
+# the others with the reason. MPIRUN may hold options.
+set -eu
+mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
+mkdir -p "$dir"
+cfg=$dir/collmpi_v.conf
+cat > "$cfg" <<CONF
+# collective     min     max     object   algorithm
+allgather        *       *       $algs    ring_allgather
+alltoall         *       *       $algs    pairwise_alltoall
+gather           *       *       $algs    binomial_gather
+scatter          *       *       $algs    binomial_scatter
+reduce_scatter   *       *       $algs    ring_reduce_scatter
+CONF
+status=0
+for n in 4 3; do
+  log=$dir/pmpi_v_n$n.log
+  if ! $mpirun -n $n env LD_PRELOAD="$lib" COLLMPI_CONFIG="$cfg" COLLMPI_DEBUG=1 "$app" > "$log" 2>&1; then
+    echo "pmpi_v_test: N=$n: the program failed"; cat "$log"; status=1; continue
+  fi
+  grep -q "pmpi_v_app: N=$n: .* 0 wrong" "$log" || { echo "pmpi_v_test: N=$n: wrong results"; cat "$log"; status=1; }
+  # the persistent forms: MPI-4 (MPICH) and Open MPI 4.1's MPIX_*_init
+  served="MPI_Allgatherv:ring_allgather MPI_Iallgatherv:ring_allgather
+          MPI_Gatherv:binomial_gather MPI_Scatterv:binomial_scatter
+          MPI_Alltoallv:pairwise_alltoall MPI_Reduce_scatter:ring_reduce_scatter
+          MPI_Ireduce_scatter:ring_reduce_scatter MPI_Allgatherv_init:ring_allgather
+          MPI_Gatherv_init:binomial_gather MPI_Scatterv_init:binomial_scatter
+          MPI_Alltoallv_init:pairwise_alltoall MPI_Reduce_scatter_init:ring_reduce_scatter"
+  for form in $served; do
+    f=${form%%:*} alg=${form#*:}
+    grep -q -- "$f (.*) -> $alg (collc" "$log" ||
+      { echo "pmpi_v_test: N=$n: COLLMPI_DEBUG does not show $f served by $alg"; status=1; }
+  done
+  for f in MPI_Allgatherv MPI_Gatherv MPI_Scatterv MPI_Alltoallv MPI_Reduce_scatter; do
+    grep -q -- "$f (.*) -> MPI library: blocks of different sizes" "$log" ||
+      { echo "pmpi_v_test: N=$n: COLLMPI_DEBUG does not show uneven $f sent to the MPI library"; status=1; }
+  done
+  for f in MPI_Igatherv MPI_Iscatterv MPI_Ialltoallv; do
+    grep -q -- "$f (.*) -> MPI library: the nonblocking form would have to agree" "$log" ||
+      { echo "pmpi_v_test: N=$n: COLLMPI_DEBUG does not give the reason for $f"; status=1; }
+  done
+  echo "--- N=$n"; cat "$log"
+done
+exit $status
