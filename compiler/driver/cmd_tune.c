@@ -7,6 +7,7 @@
  * file can hold the rules of several shapes (docs/cluster.md section 4). */
 #include "driver/compare.h"
 #include "driver/target.h"
+#include "support/suggest.h"
 #include "support/util.h"
 
 #include <errno.h>
@@ -19,13 +20,63 @@
 typedef struct TuneCli {
     CostCli c;
     int64_t nodes, ppn; /* 0: no shape */
+    int ompi;           /* --emit=ompi-rules */
 } TuneCli;
+
+/* What --emit writes: collc's own rules, or the MPI library's. */
+static const char *const emit_kinds[] = {"collmpi", "ompi-rules"};
+
+/* Open MPI's coll_tuned: a collective's id in its rules file (-1: none). */
+static int ompi_coll_id(Collective coll) {
+    switch (coll) {
+#define OMPI_COLL(c, id) case COLLECTIVE_##c: return id;
+#define OMPI_ALG(c, number, name, model)
+#include "driver/ompi_rules.def"
+#undef OMPI_COLL
+#undef OMPI_ALG
+    default: return -1;
+    }
+}
+
+typedef struct OmpiAlg {
+    Collective coll;
+    int number;
+    const char *name, *model;
+} OmpiAlg;
+static const OmpiAlg ompi_algs[] = {
+#define OMPI_COLL(c, id)
+#define OMPI_ALG(c, number, name, model) {COLLECTIVE_##c, number, name, model},
+#include "driver/ompi_rules.def"
+#undef OMPI_COLL
+#undef OMPI_ALG
+};
+
+/* The Open MPI algorithm that algorithm a models, or NULL. */
+static const OmpiAlg *ompi_alg_of(const Algorithm *a) {
+    for (size_t k = 0; k < ARRAY_LEN(ompi_algs); k++)
+        if (ompi_algs[k].coll == a->coll && strcmp(ompi_algs[k].model, a->name) == 0) return &ompi_algs[k];
+    return NULL;
+}
 
 static Status tune_options(Cmd *cmd) {
     TuneCli *tc = cmd->ctx;
     Status st = cost_cli_check(cmd);
     if (st != EXIT_GO_ON) return st;
-    if (!cmd->o.object) return usage_error(cmd->o.name, "missing --object FILE: the shared object of the compiled algorithms, which the rules name");
+    tc->ompi = 0;
+    if (cmd->o.emit) {
+        size_t k = 0;
+        while (k < ARRAY_LEN(emit_kinds) && strcmp(cmd->o.emit, emit_kinds[k]) != 0) k++;
+        if (k == ARRAY_LEN(emit_kinds)) {
+            Suggest sg;
+            suggest_init(&sg, cmd->o.emit, SUGGEST_NAME);
+            for (k = 0; k < ARRAY_LEN(emit_kinds); k++) suggest_offer(&sg, emit_kinds[k], NULL);
+            return usage_error(cmd->o.name, "--emit expects collmpi or ompi-rules, got '%s'%s%s%s", cmd->o.emit,
+                               sg.best ? "; did you mean '" : "", sg.best ? sg.best : "", sg.best ? "'?" : "");
+        }
+        tc->ompi = k == 1;
+    }
+    if (tc->ompi && cmd->o.object) return usage_error(cmd->o.name, "--object names collc's shared object; --emit=ompi-rules tunes Open MPI's own algorithms");
+    if (!tc->ompi && !cmd->o.object) return usage_error(cmd->o.name, "missing --object FILE: the shared object of the compiled algorithms, which the rules name");
     if (cmd->o.given[OPT_RANGE] && !(cmd->o.range.lo >= 1))
         return usage_error(cmd->o.name, "--range starts at 1 byte at least");
     tc->nodes = tc->ppn = 0;
@@ -86,6 +137,122 @@ static Status write_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine *line
     return EXIT_GO_ON;
 }
 
+/* One rule of an Open MPI rules file: "SIZE ALG FANINOUT SEGSIZE", plain
+ * decimal numbers (the reader takes a leading 0 for octal), any note
+ * behind '#'. */
+static void ompi_rule(FILE *f, unsigned long long size, int alg, const char *note) {
+    fprintf(f, "%llu %d 0 0%*s# %s\n", size, alg, 14 - snprintf(NULL, 0, "%llu %d 0 0", size, alg), "", note);
+}
+
+/* The fixed decision of Open MPI (algorithm 0) for the communicators of
+ * comm_size and above: one comm-size block. */
+static void ompi_fixed_block(FILE *f, long long comm_size, const char *which) {
+    fprintf(f, "%-14lld# communicators of %s: Open MPI's own decision\n1\n", comm_size, which);
+    ompi_rule(f, 0, 0, "every size");
+}
+
+/* An Open MPI coll_tuned rules file (Open MPI 4.1's format: no version
+ * line, four numbers a rule, as ompi/mca/coll/tuned/coll_tuned_dynamic_file.c
+ * reads it): for each collective, Open MPI's own decision below N and above
+ * N, and at N the algorithm the model finds fastest per message size
+ * among those of Open MPI that the input models (ompi_rules.def). The
+ * message size Open MPI decides on is collc's M for every collective. */
+static Status write_ompi_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine *lines, int nl, FILE *f) {
+    const CostCli *c = &tc->c;
+    char topo[96], al[32], be[32], ga[32];
+    topo_describe(t, topo, sizeof topo);
+    cost_fmt_time(c->machine.alpha, al, sizeof al);
+    cost_fmt_bw(c->machine.beta, be, sizeof be);
+    cost_fmt_bw(c->machine.gamma, ga, sizeof ga);
+    CompareLine *sub = xcalloc((size_t)nl, sizeof *sub);
+    int ncoll = 0;
+    for (int coll = 0; coll < COLLECTIVE__COUNT; coll++)
+        for (int k = 0; k < nl; k++)
+            if (lines[k].alg->coll == (Collective)coll) {
+                ncoll++;
+                break;
+            }
+    fprintf(f, "# Open MPI coll_tuned rules of collc tune (docs/cluster.md section 5): the\n"
+               "# fastest of Open MPI's algorithms per size by the cost model, N = %lld,\n"
+               "# topology %s, α = %s, β = %s, γ = %s. Use with\n"
+               "#   mpirun --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE\n",
+            (long long)cmd->N, topo, al, be, ga);
+    fprintf(f, "%-14d# collectives\n", ncoll);
+    for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
+        int ns = 0;
+        for (int k = 0; k < nl; k++)
+            if (lines[k].alg->coll == (Collective)coll) sub[ns++] = lines[k];
+        if (!ns) continue;
+        int seg_alg[COMPARE_MAX_SEGMENTS];
+        double seg_lo[COMPARE_MAX_SEGMENTS];
+        int nseg = compare_envelope(sub, ns, c->range_lo, c->range_hi, seg_alg, seg_lo);
+        /* a rooted collective whose size only the root knows (scatter's
+         * send count, gather's receive count): the ranks could pick
+         * different rules, so one rule, the algorithm of the widest part
+         * of the range (in log size) */
+        int one = (Collective)coll == COLLECTIVE_SCATTER || (Collective)coll == COLLECTIVE_GATHER;
+        if (one && nseg > 1) {
+            int best = 0;
+            double widest = -1;
+            for (int k = 0; k < nseg; k++) {
+                double hi = k + 1 < nseg ? seg_lo[k + 1] : c->range_hi;
+                double w = log(hi) - log(k == 0 ? c->range_lo : seg_lo[k]);
+                if (w > widest) widest = w, best = k;
+            }
+            seg_alg[0] = seg_alg[best];
+            nseg = 1;
+        }
+        fprintf(f, "%-14d# %s (COLLTYPE %d)\n3             # communicator sizes\n", ompi_coll_id((Collective)coll),
+                collective_info[coll].keyword, ompi_coll_id((Collective)coll));
+        ompi_fixed_block(f, 0, "0 and up");
+        int rules = 0;
+        for (int k = 0; k < nseg; k++) {
+            unsigned long long a = k == 0 ? 0 : bound(seg_lo[k]);
+            unsigned long long b = k + 1 < nseg ? bound(seg_lo[k + 1]) : 0;
+            rules += k + 1 == nseg || b > a;
+        }
+        fprintf(f, "%-14lld# communicators of N = %lld ranks\n%-14d# message sizes\n", (long long)cmd->N,
+                (long long)cmd->N, rules);
+        for (int k = 0; k < nseg; k++) {
+            unsigned long long a = k == 0 ? 0 : bound(seg_lo[k]);
+            unsigned long long b = k + 1 < nseg ? bound(seg_lo[k + 1]) : 0;
+            if (k + 1 < nseg && b <= a) continue; /* a crossover within one byte */
+            const CompareLine *l = &sub[seg_alg[k]];
+            const OmpiAlg *o = ompi_alg_of(l->alg);
+            char from[32], note[160], at[32];
+            cost_fmt_bytes((double)a, from, sizeof from);
+            cost_fmt_time(l->A + l->B * (double)(a ? a : 1), at, sizeof at);
+            snprintf(note, sizeof note, "from %s%s: %s (%s), %s at %s", from, one ? " (every size)" : "", o->name,
+                     l->alg->name, at, a ? from : "1 B");
+            ompi_rule(f, a, o->number, note);
+        }
+        char above[32];
+        snprintf(above, sizeof above, "%lld and up", (long long)cmd->N + 1);
+        ompi_fixed_block(f, cmd->N + 1, above);
+    }
+    free(sub);
+    return EXIT_GO_ON;
+}
+
+/* --emit=ompi-rules: only the algorithms that model one of Open MPI's
+ * (ompi_rules.def) are candidates; the others are left out, each with a
+ * warning. */
+static int keep_ompi_lines(Cmd *cmd, CompareLine *lines, int nl) {
+    int kept = 0;
+    for (int k = 0; k < nl; k++) {
+        const Algorithm *a = lines[k].alg;
+        if (ompi_alg_of(a) && ompi_coll_id(a->coll) >= 0) {
+            lines[kept++] = lines[k];
+            continue;
+        }
+        if (k > 0 && lines[k - 1].alg == a) continue; /* one warning for a sweep */
+        diag_warning(cmd->s.dx, a->name_span, "not-a-library-algorithm",
+                     "'%s' is none of Open MPI's %s algorithms (docs/cluster.md section 5); left out", a->name,
+                     collective_info[a->coll].keyword);
+    }
+    return kept;
+}
+
 int cmd_tune(int argc, char **argv) {
     TuneCli tc;
     Cmd cmd = {.ctx = &tc};
@@ -97,6 +264,7 @@ int cmd_tune(int argc, char **argv) {
     if (st == EXIT_GO_ON) {
         lines = xcalloc((size_t)cmd.nalgs + 1, sizeof *lines);
         st = compare_algorithm_lines(&cmd, &tc.c, t, lines, &nl);
+        if (st == EXIT_GO_ON && tc.ompi) nl = keep_ompi_lines(&cmd, lines, nl);
     }
     if (st == EXIT_GO_ON && nl == 0) {
         diag_error(cmd.s.dx, span_none(), "no-algorithm", "no algorithm to tune at N = %lld", (long long)cmd.N);
@@ -108,7 +276,7 @@ int cmd_tune(int argc, char **argv) {
         if (!f) {
             st = usage_error(cmd.o.name, "cannot write '%s': %s", out, strerror(errno));
         } else {
-            st = write_rules(&cmd, &tc, t, lines, nl, f);
+            st = tc.ompi ? write_ompi_rules(&cmd, &tc, t, lines, nl, f) : write_rules(&cmd, &tc, t, lines, nl, f);
             if (f != stdout && fclose(f) != 0) st = usage_error(cmd.o.name, "cannot write '%s': %s", out, strerror(errno));
         }
     }
