@@ -87,9 +87,7 @@ static const char *step_source(Span span, SourceManager *sm, Arena *a) {
     if (!span_valid(span)) return "-";
     unsigned line = 0, col = 0;
     source_line_col(sm, span.file, span.lo, &line, &col);
-    const char *path = source_file(sm, span.file)->path;
-    const char *base = strrchr(path, '/');
-    return arena_printf(a, "%s:%u", base ? base + 1 : path, line);
+    return arena_printf(a, "%s:%u", source_file_base(sm, span.file), line);
 }
 
 static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *t,

@@ -233,17 +233,29 @@ static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
         return INTERP_OK;
     }
     if (I->split > 1 && !I->alg->uniform_chunks && t.src.lo % I->split != t.dst.lo % I->split) {
-        if (I->in.dx) {
-            diag_error(I->in.dx, st->span, "chunk-position",
-                       "source chunk %d and destination chunk %d are at different positions "
-                       "of their blocks (%" PRId64 " and %" PRId64 ")",
-                       t.src.lo, t.dst.lo, t.src.lo % I->split, t.dst.lo % I->split);
+        /* a called algorithm's transfer (checked in its own terms already)
+         * misplaced by the call's views: the call is the mistake */
+        Span site = I->in.dx && (st->u.xfer.src.viewed || st->u.xfer.dst.viewed)
+                        ? diag_call_site(I->in.dx, st->span)
+                        : span_none();
+        if (I->in.dx)
+            diag_error(I->in.dx, span_valid(site) ? site : st->span, "chunk-position",
+                       "%ssource chunk %d and destination chunk %d %s different positions of their blocks "
+                       "(%" PRId64 " and %" PRId64 ")",
+                       span_valid(site) ? "the views of this call put " : "", t.src.lo, t.dst.lo,
+                       span_valid(site) ? "at" : "are at", t.src.lo % I->split, t.dst.lo % I->split);
+        if (I->in.dx)
             diag_note(I->in.dx, span_none(), "with 'split %" PRId64
                       "', chunk c is position c %% %" PRId64 " of block c / %" PRId64
                       "; chunks at different positions can differ in size",
                       I->split, I->split, I->split);
+        if (span_valid(site)) {
+            char *d = describe_vars(I);
+            diag_note(I->in.dx, st->span, "in this transfer of the called algorithm, with %s", d);
+            free(d);
+        } else {
+            note_values(I);
         }
-        note_values(I);
         return INTERP_ERROR;
     }
     if (I->nxfers >= I->max_xfers) {

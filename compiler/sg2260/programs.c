@@ -31,6 +31,7 @@ static Sg2260Note note_of(Lowering *L, size_t si, size_t xi, int peer, const cha
         unsigned line, col;
         source_line_col(L->o->sources, sp.file, sp.lo, &line, &col);
         n.line = (int)line;
+        n.file = source_file_base(L->o->sources, sp.file);
     }
     const char *x = lowering_xfer_text(L, xi);
     n.what = prefix ? arena_printf(L->arena, "%s: %s", prefix, x) : x;

@@ -536,6 +536,11 @@ int diag_vreport(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
     return (int)sev;
 }
 
+Span diag_call_site(const DiagEngine *d, Span s) {
+    const SourceFile *f = span_valid(s) ? source_file(d->sm, s.file) : NULL;
+    return f && f->note ? f->site : span_none();
+}
+
 int diag_report(DiagEngine *d, DiagSeverity sev, Span span, const char *code,
                 const char *fmt, ...) {
     va_list ap;

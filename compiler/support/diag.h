@@ -43,6 +43,9 @@ void diag_delete(DiagEngine *d);
  * driver's, which erases its progress line first) keeps the terminal's
  * colours. */
 void diag_set_stream(DiagEngine *d, FILE *out);
+/* The call that span s is inside of (a span in a called algorithm's
+ * expansion: the innermost `call` statement), or span_none(). */
+Span diag_call_site(const DiagEngine *d, Span s);
 /* Colour the text sink (default: only when out is a terminal). */
 void diag_set_color(DiagEngine *d, int on);
 /* Stop reporting after this many errors (0 = unlimited; default 20). Further

@@ -146,6 +146,12 @@ const SourceFile *source_file(const SourceManager *sm, uint32_t id) {
     return &sm->files[id];
 }
 
+const char *source_file_base(const SourceManager *sm, uint32_t id) {
+    const char *path = source_file(sm, id)->path;
+    const char *base = strrchr(path, '/');
+    return base ? base + 1 : path;
+}
+
 uint32_t source_add_expansion(SourceManager *sm, uint32_t of, Span site, const char *note) {
     COLLC_ASSERT(of < sm->nfiles);
     uint32_t real = sm->files[of].real;

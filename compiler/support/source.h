@@ -54,6 +54,9 @@ int  source_load(SourceManager *sm, const char *path);
 /* Adds an in-memory buffer (tests, -e). Returns the file id. */
 int  source_add(SourceManager *sm, const char *name, const char *text, size_t len);
 const SourceFile *source_file(const SourceManager *sm, uint32_t id);
+/* The name of file id without its folders ("ring.coll" for
+ * "dsl-examples/ring.coll"): how a FILE:LINE reference names a file. */
+const char *source_file_base(const SourceManager *sm, uint32_t id);
 /* A new file id for the text of file `of` as reached through a call at
  * `site` (of may itself be an expansion: the text is then its real file's).
  * Spans into it show that text; `note` ("in 'x', called by 'y' here") is

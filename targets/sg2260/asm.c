@@ -465,7 +465,8 @@ void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b, const Sg2260Machine *
             if (nt && (nt->step || nt->line || nt->peer >= 0 || nt->what)) {
                 fprintf(out, "%*s;", len < 78 ? 78 - len : 1, "");
                 if (nt->step) fprintf(out, " step %d", nt->step);
-                if (nt->line) fprintf(out, " line %d", nt->line);
+                if (nt->line && nt->file) fprintf(out, " %s:%d", nt->file, nt->line);
+                else if (nt->line) fprintf(out, " line %d", nt->line);
                 if (nt->peer >= 0) fprintf(out, " chip %d", nt->peer);
                 if (nt->what) fprintf(out, "%s%s", nt->step || nt->line || nt->peer >= 0 ? ": " : " ", nt->what);
             }

@@ -343,6 +343,7 @@ int sg2260_program_decode(Sg2260Engine e, const uint8_t *bytes, size_t n, Sg2260
 typedef struct Sg2260Note {
     int step;           /* schedule step (1-based), 0 = none */
     int line;           /* source line, 0 = none */
+    const char *file;   /* the line's file (static or bundle-owned), or NULL */
     int peer;           /* chip at the other end, -1 = none */
     const char *what;   /* short label (static or bundle-owned), or NULL */
 } Sg2260Note;
