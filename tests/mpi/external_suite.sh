@@ -29,7 +29,9 @@
 # general", TESTS="gather2 scatter3 ..." (a subset by name), TIMEOUT,
 # MAXNP (default 8: larger process counts of the testlist run at MAXNP;
 # MPICH busy-polls, so on a machine with few cores MAXNP=4 keeps its runs
-# short).
+# short), EXTRA_CFLAGS (e.g. -DUSE_MTEST_NBC: MPICH 4.0's tests that call
+# the collectives through include/mpicolltest.h then call the nonblocking
+# forms and wait; use another WORKDIR for such a build).
 # Exit status: 0 when there is no regression, 1 otherwise, 2 on usage
 # errors.
 set -u
@@ -185,7 +187,8 @@ for mpi in $mpis; do
   utilobjs=""
   for u in mtest mtest_common mtest_single; do
     [ -f "$src/util/$u.c" ] || continue
-    $cc -O1 -w -I"$work" -I"$src/include" -c "$src/util/$u.c" -o "$bin/$u.o" ||
+    # shellcheck disable=SC2086
+    $cc -O1 -w ${EXTRA_CFLAGS:-} -I"$work" -I"$src/include" -c "$src/util/$u.c" -o "$bin/$u.o" ||
       { echo "$0: $mpi: util/$u.c does not build" >&2; continue 2; }
     utilobjs="$utilobjs $bin/$u.o"
   done
@@ -200,7 +203,7 @@ for mpi in $mpis; do
     exe=$bin/$name
     if [ ! -x "$exe" ]; then
       # shellcheck disable=SC2086
-      if ! $cc -O1 -w -I"$work" -I"$src/include" "$src/coll/$name.c" $utilobjs -lm -o "$exe" \
+      if ! $cc -O1 -w ${EXTRA_CFLAGS:-} -I"$work" -I"$src/include" "$src/coll/$name.c" $utilobjs -lm -o "$exe" \
            > "$bin/logs/$name.build" 2>&1; then
         printf '%-8s %-22s %3s %s\n' "$mpi" "$name" "$np" "(does not build here: $bin/logs/$name.build)"
         continue
