@@ -669,8 +669,17 @@ static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt,
         *why = "no memory for a contiguous copy of a non-contiguous datatype";
         return COLL_ERR_NOMEM;
     }
+    /* A duplicate of the type: the application may free its datatype
+     * before a nonblocking call completes (MPI allows it), and the unpack
+     * comes at the completion. */
+    if (PMPI_Type_dup(dt, &s->type) != MPI_SUCCESS) {
+        free(s->stage);
+        s->stage = NULL;
+        *why = "cannot duplicate the datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    s->owned = 1;
     s->user = user;
-    s->type = dt;
     s->count = count;
     s->unpack_count = unpack;
     m->staged = 1;
@@ -831,7 +840,6 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
             if (B && (out_v || needs_stage(m, out_t, out_n))) {
                 rc = stage(m, &m->out, rb, out_t, out_n, 1, out_n, why);
                 rb = m->out.stage;
-                if (m->out.stage) m->out.owned = out_v, out_v = 0;
             }
             if (out_v) PMPI_Type_free(&out_t);
             break;
@@ -845,16 +853,14 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
         if (rc == COLL_OK && has_in && B && (in_v || needs_stage(m, in_t, in_n))) {
             rc = stage(m, &m->in, (void *)sb, in_t, in_n, 1, 0, why);
             sb = m->in.stage;
-            if (m->in.stage) m->in.owned = in_v, in_v = 0;
         }
         if (rc == COLL_OK && scatter_root_in_place) {
             rb = COLL_IN_PLACE;
         } else if (rc == COLL_OK && has_out && B && (out_v || needs_stage(m, out_t, out_n))) {
             rc = stage(m, &m->out, rb, out_t, out_n, 0, out_n, why);
             rb = m->out.stage;
-            if (m->out.stage) m->out.owned = out_v, out_v = 0;
         }
-        if (in_v) PMPI_Type_free(&in_t);     /* made, not staged (an error before) */
+        if (in_v) PMPI_Type_free(&in_t);     /* the stages hold duplicates */
         if (out_v) PMPI_Type_free(&out_t);
         break;
     }

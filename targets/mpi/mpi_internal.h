@@ -68,7 +68,7 @@ typedef struct collmpi_args {
 typedef struct collmpi_stage {
     void *user;
     MPI_Datatype type;
-    int owned;               /* `type` was made for the call (a v-form's blocks): freed with it */
+    int owned;               /* `type` is the call's duplicate of the user's: freed with it */
     size_t count;            /* elements of `type` to pack */
     size_t unpack_count;     /* elements to unpack (0: none) */
     char *stage;             /* NULL: nothing staged */

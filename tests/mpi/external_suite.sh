@@ -29,7 +29,9 @@
 # general", TESTS="gather2 scatter3 ..." (a subset by name), TIMEOUT,
 # MAXNP (default 8: larger process counts of the testlist run at MAXNP;
 # MPICH busy-polls, so on a machine with few cores MAXNP=4 keeps its runs
-# short).
+# short), EXTRA_CFLAGS (e.g. -DUSE_MTEST_NBC: MPICH 4.0's tests that call
+# the collectives through include/mpicolltest.h then call the nonblocking
+# forms and wait; use another WORKDIR for such a build).
 # Exit status: 0 when there is no regression, 1 otherwise, 2 on usage
 # errors.
 set -u
@@ -78,8 +80,40 @@ static inline int mtest_type_extent(MPI_Datatype t, MPI_Aint *e) {
 #define MPI_Type_extent mtest_type_extent
 #undef MPI_Errhandler_set
 #define MPI_Errhandler_set MPI_Comm_set_errhandler
+/* MPICH 4's tests: no thread package (util/mtest_single.c) */
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_NONE
+/* Open MPI 4.1 has the MPI-4 persistent collectives as MPIX_*_init */
+#if defined(OPEN_MPI) && OPEN_MPI && MPI_VERSION < 4
+#include <mpi-ext.h>
+#ifdef OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define MPI_Allgather_init MPIX_Allgather_init
+#define MPI_Allgatherv_init MPIX_Allgatherv_init
+#define MPI_Allreduce_init MPIX_Allreduce_init
+#define MPI_Alltoall_init MPIX_Alltoall_init
+#define MPI_Alltoallv_init MPIX_Alltoallv_init
+#define MPI_Alltoallw_init MPIX_Alltoallw_init
+#define MPI_Barrier_init MPIX_Barrier_init
+#define MPI_Bcast_init MPIX_Bcast_init
+#define MPI_Exscan_init MPIX_Exscan_init
+#define MPI_Gather_init MPIX_Gather_init
+#define MPI_Gatherv_init MPIX_Gatherv_init
+#define MPI_Reduce_init MPIX_Reduce_init
+#define MPI_Reduce_scatter_init MPIX_Reduce_scatter_init
+#define MPI_Reduce_scatter_block_init MPIX_Reduce_scatter_block_init
+#define MPI_Scan_init MPIX_Scan_init
+#define MPI_Scatter_init MPIX_Scatter_init
+#define MPI_Scatterv_init MPIX_Scatterv_init
+#define MPI_Neighbor_allgather_init MPIX_Neighbor_allgather_init
+#define MPI_Neighbor_allgatherv_init MPIX_Neighbor_allgatherv_init
+#define MPI_Neighbor_alltoall_init MPIX_Neighbor_alltoall_init
+#define MPI_Neighbor_alltoallv_init MPIX_Neighbor_alltoallv_init
+#define MPI_Neighbor_alltoallw_init MPIX_Neighbor_alltoallw_init
+#endif
+#endif
 #endif
 H
+# written by MPICH's build (MPIX extensions of MPICH itself): none here
+: > "$work/mtest_mpix.h"
 
 algs_of() { echo "$build/tests/mpi/$1/libtestalgs.so"; }
 write_config() {  # write_config NAME ALGS_SO FILE
@@ -148,8 +182,16 @@ for mpi in $mpis; do
   mkdir -p "$bin/logs"
   rm -f "$bin/regressions" "$bin/runs" "$bin/passes" "$bin/done"
   for c in $configs; do write_config "$c" "$algs" "$bin/$c.conf"; done
-  $cc -O1 -w -I"$work" -I"$src/include" -c "$src/util/mtest.c" -o "$bin/mtest.o" ||
-    { echo "$0: $mpi: util/mtest.c does not build" >&2; continue; }
+  # util/mtest.c, and in MPICH 4's tests its argument lists
+  # (mtest_common.c) and the single-threaded stubs (mtest_single.c)
+  utilobjs=""
+  for u in mtest mtest_common mtest_single; do
+    [ -f "$src/util/$u.c" ] || continue
+    # shellcheck disable=SC2086
+    $cc -O1 -w ${EXTRA_CFLAGS:-} -I"$work" -I"$src/include" -c "$src/util/$u.c" -o "$bin/$u.o" ||
+      { echo "$0: $mpi: util/$u.c does not build" >&2; continue 2; }
+    utilobjs="$utilobjs $bin/$u.o"
+  done
   # "name np [key=value ...]" lines; @...@ (configure-time) lines are skipped
   grep -v '^[[:space:]]*#' "$list" | grep -v '@' | while read -r name np opts; do
     [ -n "$name" ] && [ -n "$np" ] || continue
@@ -160,7 +202,8 @@ for mpi in $mpis; do
     for o in $opts; do case $o in arg=*) args="$args ${o#arg=}" ;; esac; done
     exe=$bin/$name
     if [ ! -x "$exe" ]; then
-      if ! $cc -O1 -w -I"$work" -I"$src/include" "$src/coll/$name.c" "$bin/mtest.o" -lm -o "$exe" \
+      # shellcheck disable=SC2086
+      if ! $cc -O1 -w ${EXTRA_CFLAGS:-} -I"$work" -I"$src/include" "$src/coll/$name.c" $utilobjs -lm -o "$exe" \
            > "$bin/logs/$name.build" 2>&1; then
         printf '%-8s %-22s %3s %s\n' "$mpi" "$name" "$np" "(does not build here: $bin/logs/$name.build)"
         continue

@@ -3,7 +3,8 @@
  * between the start and MPI_Test polling, several collectives in flight on
  * one communicator, request arrays that mix them with point-to-point
  * requests (MPI_Waitall, MPI_Waitany, MPI_Testsome), MPI_Request_get_status,
- * in-place forms; and the persistent ones (MPI_Allreduce_init ..., Open
+ * in-place forms, a non-contiguous datatype freed before the wait; and
+ * the persistent ones (MPI_Allreduce_init ..., Open
  * MPI 4.1: MPIX_*_init) started again and again on new data. It checks
  * every result against values it computes itself and prints one line. Used to test libcollmpi.so under LD_PRELOAD
  * (tests/mpi/pmpi_nb_test.sh). */
@@ -170,6 +171,29 @@ static void t_testsome(int count, int root) {
     free(s), free(r), free(sc), free(scr), free(pin), free(pout);
 }
 
+/* A non-contiguous receive type freed before the wait (MPI allows it; the
+ * operation completes as if the type were still there): every second int. */
+static void t_freed_type(int count) {
+    MPI_Datatype v, every2;
+    MPI_Type_vector(1, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &every2);
+    MPI_Type_commit(&every2);
+    MPI_Type_free(&v);
+    int *s = ints(count), *r = ints(2 * count * N);
+    for (int i = 0; i < count; i++) s[i] = val(me, i);
+    for (int i = 0; i < 2 * count * N; i++) r[i] = -1;
+    MPI_Request q;
+    MPI_Iallgather(s, count, MPI_INT, r, count, every2, MPI_COMM_WORLD, &q);
+    MPI_Type_free(&every2);
+    overlap_test(&q);
+    int ok = 1;
+    for (int j = 0; j < N && ok; j++)
+        for (int i = 0; i < count && ok; i++)
+            ok = r[2 * (j * count + i)] == val(j, i) && r[2 * (j * count + i) + 1] == -1;
+    expect(ok, "MPI_Iallgather, strided receive type freed before the wait", count);
+    free(s), free(r);
+}
+
 #if MPI_VERSION >= 4
 #define PINIT(name) MPI_##name##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
@@ -241,6 +265,7 @@ int main(int argc, char **argv) {
         t_waitany(n, 0);
         t_waitany(n, N / 2);
         t_testsome(n, N - 1);
+        t_freed_type(n);
 #ifdef PINIT
         t_persistent(n, N / 2);
 #endif

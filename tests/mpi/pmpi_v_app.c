@@ -4,7 +4,8 @@
  * computation between the start and MPI_Test polling) and persistent forms
  * (Open MPI 4.1: MPIX_*_init; restarted on new data), with blocks of one
  * size side by side, blocks of one size at scattered displacements (gaps,
- * in reverse order), uneven and zero counts, and in place. It checks every
+ * in reverse order; also of a strided datatype), uneven and zero counts,
+ * and in place. It checks every
  * result, and that the gaps are left untouched, against values it computes
  * itself and prints one line. Used to test libcollmpi.so under LD_PRELOAD
  * (tests/mpi/pmpi_v_test.sh). */
@@ -128,6 +129,33 @@ static void t_allgatherv(int kind, int c, int in_place, int form) {
     }
     if (form == 2) MPI_Request_free(&q);
     expect(ok, in_place ? "MPI_Allgatherv in place" : "MPI_Allgatherv", layout_names[kind], form, c);
+    free(counts), free(displs), free(s), free(r);
+}
+
+/* MPI_Allgatherv into a strided receive type (every second int) at the
+ * layout's displacements, which count in its extent (two ints). */
+static void t_allgatherv_strided(int kind, int c) {
+    MPI_Datatype v, every2;
+    MPI_Type_vector(1, 1, 2, MPI_INT, &v);
+    MPI_Type_create_resized(v, 0, 2 * (MPI_Aint)sizeof(int), &every2);
+    MPI_Type_commit(&every2);
+    MPI_Type_free(&v);
+    int *counts = ints(N), *displs = ints(N);
+    int total = layout(kind, c, counts, displs);
+    int *s = ints(counts[me]), *r = ints(2 * total);
+    fill(r, 2 * total, GAP);
+    for (int i = 0; i < counts[me]; i++) s[i] = val(me, 0, i, 0);
+    MPI_Allgatherv(s, counts[me], MPI_INT, r, counts, displs, every2, MPI_COMM_WORLD);
+    int ok = 1;
+    for (int k = 0; k < 2 * total && ok; k++) {
+        int want = GAP;
+        for (int j = 0; j < N; j++)
+            if (k % 2 == 0 && k / 2 >= displs[j] && k / 2 < displs[j] + counts[j])
+                want = val(j, 0, k / 2 - displs[j], 0);
+        ok = r[k] == want;
+    }
+    expect(ok, "MPI_Allgatherv, strided receive type", layout_names[kind], 0, c);
+    MPI_Type_free(&every2);
     free(counts), free(displs), free(s), free(r);
 }
 
@@ -316,6 +344,7 @@ int main(int argc, char **argv) {
                     t_scatterv(kind, c, N / 2, in_place, form);
                     if (!in_place || kind != L_UNEVEN) t_alltoallv(kind, c, in_place, form);
                     t_reduce_scatter(kind, c, in_place, form);
+                    if (form == 0 && !in_place) t_allgatherv_strided(kind, c);
                 }
     int tot[2] = {checks, errors}, all[2];
     MPI_Allreduce(tot, all, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
