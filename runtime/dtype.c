@@ -24,6 +24,8 @@ static const char *const status_text[COLL_STATUS_COUNT] = {
     [COLL_ERR_TRANSPORT] = "transport failure",
     [COLL_ERR_INTERNAL] = "internal error (ranks disagree on the schedule, or a chunk range is out of bounds)",
     [COLL_ERR_BUSY] = "ranks are still joined to this world",
+    [COLL_ERR_MISMATCH] = "the ranks disagree on the call: a message is not the length this rank expects "
+                          "(count or datatype differ between ranks)",
 };
 
 const char *coll_strerror(int status) {

@@ -365,9 +365,20 @@ static InterpFlow user_leaf(Interp *in, const Stmt *s) {
         if (s->u.link.bidirectional) add_link(&c->links, b, a, alpha, tpb, s->span);
         return INTERP_OK;
     }
+    case STMT_REQUIRE: {
+        /* the N the topology is meant for */
+        int64_t v = 0;
+        if (eval(c, s->u.require.cond, &v)) return INTERP_ERROR;
+        if (v) return INTERP_OK;
+        diag_error(c->dx, s->u.require.cond->span, "topology-require",
+                   "topology '%s' is not meant for N = %lld%s%s", c->topo->name, (long long)c->N,
+                   s->u.require.why ? ": " : "", s->u.require.why ? s->u.require.why : "");
+        c->errors++;
+        return INTERP_ERROR;
+    }
     default:
         diag_error(c->dx, s->span, "topology-stmt",
-                   "only nodes, link, let, for and if are allowed in a topology");
+                   "only nodes, link, require, let, for and if are allowed in a topology");
         c->errors++;
         return INTERP_ERROR;
     }

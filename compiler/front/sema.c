@@ -625,9 +625,9 @@ static void check_stmt(Sema *S, Stmt *st, Ctx ctx) {
         S->params[S->nparams++] = st->u.let.sym;
         return;
     case STMT_REQUIRE:
-        if (ctx != CTX_ALG_TOP)
+        if (ctx != CTX_ALG_TOP && ctx != CTX_TOPO_TOP)
             diag_error(S->dx, st->span, "misplaced-stmt",
-                       "'require' is only allowed at the top level of an algorithm");
+                       "'require' is only allowed at the top level of an algorithm or a topology");
         check_expr(S, st->u.require.cond);
         if (st->u.require.cond->kind == EXPR_INT && st->u.require.cond->u.ival == 0 &&
             ctx == CTX_ALG_TOP)

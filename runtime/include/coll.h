@@ -90,6 +90,9 @@ typedef enum coll_status {
     COLL_ERR_INTERNAL = 17,       /* schedule mismatch between ranks, chunk range
                                      out of bounds: a compiler or runtime bug */
     COLL_ERR_BUSY = 18,           /* destroy while ranks are still joined */
+    COLL_ERR_MISMATCH = 19,       /* a message's length is not the one this rank
+                                     expects: the ranks' arguments disagree
+                                     (count, datatype) */
     COLL_STATUS_COUNT
 } coll_status;
 
@@ -206,7 +209,8 @@ int coll_comm_size(const coll_comm *comm);
  * Matching: the k-th send rank a posts to rank b in a call matches the k-th
  * receive (of any kind) rank b posts from rank a in that call (FIFO per
  * ordered pair, as MPI's non-overtaking rule), in the same step and with the
- * same byte length; a mismatch is COLL_ERR_INTERNAL. Zero-length transfers
+ * same byte length; a length mismatch is COLL_ERR_MISMATCH (the ranks
+ * called with different counts or datatypes). Zero-length transfers
  * are skipped by both sides. peer == me is allowed (a self-send).
  *
  * Errors: posting functions return nothing; the first error is kept and

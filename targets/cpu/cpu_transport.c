@@ -455,10 +455,13 @@ static int recv_pass(coll_comm *c) {
         if (s->tag != c->call.tag || s->bytes != op->bytes) {
             /* A message of another call: the peer gave up on one of them
              * (the channel is out of step for good). Same call, other step
-             * or length: the ranks run different schedules, a compiler bug. */
+             * step: the ranks run different schedules, a compiler bug; other
+             * length: the ranks called with different counts. */
             if ((s->tag >> 32) != (c->call.tag >> 32)) {
                 atomic_store(&c->w->broken, 1);
                 collrt_fail(b, COLL_ERR_PEER);
+            } else if (s->tag == c->call.tag) {
+                collrt_fail(b, COLL_ERR_MISMATCH);
             } else {
                 collrt_fail(b, COLL_ERR_INTERNAL);
             }

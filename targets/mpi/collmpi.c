@@ -99,6 +99,7 @@ static int error_class(int status) {
     case COLL_ERR_IN_PLACE: return MPI_ERR_BUFFER;
     case COLL_ERR_NOMEM: return MPI_ERR_NO_MEM;
     case COLL_ERR_INTERNAL: return MPI_ERR_INTERN;
+    case COLL_ERR_MISMATCH: return MPI_ERR_TRUNCATE;
     default: return MPI_ERR_OTHER;
     }
 }
@@ -964,6 +965,26 @@ int collmpi_execute(const collmpi_args *a, collmpi_call *m, void (*fn)(void), in
     return rc;
 }
 
+/* MPI_ERRORS_ARE_FATAL aborts with the code's string. Where the code is its
+ * class (MPI keeps no strings of added codes: MPICH 4.0), that string is the
+ * class's, which for a refusal reads "Unsupported file operation": collc's
+ * reason is printed first. */
+static void say_before_abort(MPI_Comm comm, const collmpi_call *m, coll_collective coll, int code) {
+    int cls = -1;
+    if (PMPI_Error_class(code, &cls) != MPI_SUCCESS || cls != code) return;   /* the code says it */
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS) return;
+    int fatal = eh == MPI_ERRORS_ARE_FATAL;
+#ifdef MPI_ERRORS_ABORT
+    fatal |= eh == MPI_ERRORS_ABORT;
+#endif
+    /* a user's handler is a reference to free; the predefined ones are kept */
+    if (!fatal && eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
+    if (!fatal) return;
+    fprintf(stderr, "collmpi[%d]: %s: %s\n", m->rank, collmpi_form_name(coll, m), last_error);
+    fflush(stderr);
+}
+
 int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_err,
                 const char *alg, const char *why, int local) {
     if (rc == COLL_OK) return collmpi_error(COLL_OK, MPI_SUCCESS, NULL);
@@ -972,7 +993,10 @@ int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_er
     int code = collmpi_error(rc, mpi_err, reason);
     collmpi_log(a->coll, m, local, "error:", reason);
     /* As an MPI collective: errors go through the communicator's handler. */
-    if (a->comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(a->comm, code);
+    if (a->comm != MPI_COMM_NULL) {
+        say_before_abort(a->comm, m, a->coll, code);
+        PMPI_Comm_call_errhandler(a->comm, code);
+    }
     return code;
 }
 

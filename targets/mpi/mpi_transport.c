@@ -564,6 +564,14 @@ static bool step_post(struct coll_call *cl, int test) {
     return true;
 }
 
+/* A wait that failed with rc because a message was longer than its
+ * receive (MPI_ERR_TRUNCATE, in rc or in the status). */
+static bool truncated(int rc, const MPI_Status *st) {
+    int cls = MPI_ERR_OTHER;
+    if (rc == MPI_ERR_IN_STATUS) rc = st->MPI_ERROR;
+    return PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE;
+}
+
 /* Receive r of the step completed with status st. */
 static void received(struct coll_call *cl, int r, const MPI_Status *st) {
     collrt_op *op = &cl->b.q.ops[cl->req_op[r]];
@@ -571,7 +579,7 @@ static void received(struct coll_call *cl, int r, const MPI_Status *st) {
     cl->left--;
     PMPI_Get_count(st, MPI_BYTE, &got);
     if ((size_t)got != op->bytes) {
-        collrt_fail(&cl->b, COLL_ERR_INTERNAL);  /* the ranks' schedules disagree */
+        collrt_fail(&cl->b, COLL_ERR_MISMATCH);  /* shorter: the sender's count is smaller */
         return;
     }
     if (op->kind == COLLRT_OP_RECV_REDUCE && op->mark == SIZE_MAX)
@@ -597,6 +605,10 @@ static bool step_complete(struct coll_call *cl, int test) {
             /* one receive (most steps of small calls): no array to scan */
             rc = cl->nreqs == 1 ? (r = 0, PMPI_Wait(&cl->reqs[0], &st))
                                 : PMPI_Waitany((int)cl->nreqs, cl->reqs, &r, &st);
+        }
+        if (rc != MPI_SUCCESS && truncated(rc, &st)) {
+            collrt_fail(&cl->b, COLL_ERR_MISMATCH);  /* longer: the sender's count is larger */
+            return true;
         }
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);

@@ -7,7 +7,10 @@
  * only leaves the communicator's tags alone.
  *
  *   mpirun -n N direct_check        (any N; some cases need N >= 2 or 3)
- * Every communicator uses MPI_ERRORS_RETURN. Exit 0 when every check
+ *   mpirun -n 3 direct_check --fatal
+ * Every communicator uses MPI_ERRORS_RETURN, but with --fatal, where a
+ * refused call on MPI_COMM_WORLD (MPI_ERRORS_ARE_FATAL) aborts the job and
+ * tests/mpi/fatal_test.sh checks that the message gives collc's reason. Exit 0 when every check
  * passed on every rank. tests/mpi/direct_test.sh also checks what
  * COLLMPI_DEBUG=1 prints. */
 #include <stdio.h>
@@ -131,6 +134,21 @@ static void refused_try_leaves_no_trace(void) {
     MPI_Comm_free(&three);
 }
 
+/* Ranks that call with different counts (rank 0 gathers 2 ints a rank,
+ * rank 1 4): a message longer or shorter than its receive is a clear error
+ * of the arguments on both ranks, not an internal error of collc. */
+static void count_mismatch(void) {
+    if (N < 2) return;
+    MPI_Comm two = split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me);
+    if (two == MPI_COMM_NULL) return;
+    int count = me == 0 ? 2 : 4, x[4] = {me, me, me, me}, y[8];
+    int rc = ring_allgather(x, count, MPI_INT, y, count, MPI_INT, two);
+    expect_error(rc, MPI_ERR_TRUNCATE, "count or datatype differ between ranks",
+                 "counts that differ between ranks are an error of the arguments");
+    expect(collmpi_last_status() == COLL_ERR_MISMATCH, "collmpi_last_status is COLL_ERR_MISMATCH");
+    MPI_Comm_free(&two);
+}
+
 /* Root-only facts: a strided type at the root, plain doubles elsewhere;
  * MPI_IN_PLACE at the root only. */
 static void root_only(MPI_Comm comm) {
@@ -238,10 +256,18 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_size(MPI_COMM_WORLD, &N);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (argc > 1 && strcmp(argv[1], "--fatal") == 0) {
+        int x[4] = {me, me, me, me}, y[4];
+        recursive_doubling_allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        printf("direct_check: rank %d: the refused call returned under MPI_ERRORS_ARE_FATAL\n", me);
+        MPI_Finalize();
+        return 1;
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     refusals();
     refused_try_leaves_no_trace();
+    count_mismatch();
     root_only(MPI_COMM_WORLD);
     others();
     int tot[2] = {checks, errors}, sum[2];

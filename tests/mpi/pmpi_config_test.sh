@@ -9,7 +9,11 @@
 #  - a rule whose object loads on some processes only is dropped on all;
 #  - COLLMPI_DEBUG=1 says why a call falls back: the algorithm whose
 #    `require` excludes this N, and that no later rule applies either;
-#  - rules on the communicator's shape (ppn=, nodes=) match its shape.
+#  - rules on the communicator's shape (ppn=, nodes=) match its shape;
+#  - each configuration error names its file, line, column and field
+#    (did you mean for a collective), and min-size must be below max-size;
+#  - COLLMPI_STRICT=1 makes any configuration error fatal in MPI_Init
+#    (MPI_Abort, non-zero exit) and changes nothing for a good one.
 # MPIRUN may hold options.
 set -u
 mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
@@ -38,7 +42,8 @@ allreduce  0  1  2  3  4  5  6
 bcast      *  *  $dir/no-such-object.so  binomial_broadcast
 CONF
 if run 4 "$dir/bad.log" COLLMPI_CONFIG="$dir/bad.conf"; then
-  [ "$(count 'bad.conf:2: expected' "$dir/bad.log")" = 1 ] || fail "the bad line is not reported exactly once"
+  [ "$(count "bad.conf:2:[0-9]*: error: condition '4': not a condition" "$dir/bad.log")" = 1 ] ||
+    fail "the bad line is not reported exactly once"
   [ "$(count 'rule at line 3: .*no-such-object.so' "$dir/bad.log")" = 1 ] ||
     fail "the missing object is not reported exactly once"
 fi
@@ -116,6 +121,36 @@ if run 4 "$dir/shape.log" COLLMPI_CONFIG="$dir/shape.conf" COLLMPI_DEBUG=1; then
     fail "a rule of another shape served MPI_Allreduce at N = 4"
   grep -q "MPI_Allreduce ([0-9]* B, N=2) -> recursive_doubling_allreduce (collc" "$dir/shape.log" ||
     fail "the rule of the shape ppn=2 did not serve MPI_Allreduce at N = 2"
-  [ "$(count 'shape.conf:4: expected' "$dir/shape.log")" = 1 ] || fail "the bad shape condition is not reported exactly once"
+  [ "$(count "shape.conf:4:[0-9]*: error: condition 'ppn=x': expected A, A..B or A.. with A >= 1" "$dir/shape.log")" = 1 ] ||
+    fail "the bad shape condition is not reported exactly once"
 fi
+# 7. Errors name the field; min-size below max-size; COLLMPI_STRICT=1.
+cat > "$dir/fields.conf" <<CONF
+allreduse  *     *     $algs  ring_allreduce
+allreduce  10XB  *     $algs  ring_allreduce
+allreduce  *     *     $algs  ring_allreduce  n=8..2
+allreduce  *     *     $algs  ring_allreduce  junk
+allreduce  1MiB  4KiB  $algs  ring_allreduce
+allreduce  *     *     $algs
+CONF
+if run 4 "$dir/fields.log" COLLMPI_CONFIG="$dir/fields.conf"; then
+  for want in "fields.conf:1:1: error: unknown collective 'allreduse' (did you mean 'allreduce'?); line ignored" \
+              "fields.conf:2:12: error: min-size '10XB' is not a size" \
+              "fields.conf:3:[0-9]*: error: condition 'n=8..2': the range 8..2 is empty; line ignored" \
+              "fields.conf:4:[0-9]*: error: condition 'junk': not a condition" \
+              "fields.conf:5:18: error: max-size 4KiB is not above min-size 1MiB: the rule serves no size" \
+              "fields.conf:6:[0-9]*: error: missing field 'algorithm'"; do
+    [ "$(count "$want" "$dir/fields.log")" = 1 ] || fail "not reported exactly once: $want"
+  done
+fi
+log=$dir/strict.log
+timeout 60 $mpirun -n 4 env LD_PRELOAD="$lib" COLLMPI_CONFIG="$dir/fields.conf" COLLMPI_STRICT=1 "$app" overlap > "$log" 2>&1
+rc=$?
+cat "$log"
+[ $rc = 124 ] && fail "COLLMPI_STRICT=1: timed out (a hang)"
+[ $rc = 0 ] && fail "COLLMPI_STRICT=1: a configuration with errors did not fail the job"
+grep -q "COLLMPI_STRICT=1: 6 errors in the configuration; MPI_Abort" "$log" || fail "COLLMPI_STRICT=1 does not say why it aborts"
+grep -q "consist_app: N=4" "$log" && fail "COLLMPI_STRICT=1: the program ran past MPI_Init"
+run 4 "$dir/strict-good.log" COLLMPI_CONFIG="$dir/one.conf" COLLMPI_STRICT=1 ||
+  fail "COLLMPI_STRICT=1 failed a good configuration"
 exit $status

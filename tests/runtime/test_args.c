@@ -149,7 +149,8 @@ static void test_single_rank_checks(void) {
 typedef struct scen {
     int bad_rank;          /* this rank passes bad arguments */
     int mode;              /* 0: NULL recvbuf on bad_rank; 1: every rank bad
-                              dtype; 2: mismatched schedule (length);
+                              dtype; 2: a message's length differs from
+                              its receive's (counts that differ);
                               3: a late reader of a failed rank's buffer */
     int rc1[16], rc2[16];  /* per rank: first and second call */
 } scen;
@@ -253,7 +254,7 @@ static void test_propagation(void) {
         for (int r = 0; r < N; r++) CHECK_EQ(v.rc2[r], COLL_ERR_PEER);
         scen u = {.mode = 2};
         CHECK_EQ(coll_cpu_run(N, scen_rank, &u), 0);
-        CHECK_EQ(u.rc1[1], COLL_ERR_INTERNAL);
+        CHECK_EQ(u.rc1[1], COLL_ERR_MISMATCH);
         CHECK_EQ(u.rc1[0], COLL_ERR_PEER);
         for (int r = 0; r < N; r++) {
             if (r > 1) CHECK(u.rc1[r] == COLL_OK || u.rc1[r] == COLL_ERR_PEER);
