@@ -4,7 +4,9 @@
  * An engine side is one of: the TX or the RX side of a CDMA port, the GDMA,
  * a VSDMA. Between two consecutive steps p < s in which chip c works, a
  * barrier: every side of c that worked in p sends a message (for one
- * waiter) to every other side that works in s, which waits for all of them.
+ * waiter) to every other side that works in s, which waits for all of them;
+ * a port whose RX side sends first runs a NOP, the firmware's fence that
+ * waits for the side's posted RECVs to land.
  * By induction each side's step-s work then follows all of c's work in
  * earlier steps (a waiter waits for the sides of p, which waited for those
  * before them).
@@ -54,6 +56,11 @@ static void chip_barrier(Lowering *L, BarrierState *bs, int c, const uint8_t *ac
     uint32_t par = (uint32_t)(bs->nbarrier[c]++ & 1);
     Sg2260Note note = {.step = (int)si + 1, .peer = -1, .what = "barrier"};
     for (int i = 0; i < SG2260_CHANNELS; i++) {
+        /* an RX side signals once its data landed: a NOP on the port first,
+         * ahead of the port's other barrier messages (its TX side meets the
+         * NOP before its own wait, which may need the RX side's send) */
+        if (i < SG2260_CH_GDMA && i % 2 == SG2260_TX && prev[i + 1] && nwait > act[i + 1])
+            sg2260_push_nop(L, b, c, i / 2, &note);
         if (!prev[i] && !act[i]) continue;
         if (prev[i])
             for (int j = 0; j < SG2260_CHANNELS; j++)

@@ -63,6 +63,9 @@
 #define SG2260_MSG_FWD 64
 #define SG2260_MSG_STAGED 192
 #define SG2260_MSG_REDUCED 208
+/* Every program runs with base message id 0 (what the firmware restores
+ * after a launch), and the ids stay below the runtime's reserved 384-511. */
+_Static_assert(SG2260_MSG_REDUCED + SG2260_MAX_PORTS <= SG2260_MSG_RESERVED, "message ids reach the reserved ones");
 
 /* Store-and-forward moves a routed message in segments of at least this
  * many bytes, at most SG2260_ROUTE_SEGMENTS of them, so that the hops

@@ -59,6 +59,7 @@ typedef struct Lowering {
     StepWork *work;        /* [s->nsteps] */
     StepWork local;        /* rank-local chunks, before copies.c places them */
     const char **xtext;    /* [s->nxfers] "copy in[0][1] -> out[1][1]", lazily */
+    uint8_t unfenced[SG2260_MAX_CHIPS][SG2260_MAX_PORTS]; /* a RECV since the port's last NOP */
 } Lowering;
 
 /* work.c: what every stage uses. */
@@ -116,5 +117,9 @@ void sg2260_push(Lowering *L, Sg2260Bundle *b, int chip, Sg2260Engine e, int ind
 /* A SYS message command on engine side `ch` of chip (barriers.c channels). */
 void sg2260_push_msg(Lowering *L, Sg2260Bundle *b, int chip, int ch, int wait, uint32_t id, uint32_t count,
                      const Sg2260Note *note);
+/* A NOP on chip's CDMA port: joins its TX and RX sides once the RX side's
+ * posted RECVs have landed (the fence before a "data landed" message).
+ * None when the port posted no RECV since its last NOP. */
+void sg2260_push_nop(Lowering *L, Sg2260Bundle *b, int chip, int port, const Sg2260Note *note);
 
 #endif

@@ -5,7 +5,7 @@
  * back; a rank-local reduction is a copy in, a REDUCE and a copy out); every
  * link message as a SEND on the sender's port and a RECV on the receiver's
  * port (a routed hop waits for the arrival on the chip before it and
- * signals the next one); the local copies as COPY on the VSDMA engines. SYS
+ * signals the next one), a "data landed" message after a NOP; the local copies as COPY on the VSDMA engines. SYS
  * END closes every program. Each descriptor carries a note: its step, the
  * source line of its transfer, the chip at the other end and the transfer
  * in the language's terms. */
@@ -106,9 +106,65 @@ static int gdma_step(Lowering *L, Sg2260Bundle *b, size_t si, int c) {
     return failed;
 }
 
+/* An RX side's "data landed" message: the firmware fences a port's
+ * messages with a NOP, which waits for the port's posted RECVs to land and
+ * joins its two sides. On a port whose TX side also works in the step the
+ * join would hold its SENDs until the RECVs landed (and the peer's SENDs
+ * until its own), so there the NOP and the messages wait for the end of the
+ * port's work in the step's hop (below); elsewhere each follows its RECV.
+ * A step's messages go out hop by hop: the SENDs of hop h wait for the
+ * messages of hop h-1, and the NOPs of hop h wait only for hop h's RECVs and
+ * the SENDs before them, so no NOP waits for a later hop (a routed segment
+ * is forwarded once every segment of its hop has landed on its port). */
+typedef struct Landed {
+    int chip, port;
+    uint32_t id;
+    Sg2260Note note;
+} Landed;
+
+typedef struct LandedList {
+    Landed *v;
+    size_t n, cap;
+} LandedList;
+
+/* 1 if chip's port sends in step w. */
+static int port_sends(const StepWork *w, int chip, int port) {
+    for (size_t k = 0; k < w->nmsgs; k++)
+        if (w->msgs[k].from == chip && w->msgs[k].tx_port == port) return 1;
+    return 0;
+}
+
+static void landed(Lowering *L, Sg2260Bundle *b, LandedList *ll, const StepWork *w, int chip, int port, uint32_t id,
+                   const Sg2260Note *n) {
+    if (!port_sends(w, chip, port)) {
+        sg2260_push_nop(L, b, chip, port, n);
+        sg2260_push_msg(L, b, chip, 2 * port + SG2260_RX, 0, id, 1, n);
+        return;
+    }
+    if (ll->n == ll->cap) {
+        ll->cap = ll->cap ? 2 * ll->cap : 16;
+        ll->v = xrealloc(ll->v, ll->cap * sizeof *ll->v);
+    }
+    ll->v[ll->n++] = (Landed){chip, port, id, *n};
+}
+
+/* The deferred messages of the step: per port one NOP, then its messages. */
+static void flush_landed(Lowering *L, Sg2260Bundle *b, LandedList *ll) {
+    for (size_t i = 0; i < ll->n; i++) {
+        int first = 1;
+        for (size_t j = 0; j < i && first; j++) first = !(ll->v[j].chip == ll->v[i].chip && ll->v[j].port == ll->v[i].port);
+        if (!first) continue;
+        sg2260_push_nop(L, b, ll->v[i].chip, ll->v[i].port, &ll->v[i].note);
+        for (size_t j = i; j < ll->n; j++)
+            if (ll->v[j].chip == ll->v[i].chip && ll->v[j].port == ll->v[i].port)
+                sg2260_push_msg(L, b, ll->v[j].chip, 2 * ll->v[j].port + SG2260_RX, 0, ll->v[j].id, 1, &ll->v[j].note);
+    }
+    ll->n = 0;
+}
+
 /* One hop: SEND on the sender's port, RECV on the receiver's port (into an
  * L2 slot when staged). */
-static int message(Lowering *L, size_t si, const LMsg *lm, Sg2260Bundle *b) {
+static int message(Lowering *L, size_t si, const LMsg *lm, Sg2260Bundle *b, LandedList *ll) {
     Sg2260Note ntx = note_of(L, si, lm->xi, lm->to, NULL), nrx = note_of(L, si, lm->xi, lm->from, NULL);
     if (lm->hop > 0) {
         Sg2260Note nf = note_of(L, si, lm->xi, lm->to, "forward");
@@ -133,11 +189,12 @@ static int message(Lowering *L, size_t si, const LMsg *lm, Sg2260Bundle *b) {
     d.op = lm->op;
     if (check(L, si, &d)) return 1;
     sg2260_push(L, b, lm->to, SG2260_CDMA, lm->rx_port, &d, &nrx);
-    if (lm->staged) sg2260_push_msg(L, b, lm->to, rxch, 0, SG2260_MSG_REDUCED + (uint32_t)lm->rx_port, 1, &nrx);
+    const StepWork *w = &L->work[si];
+    if (lm->staged) landed(L, b, ll, w, lm->to, lm->rx_port, SG2260_MSG_REDUCED + (uint32_t)lm->rx_port, &nrx);
     if (lm->out_port >= 0) {
         Sg2260Note nf = note_of(L, si, lm->xi, lm->from, "forward");
-        sg2260_push_msg(L, b, lm->to, rxch, 0, SG2260_MSG_FWD + 11 * (uint32_t)lm->rx_port + (uint32_t)lm->out_port, 1,
-                        &nf);
+        landed(L, b, ll, w, lm->to, lm->rx_port, SG2260_MSG_FWD + 11 * (uint32_t)lm->rx_port + (uint32_t)lm->out_port,
+               &nf);
     }
     return 0;
 }
@@ -161,16 +218,24 @@ static int copy(Lowering *L, size_t si, const LGen *g, Sg2260Bundle *b) {
 int sg2260_write_programs(Lowering *L, Sg2260Bundle *b) {
     BarrierState bs;
     memset(&bs, 0, sizeof bs);
-    for (size_t si = 0; si < L->s->nsteps; si++) {
+    LandedList ll = {0};
+    int failed = 0;
+    for (size_t si = 0; si < L->s->nsteps && !failed; si++) {
         const StepWork *w = &L->work[si];
         sg2260_step_barriers(L, &bs, si, b);
-        for (int c = 0; c < L->m->nchips; c++)
-            if (gdma_step(L, b, si, c)) return 1;
+        for (int c = 0; c < L->m->nchips && !failed; c++) failed = gdma_step(L, b, si, c);
+        int hops = 0;
         for (size_t k = 0; k < w->nmsgs; k++)
-            if (message(L, si, &w->msgs[k], b)) return 1;
-        for (size_t k = 0; k < w->ngens; k++)
-            if (copy(L, si, &w->gens[k], b)) return 1;
+            if (w->msgs[k].hop >= hops) hops = w->msgs[k].hop + 1;
+        for (int h = 0; h < hops && !failed; h++) {
+            for (size_t k = 0; k < w->nmsgs && !failed; k++)
+                if (w->msgs[k].hop == h) failed = message(L, si, &w->msgs[k], b, &ll);
+            flush_landed(L, b, &ll);
+        }
+        for (size_t k = 0; k < w->ngens && !failed; k++) failed = copy(L, si, &w->gens[k], b);
     }
+    free(ll.v);
+    if (failed) return 1;
     Sg2260Desc end = {.cmd = SG2260_CMD_SYS, .sys = SG2260_SYS_END};
     for (int c = 0; c < L->m->nchips; c++)
         for (int k = 0; k < SG2260_CHANNELS; k++) {

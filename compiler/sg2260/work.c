@@ -65,6 +65,7 @@ void sg2260_push(Lowering *L, Sg2260Bundle *b, int chip, Sg2260Engine e, int ind
     /* bundle_slot may move other programs: never keep the pointer */
     Sg2260ProgramSlot *sl = sg2260_bundle_slot(b, chip, e, index);
     sg2260_program_push(&sl->prog, d);
+    if (e == SG2260_CDMA && d->cmd == SG2260_CMD_RECV) L->unfenced[chip][index] = 1;
     sl->notes = xrealloc(sl->notes, (size_t)sl->prog.cap * sizeof *sl->notes);
     sl->notes[sl->prog.ndescs - 1] = note ? *note : (Sg2260Note){.peer = -1};
     L->st->descs++;
@@ -83,4 +84,11 @@ void sg2260_push_msg(Lowering *L, Sg2260Bundle *b, int chip, int ch, int wait, u
         if (ch == SG2260_CH_GDMA) sg2260_push(L, b, chip, SG2260_GDMA, 0, &d, note);
         else sg2260_push(L, b, chip, SG2260_VSDMA, ch - SG2260_CH_VSDMA0, &d, note);
     }
+}
+
+void sg2260_push_nop(Lowering *L, Sg2260Bundle *b, int chip, int port, const Sg2260Note *note) {
+    if (!L->unfenced[chip][port]) return;
+    L->unfenced[chip][port] = 0;
+    Sg2260Desc d = {.cmd = SG2260_CMD_SYS, .sys = SG2260_SYS_NOP};
+    sg2260_push(L, b, chip, SG2260_CDMA, port, &d, note);
 }

@@ -292,11 +292,11 @@ static int parse_num(const char *s, double *dv, long long *iv) {
     return 0;
 }
 
-/* `.program chip=C port=P | peer=Q | gdma | vsdma=K` */
+/* `.program chip=C port=P | peer=Q | gdma | vsdma=K [msg_base=B]` */
 static int program_directive(char **w, int n, const char *file, int line, const Sg2260Machine *m, Sg2260Bundle *b,
                              Sg2260ProgramSlot **cur, Sg2260Error *err) {
     const char *v;
-    uint64_t chip = UINT64_MAX, port = UINT64_MAX, peer = UINT64_MAX, core = UINT64_MAX;
+    uint64_t chip = UINT64_MAX, port = UINT64_MAX, peer = UINT64_MAX, core = UINT64_MAX, base = 0;
     int gdma = 0;
     for (int i = 1; i < n; i++) {
         int bad = 0;
@@ -304,6 +304,13 @@ static int program_directive(char **w, int n, const char *file, int line, const 
         else if (kv(w[i], "port", &v)) bad = sg_parse_u64(v, &port) || port >= SG2260_MAX_PORTS;
         else if (kv(w[i], "peer", &v)) bad = sg_parse_u64(v, &peer) || peer >= SG2260_MAX_CHIPS;
         else if (kv(w[i], "vsdma", &v)) bad = sg_parse_u64(v, &core) || core >= SG2260_MAX_CORES;
+        else if (kv(w[i], "msg_base", &v)) {
+            /* the firmware's atomic_set_base_msg_id asserts base < 511 */
+            if (sg_parse_u64(v, &base)) bad = 1;
+            else if (base >= SG2260_MSG_IDS - 1)
+                return sg_err(err, "msg-range", file, line, "msg_base=%s is out of range: the base message id register takes 0-%d",
+                              v, SG2260_MSG_IDS - 2);
+        }
         else if (!strcasecmp(w[i], "gdma")) gdma = 1;
         else if (!strcasecmp(w[i], "tx") || !strcasecmp(w[i], "rx"))
             return sg_err(err, "syntax", file, line,
@@ -340,6 +347,7 @@ static int program_directive(char **w, int n, const char *file, int line, const 
     if (b->nslots == before)
         return sg_err(err, "duplicate-program", file, line, "second program for chip %d %s %d", (int)chip,
                       sg2260_engine_name(e), index);
+    (*cur)->msg_base = (int)base;
     return 0;
 }
 
@@ -450,13 +458,18 @@ void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b, const Sg2260Machine *
         switch (s->engine) {
         case SG2260_CDMA: {
             fprintf(out, ".program chip=%d port=%d", s->chip, s->index);
+            if (s->msg_base) fprintf(out, " msg_base=%d", s->msg_base);
             int peer = m ? sg2260_machine_port_peer(m, s->chip, s->index) : -1;
             if (peer >= 0) fprintf(out, "               ; link to chip %d", peer);
             fputc('\n', out);
             break;
         }
-        case SG2260_GDMA: fprintf(out, ".program chip=%d gdma\n", s->chip); break;
-        case SG2260_VSDMA: fprintf(out, ".program chip=%d vsdma=%d\n", s->chip, s->index); break;
+        case SG2260_GDMA: fprintf(out, ".program chip=%d gdma", s->chip); break;
+        case SG2260_VSDMA: fprintf(out, ".program chip=%d vsdma=%d", s->chip, s->index); break;
+        }
+        if (s->engine != SG2260_CDMA) {
+            if (s->msg_base) fprintf(out, " msg_base=%d", s->msg_base);
+            fputc('\n', out);
         }
         for (int k = 0; k < s->prog.ndescs; k++) {
             int len = sg2260_disasm(&s->prog.descs[k], buf, sizeof buf);

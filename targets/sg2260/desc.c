@@ -718,13 +718,14 @@ int sg2260_program_decode(Sg2260Engine e, const uint8_t *bytes, size_t n, Sg2260
 
 /* ---- bundle images ------------------------------------------------------
  * Header (little-endian): bytes 0-11 magic "SG2260CDMA\0\0", u16 version
- * (2), u16 program count, then the directory at byte 16: per program 16
+ * (3), u16 program count, then the directory at byte 16: per program 24
  * bytes { u8 chip, u8 engine (0 CDMA, 1 GDMA, 2 VSDMA), u8 index (port or
- * core), u8 reserved, u32 size in bytes, u64 offset from the image start }.
- * The header+directory is padded to a multiple of 128 bytes, and so is
- * every program. */
+ * core), u8 reserved, u32 size in bytes, u64 offset from the image start,
+ * u32 command count (the descriptors up to and including END), u16 base
+ * message id, u16 reserved }. The header+directory is padded to a multiple
+ * of 128 bytes, and so is every program. */
 static const uint8_t bundle_magic[12] = {'S', 'G', '2', '2', '6', '0', 'C', 'D', 'M', 'A', 0, 0};
-enum { BUNDLE_VERSION = 2 };
+enum { BUNDLE_VERSION = 3, BUNDLE_DIR_ENTRY = 24 };
 
 static void put_le(uint8_t *p, uint64_t v, int n) {
     for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -741,7 +742,7 @@ int sg2260_bundle_is_binary(const uint8_t *bytes, size_t n) {
 }
 
 long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err) {
-    size_t head = (16 + (size_t)b->nslots * 16 + SG2260_ALIGN - 1) / SG2260_ALIGN * SG2260_ALIGN;
+    size_t head = (16 + (size_t)b->nslots * BUNDLE_DIR_ENTRY + SG2260_ALIGN - 1) / SG2260_ALIGN * SG2260_ALIGN;
     uint8_t *img = sg_xcalloc(head, 1);
     size_t size = head;
     memcpy(img, bundle_magic, sizeof bundle_magic);
@@ -758,13 +759,16 @@ long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err
         img = sg_xrealloc(img, size + (size_t)n);
         memcpy(img + size, prog, (size_t)n);
         free(prog);
-        uint8_t *dir = img + 16 + (size_t)i * 16;
+        uint8_t *dir = img + 16 + (size_t)i * BUNDLE_DIR_ENTRY;
         dir[0] = (uint8_t)sl->chip;
         dir[1] = (uint8_t)sl->engine;
         dir[2] = (uint8_t)sl->index;
         dir[3] = 0;
         put_le(dir + 4, (uint64_t)n, 4);
         put_le(dir + 8, size, 8);
+        put_le(dir + 16, (uint64_t)sl->prog.ndescs, 4);
+        put_le(dir + 20, (uint64_t)sl->msg_base, 2);
+        put_le(dir + 22, 0, 2);
         size += (size_t)n;
     }
     *out = img;
@@ -779,13 +783,15 @@ int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260
         return sg_err(err, "bad-image", NULL, 0, "bundle image version %u is not %d", (unsigned)get_le(bytes + 12, 2),
                       BUNDLE_VERSION);
     unsigned count = (unsigned)get_le(bytes + 14, 2);
-    if (16 + (size_t)count * 16 > n) return sg_err(err, "bad-image", NULL, 0, "bundle directory truncated");
+    if (16 + (size_t)count * BUNDLE_DIR_ENTRY > n)
+        return sg_err(err, "bad-image", NULL, 0, "bundle directory truncated");
     for (unsigned i = 0; i < count; i++) {
-        const uint8_t *dir = bytes + 16 + (size_t)i * 16;
-        uint64_t size = get_le(dir + 4, 4), off = get_le(dir + 8, 8);
+        const uint8_t *dir = bytes + 16 + (size_t)i * BUNDLE_DIR_ENTRY;
+        uint64_t size = get_le(dir + 4, 4), off = get_le(dir + 8, 8), ncmds = get_le(dir + 16, 4);
+        uint64_t base = get_le(dir + 20, 2);
         int max_index = dir[1] == SG2260_CDMA ? SG2260_MAX_PORTS : dir[1] == SG2260_VSDMA ? SG2260_MAX_CORES : 1;
         if (dir[0] >= SG2260_MAX_CHIPS || dir[1] > SG2260_VSDMA || dir[2] >= max_index || dir[3] ||
-            off % SG2260_ALIGN || off > n || size > n - off) {
+            off % SG2260_ALIGN || off > n || size > n - off || base >= SG2260_MSG_IDS - 1 || get_le(dir + 22, 2)) {
             sg2260_bundle_free(b);
             return sg_err(err, "bad-image", NULL, 0, "bundle directory entry %u is invalid", i);
         }
@@ -796,9 +802,16 @@ int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260
             return sg_err(err, "duplicate-program", NULL, 0, "two programs for chip %d %s %d", dir[0],
                           sg2260_engine_name((Sg2260Engine)dir[1]), dir[2]);
         }
+        b->slots[b->nslots - 1].msg_base = (int)base;
         if (sg2260_program_decode((Sg2260Engine)dir[1], bytes + off, (size_t)size, p, err)) {
             sg2260_bundle_free(b);
             return -1;
+        }
+        if ((uint64_t)p->ndescs != ncmds) {
+            sg2260_bundle_free(b);
+            return sg_err(err, "bad-image", NULL, 0,
+                          "bundle directory entry %u counts %llu commands, its program has %d up to END", i,
+                          (unsigned long long)ncmds, p->ndescs);
         }
     }
     return 0;

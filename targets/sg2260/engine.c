@@ -15,9 +15,11 @@
  *   - RECV posts a credit (destination view, dtype, op) to the sending port
  *     at the other end of its link and retires at once; at most credit_depth
  *     credits of one RX side may be outstanding (posted, data not landed);
- *     END, NOP, TRWR and RX_SEND_MSG on an RX side first wait until all its
- *     credits have landed, so a message sent after RECVs means "data is here";
- *   - messages are the chip's, shared by all its engines: a SEND_MSG carries
+ *     END, NOP and TRWR on an RX side first wait until all its credits have
+ *     landed, so a message after a NOP means "data is here" (an RX_SEND_MSG
+ *     with credits not landed is a warning);
+ *   - messages are the chip's, shared by all its engines, each engine's ids
+ *     relative to its base message id register: a SEND_MSG carries
  *     how many waiters consume it, a WAIT_MSG how many sends it needs; a wait
  *     takes the oldest sends, then costs the sync latency; a send every one
  *     of whose waiters has passed is gone.
@@ -89,6 +91,7 @@ typedef struct Prog {
     int *lines;
     Sg2260Note *notes;
     int n;
+    int msg_base;           /* the engine's base message id register */
 } Prog;
 
 typedef struct Channel {
@@ -101,6 +104,7 @@ typedef struct Channel {
     int outstanding;        /* RX: credits posted whose data has not landed */
     int joins;              /* NOP/TRWR reached */
     int at_join;            /* arrival at the current join counted */
+    int checked;            /* pc + 1 of the message descriptor last checked for warnings */
     double busy_until;      /* timed wait (sync latency) end, when state BUSY */
     int timed;              /* BUSY because of a timed wait (not a transfer) */
     double block_since;     /* <0: not blocked */
@@ -437,6 +441,11 @@ static Side cdma_side(const Sg2260Desc *d) {
     }
 }
 
+/* 1 for a SEND_MSG or WAIT_MSG of any engine. */
+static int is_msg(const Sg2260Desc *d) {
+    return d->cmd == SG2260_CMD_SYS && d->sys >= SG2260_SYS_TX_SEND_MSG && d->sys <= SG2260_SYS_WAIT_MSG;
+}
+
 static void add_to_order(Channel *h, int idx, int cap) {
     if (!h->order) h->order = sg_xmalloc((size_t)(cap ? cap : 1) * sizeof(int));
     h->order[h->n++] = idx;
@@ -465,6 +474,12 @@ static int check_program(Sg2260Sim *s, const Sg2260ProgramSlot *sl, const Prog *
             rc = run_err(s, err, &tmp, "wrong-engine", "%s%s%s cannot run on a %s", sg2260_cmd_name(d->cmd),
                          d->cmd == SG2260_CMD_SYS ? " " : "", d->cmd == SG2260_CMD_SYS ? sg2260_sys_name(d->sys) : "",
                          sg2260_engine_name(sl->engine));
+            break;
+        }
+        if (is_msg(d) && (uint32_t)p->msg_base + d->msg_id >= SG2260_MSG_IDS) {
+            rc = run_err(s, err, &tmp, "msg-range",
+                         "message id %u on an engine with base id %d is chip id %u, past the last id %d",
+                         d->msg_id, p->msg_base, (uint32_t)p->msg_base + d->msg_id, SG2260_MSG_IDS - 1);
             break;
         }
         if (d->cmd == SG2260_CMD_SYS && d->sys == SG2260_SYS_END && tmp.pc != p->n - 1) {
@@ -534,6 +549,10 @@ int sg2260_sim_load(Sg2260Sim *s, const Sg2260Bundle *b, Sg2260Error *err) {
         Prog *p = &s->progs[s->nprogs++];
         memset(p, 0, sizeof *p);
         p->n = sl->prog.ndescs;
+        p->msg_base = sl->msg_base;
+        if (sl->msg_base < 0 || sl->msg_base >= SG2260_MSG_IDS - 1)
+            return sg_err(err, "msg-range", NULL, 0, "program for chip %d %s %d: base message id %d is not in 0-%d",
+                          sl->chip, sg2260_engine_name(sl->engine), sl->index, sl->msg_base, SG2260_MSG_IDS - 2);
         p->descs = sg_xmalloc((size_t)(p->n ? p->n : 1) * sizeof *p->descs);
         memcpy(p->descs, sl->prog.descs, (size_t)p->n * sizeof *p->descs);
         if (sl->lines) {
@@ -805,8 +824,12 @@ static void start_xfer(Sg2260Sim *s, Channel *h, Xfer *x, double startup, double
 /* The message queue of id on chip. */
 static MsgQ *msgq(Sg2260Sim *s, int chip, uint32_t id) { return &s->msgs[chip][id]; }
 
+/* The chip's message id a descriptor of h names: its engine's base id plus
+ * the descriptor's (check_program keeps it below SG2260_MSG_IDS). */
+static uint32_t chip_msg_id(const Channel *h, const Sg2260Desc *d) { return (uint32_t)h->prog->msg_base + d->msg_id; }
+
 static void msg_send(Sg2260Sim *s, Channel *h, const Sg2260Desc *d) {
-    MsgQ *q = msgq(s, h->chip, d->msg_id);
+    MsgQ *q = msgq(s, h->chip, chip_msg_id(h, d));
     if (q->n == q->cap) {
         q->cap = q->cap ? 2 * q->cap : 4;
         q->e = sg_xrealloc(q->e, (size_t)q->cap * sizeof *q->e);
@@ -817,9 +840,10 @@ static void msg_send(Sg2260Sim *s, Channel *h, const Sg2260Desc *d) {
 /* Takes the oldest `count` sends of d's id for channel h: 1 done, 0 not
  * enough sends yet, -1 (reported) when one of them was taken by h before. */
 static int msg_take(Sg2260Sim *s, Sg2260Error *e, Channel *h, const Sg2260Desc *d) {
-    MsgQ *q = msgq(s, h->chip, d->msg_id);
+    uint32_t id = chip_msg_id(h, d);
+    MsgQ *q = msgq(s, h->chip, id);
     if ((uint32_t)q->n < d->count) {
-        block(s, h, "waiting for message id %u on chip %d (%d of %u sent)", d->msg_id, h->chip, q->n, d->count);
+        block(s, h, "waiting for message id %u on chip %d (%d of %u sent)", id, h->chip, q->n, d->count);
         return 0;
     }
     int bit = (int)(h - s->ch) % CH_PER_CHIP;
@@ -830,7 +854,7 @@ static int msg_take(Sg2260Sim *s, Sg2260Error *e, Channel *h, const Sg2260Desc *
             return run_err(s, e, h, "msg-reuse",
                            "message id %u on chip %d: this wait would take a send it took before (a send for %d "
                            "waiters is still pending; the id is reused too early)\n  send: %s",
-                           d->msg_id, h->chip, q->e[k].waiters, other);
+                           id, h->chip, q->e[k].waiters, other);
         }
     int w = 0;
     for (int k = 0; k < q->n; k++) {
@@ -966,12 +990,27 @@ static int step(Sg2260Sim *s, Channel *h, Sg2260Error *e) {
     default: return run_err(s, e, h, "unsupported-cmd", "command not modelled");
     }
     /* SYS */
+    /* the fence: an RX side's END, NOP and TRWR wait for its posted
+     * credits to land (the firmware brackets a port's messages with a NOP) */
     int fence = h->side == SG2260_RX && h->engine == SG2260_CDMA &&
-                (d->sys == SG2260_SYS_END || d->sys == SG2260_SYS_NOP || d->sys == SG2260_SYS_TRWR ||
-                 d->sys == SG2260_SYS_RX_SEND_MSG);
+                (d->sys == SG2260_SYS_END || d->sys == SG2260_SYS_NOP || d->sys == SG2260_SYS_TRWR);
     if (fence && h->outstanding > 0) {
         block(s, h, "waiting for %d posted RECV credit(s) to be filled", h->outstanding);
         return 0;
+    }
+    if (is_msg(d) && h->checked != h->pc + 1) { /* once per descriptor, not per retry */
+        uint32_t id = chip_msg_id(h, d);
+        h->checked = h->pc + 1;
+        if (id >= SG2260_MSG_RESERVED)
+            run_warn(s, h, "msg-reserved",
+                     "message id %u on chip %d is in %d-%d, the ids the runtime keeps for its barriers between "
+                     "tasks",
+                     id, h->chip, SG2260_MSG_RESERVED, SG2260_MSG_IDS - 1);
+        else if (d->sys == SG2260_SYS_RX_SEND_MSG && h->outstanding > 0)
+            run_warn(s, h, "msg-before-landed",
+                     "RX_SEND_MSG with %d posted RECV credit(s) not landed: the message does not wait for their "
+                     "data (a NOP before it does)",
+                     h->outstanding);
     }
     switch (d->sys) {
     case SG2260_SYS_END:

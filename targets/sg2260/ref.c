@@ -109,13 +109,17 @@ static int gen(Sg2260Bundle *b, const Sg2260Machine *m, const int *ring, int n, 
                 push_sys(b, c, SG2260_GDMA, 0, SG2260_SYS_SEND_MSG, REF_MSG_STAGED, 1);
                 push_sys(b, c, SG2260_CDMA, prx, SG2260_SYS_RX_WAIT_MSG, REF_MSG_STAGED, 1);
                 push_xfer(b, c, prx, SG2260_CMD_RECV, t, l2, &sh, op, SG2260_PSUM_WO);
+                push_sys(b, c, SG2260_CDMA, prx, SG2260_SYS_NOP, 0, 0); /* the fence: the data landed */
                 push_sys(b, c, SG2260_CDMA, prx, SG2260_SYS_RX_SEND_MSG, REF_MSG_REDUCED, 1);
                 push_sys(b, c, SG2260_GDMA, 0, SG2260_SYS_WAIT_MSG, REF_MSG_REDUCED, 1);
                 push_copy(b, c, t, l2, recv_a, &sh);
                 if (tx_needs) push_sys(b, c, SG2260_GDMA, 0, SG2260_SYS_SEND_MSG, REF_MSG_BACK, 1);
             } else {
                 push_xfer(b, c, prx, SG2260_CMD_RECV, t, recv_a, &sh, SG2260_OP_NONE, SG2260_PSUM_WO);
-                if (tx_needs) push_sys(b, c, SG2260_CDMA, prx, SG2260_SYS_RX_SEND_MSG, REF_MSG_LANDED, 1);
+                if (tx_needs) {
+                    push_sys(b, c, SG2260_CDMA, prx, SG2260_SYS_NOP, 0, 0);
+                    push_sys(b, c, SG2260_CDMA, prx, SG2260_SYS_RX_SEND_MSG, REF_MSG_LANDED, 1);
+                }
             }
         }
         push_sys(b, c, SG2260_CDMA, ptx, SG2260_SYS_END, 0, 0);

@@ -35,6 +35,7 @@ enum {
     SG2260_MAX_DIM = 65535,      /* N, C, H, W: CDMA_MAX_N..W of the firmware; GDMA/SDMA fields are 16 bits */
     SG2260_MAX_GENERAL_LEN = 65535, /* GENERAL's byte length: CDMA_MAX_LEN of the firmware (the field is 32 bits) */
     SG2260_MSG_IDS = 512,        /* message ids are 9 bits */
+    SG2260_MSG_RESERVED = 384,   /* ids 384-511: the runtime's barriers between tasks (the firmware's tpu_kernel) */
     SG2260_MAX_MSG_COUNT = 127,  /* counts are 7 bits */
     SG2260_ALIGN = 128,          /* program alignment; FP20 / reducing writes */
 };
@@ -352,6 +353,8 @@ typedef struct Sg2260ProgramSlot {
     int chip;
     Sg2260Engine engine;
     int index;          /* CDMA: physical port; VSDMA: core; GDMA: 0 */
+    int msg_base;       /* the engine's base message id register: a descriptor's id i means id
+                           msg_base + i of the chip (the firmware's atomic_set_base_msg_id) */
     Sg2260Program prog;
     int *lines;         /* source line of each descriptor (text input), or NULL */
     Sg2260Note *notes;  /* per descriptor (backend output), or NULL */
@@ -381,7 +384,7 @@ void sg2260_bundle_free(Sg2260Bundle *b);
 /* Sorts the programs by chip, engine (CDMA, GDMA, VSDMA) and index. */
 void sg2260_bundle_sort(Sg2260Bundle *b);
 /* Parse the text form (see docs/sg2260.md): `.program chip=C port=P |
- * peer=Q | gdma | vsdma=K` sections of descriptor lines, `.data` and
+ * peer=Q | gdma | vsdma=K [msg_base=B]` sections of descriptor lines, `.data` and
  * `.fill` directives, `;` or `#` comments. The machine resolves `peer=`. 0
  * ok, -1 with *err. */
 int sg2260_bundle_parse(const char *text, const char *filename, const Sg2260Machine *m,
@@ -391,7 +394,8 @@ int sg2260_bundle_parse(const char *text, const char *filename, const Sg2260Mach
  * as comments. */
 void sg2260_bundle_write(FILE *out, const Sg2260Bundle *b, const Sg2260Machine *m);
 /* Binary bundle image (docs/sg2260.md "Bundle image"): a 128-byte header
- * block ("SG2260CDMA\0\0", version, count, directory), then each program's
+ * block ("SG2260CDMA\0\0", version, count, directory with each program's
+ * command count and base message id), then each program's
  * encoded image at a 128-byte aligned offset. Data directives are not kept.
  * *out is malloc'd; returns the size or -1. */
 long sg2260_bundle_encode(const Sg2260Bundle *b, uint8_t **out, Sg2260Error *err);

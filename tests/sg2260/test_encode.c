@@ -413,20 +413,22 @@ int main(void) {
         const char *txt = ".program chip=0 peer=2\nSEND dtype=fp32 src=0x80 elems=8\nSYS TX_SEND_MSG id=3 count=1\nSYS END\n"
                           ".program chip=2 peer=0\nRECV dtype=fp32 dst=0x80 elems=8\nSYS END\n"
                           ".program chip=0 gdma\nSYS WAIT_MSG id=3 count=1\nCOPY dtype=fp32 src=0x80 dst=l2:0 elems=8\nSYS END\n"
-                          ".program chip=0 vsdma=3\nCOPY dtype=int8 src=0 dst=0x1000 shape=1,1,2,4 stride=16,16,8\nSYS END\n";
+                          ".program chip=0 vsdma=3 msg_base=144\nCOPY dtype=int8 src=0 dst=0x1000 shape=1,1,2,4 stride=16,16,8\nSYS END\n";
         CHECK_MSG(sg2260_bundle_parse(txt, "t", &m, &b1, &err) == 0, "%s", err.msg);
         uint8_t *bimg;
         long bn = sg2260_bundle_encode(&b1, &bimg, &err);
         CHECK(bn == 128 * 5 && sg2260_bundle_is_binary(bimg, (size_t)bn));
-        CHECK(bimg[12] == 2 && bimg[14] == 4); /* version 2, four programs */
-        CHECK(bimg[16 + 3 * 16 + 1] == SG2260_VSDMA && bimg[16 + 3 * 16 + 2] == 3);
+        CHECK(bimg[12] == 3 && bimg[14] == 4); /* version 3, four programs */
+        CHECK(bimg[16 + 3 * 24 + 1] == SG2260_VSDMA && bimg[16 + 3 * 24 + 2] == 3);
+        CHECK(bimg[16 + 1 * 24 + 16] == 2 && bimg[16 + 2 * 24 + 16] == 3); /* command counts, END included */
+        CHECK(bimg[16 + 3 * 24 + 20] == 144 && bimg[16 + 3 * 24 + 21] == 0); /* the VSDMA's base message id */
         CHECK_MSG(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == 0 && b2.nslots == 4, "%s", err.msg);
         static char t1[8192], t2[8192];
         bundle_text(&b1, &m, t1, sizeof t1);
         bundle_text(&b2, &m, t2, sizeof t2);
         CHECK_MSG(!strcmp(t1, t2), "%s\nvs\n%s", t1, t2);
         CHECK(strstr(t1, ".program chip=0 port=0               ; link to chip 2\n") != NULL);
-        CHECK(strstr(t1, ".program chip=0 vsdma=3\n  COPY dtype=int8 src=0x0 dst=0x1000 shape=1,1,2,4 stride=16,16,8 "
+        CHECK(strstr(t1, ".program chip=0 vsdma=3 msg_base=144\n  COPY dtype=int8 src=0x0 dst=0x1000 shape=1,1,2,4 stride=16,16,8 "
                          "dshape=1,1,2,4 dstride=8,8,4\n") != NULL);
         sg2260_bundle_free(&b2);
         char csrc[16384];
@@ -484,7 +486,7 @@ int main(void) {
         uint8_t junk[1024];
         for (int i = 0; i < 2000; i++) {
             for (size_t k = 0; k < sizeof junk; k++) junk[k] = (uint8_t)rnd();
-            if (i % 2) memcpy(junk, "SG2260CDMA\0\0\2\0\3\0", 16);
+            if (i % 2) memcpy(junk, "SG2260CDMA\0\0\3\0\3\0", 16);
             Sg2260Program fp;
             if (sg2260_program_decode(engines[i % 3], junk, sizeof junk, &fp, &err) == 0) sg2260_program_free(&fp);
             Sg2260Bundle fb;

@@ -5,12 +5,13 @@
 ; work, and the GDMA program stages reductions through L2 SRAM as SCCL does.
 ; Reduce-scatter step s: the GDMA copies chunk r-1-s into L2 (l2:0x0) and
 ; sends message 1; the RX side waits for it and posts the RECV, which reduces
-; the neighbour's chunk r-1-s (SEND psum=wr) into L2; once it has landed the
-; RX side sends message 2, the GDMA waits for it, copies the chunk back to
-; DDR and sends message 3, for which the TX side waits before sending that
-; chunk on. All-gather step s: send chunk r+1-s (psum=wo) into the
-; receiver's chunk r-s, whose RX side sends message 0 when it has landed;
-; the TX side waits for it before sending it on. Every message is sent for
+; the neighbour's chunk r-1-s (SEND psum=wr) into L2; a NOP waits until it
+; has landed, then the RX side sends message 2, the GDMA waits for it,
+; copies the chunk back to DDR and sends message 3, for which the TX side
+; waits before sending that chunk on. All-gather step s: send chunk r+1-s
+; (psum=wo) into the receiver's chunk r-s, whose RX side sends message 0
+; after a NOP (once it has landed); the TX side waits for it before sending
+; it on. Every message is sent for
 ; one waiter and waited for once (count=1).
 ; Data: .fill gives chip c the values 1000*c + i (i = 0..255).
 
@@ -35,16 +36,21 @@
 .program chip=0 port=2               ; link to chip 1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   RECV dtype=fp32 op=none dst=0x10100 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10000 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10300 shape=1,1,1,64 stride=64,64,64
   SYS END
@@ -68,16 +74,21 @@
 .program chip=1 port=0               ; link to chip 3
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   RECV dtype=fp32 op=none dst=0x10000 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10300 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10200 shape=1,1,1,64 stride=64,64,64
   SYS END
@@ -114,16 +125,21 @@
 .program chip=2 port=0               ; link to chip 0
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   RECV dtype=fp32 op=none dst=0x10200 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10100 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10000 shape=1,1,1,64 stride=64,64,64
   SYS END
@@ -173,16 +189,21 @@
 .program chip=3 port=2               ; link to chip 2
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   SYS RX_WAIT_MSG id=1 count=1
   RECV dtype=fp32 op=add dst=l2:0x0 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=2 count=1
   RECV dtype=fp32 op=none dst=0x10300 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10200 shape=1,1,1,64 stride=64,64,64
+  SYS NOP
   SYS RX_SEND_MSG id=0 count=1
   RECV dtype=fp32 op=none dst=0x10100 shape=1,1,1,64 stride=64,64,64
   SYS END
