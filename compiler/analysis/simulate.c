@@ -89,11 +89,11 @@ size_t sim_writer_from(const Schedule *s, size_t from, int buf, int64_t rank, in
     return SIZE_MAX;
 }
 
-/* The transfer of step `step` that reads the slot as a source. */
-static size_t reader_in_step(const Schedule *s, size_t step, int buf, int64_t rank, int64_t c) {
-    const Step *st = &s->steps[step];
-    for (size_t x = st->first; x < st->first + st->count; x++)
-        if (covers(&s->xfers[x].src, buf, rank, c)) return x;
+/* The transfer of step `st` (its transfers xs) that reads the slot as a
+ * source. */
+static size_t reader_in_step(const Step *st, const Transfer *xs, int buf, int64_t rank, int64_t c) {
+    for (size_t i = 0; i < st->count; i++)
+        if (covers(&xs[i].src, buf, rank, c)) return st->first + i;
     COLLC_UNREACHABLE("race: no reader found");
 }
 
@@ -107,6 +107,11 @@ static void fault(Sim *m, SimFaultKind kind, size_t step, size_t x, size_t other
 /* An undefined read, held until the step's races are reported. */
 static void hold_undef(Sim *m, SimFaultKind kind, size_t step, size_t x, int buf, int64_t rank,
                        int64_t c) {
+    if (m->streaming) {
+        /* the earlier steps' transfers are gone: the caller replays */
+        m->faulted = m->stop = 1;
+        return;
+    }
     if (!m->hooks.fault) return;
     if (m->nheld == m->capheld) {
         m->capheld = m->capheld ? 2 * m->capheld : 16;
@@ -140,6 +145,12 @@ static void report_held(Sim *m, const Step *st) {
 void sim_step(Sim *m) {
     const Schedule *s = m->s;
     if (m->stop || m->next >= s->nsteps) return;
+    sim_step_xfers(m, s->xfers ? s->xfers + s->steps[m->next].first : NULL);
+}
+
+void sim_step_xfers(Sim *m, const Transfer *xs) {
+    const Schedule *s = m->s;
+    if (m->stop || m->next >= s->nsteps) return;
     size_t k = m->next++;
     const Step *st = &s->steps[k];
     uint32_t stamp = (uint32_t)k + 1;
@@ -148,9 +159,9 @@ void sim_step(Sim *m) {
 
     /* pass 1: stamp every source slot as read in this step */
     for (size_t x = st->first; x < end; x++) {
-        const Transfer *t = &s->xfers[x];
+        const Transfer *t = &xs[x - st->first];
         if (x + PREFETCH_AHEAD < end) {
-            const Transfer *u = &s->xfers[x + PREFETCH_AHEAD];
+            const Transfer *u = t + PREFETCH_AHEAD;
             __builtin_prefetch(&sl[sim_slot(m, u->src.buffer, u->src.rank, u->src.lo)], 1);
         }
         for (int32_t c = t->src.lo; c < t->src.hi; c++)
@@ -159,9 +170,9 @@ void sim_step(Sim *m) {
 
     /* pass 2: apply the transfers in order */
     for (size_t x = st->first; x < end && !m->stop; x++) {
-        const Transfer *t = &s->xfers[x];
+        const Transfer *t = &xs[x - st->first];
         if (x + PREFETCH_AHEAD < end) {
-            const Transfer *u = &s->xfers[x + PREFETCH_AHEAD];
+            const Transfer *u = t + PREFETCH_AHEAD;
             __builtin_prefetch(&sl[sim_slot(m, u->dst.buffer, u->dst.rank, u->dst.lo)], 1);
             __builtin_prefetch(&sl[sim_slot(m, u->src.buffer, u->src.rank, u->src.lo)], 0);
         }
@@ -178,11 +189,11 @@ void sim_step(Sim *m) {
              * are not a race: they all combine into it (any order gives
              * the same value) */
             int ww = lw && lw - 1 >= st->first &&
-                     !(t->op == XFER_REDUCE && s->xfers[lw - 1].op == XFER_REDUCE);
+                     !(t->op == XFER_REDUCE && xs[lw - 1 - st->first].op == XFER_REDUCE);
             if (ww || d->rstamp == stamp) {
                 if (!raced++ && m->hooks.fault)
                     fault(m, ww ? SIM_FAULT_RACE_WRITE : SIM_FAULT_RACE_READ, k, x,
-                          ww ? lw - 1 : reader_in_step(s, k, t->dst.buffer, t->dst.rank, dc),
+                          ww ? lw - 1 : reader_in_step(st, xs, t->dst.buffer, t->dst.rank, dc),
                           t->dst.buffer, t->dst.rank, dc);
                 /* The outcome depends on timing: poison the slot, so that
                  * what follows from it is not reported again. */

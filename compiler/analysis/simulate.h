@@ -110,6 +110,12 @@ typedef struct Sim {
     size_t nheld, capheld; /*   races (see above) */
     int stop;             /* set by a hook: the current step stops where it
                              is and sim_step does nothing any more */
+    int streaming;        /* set by the user: only the current step's
+                             transfers exist (sim_step_xfers), so a fault
+                             that needs earlier ones to be reported (an
+                             undefined read) only stops the run and sets
+                             `faulted`; the user replays the schedule whole */
+    int faulted;
 } Sim;
 
 /* Sets up the state before the first step. Returns 0, or -1 (nothing to
@@ -120,6 +126,10 @@ void sim_free(Sim *m);
 
 /* Runs step m->next and advances to the following one. */
 void sim_step(Sim *m);
+/* The same with the step's transfers given (xs[i] is transfer
+ * steps[next].first + i): a schedule streamed step by step, whose
+ * `xfers` are not kept (m->s->steps must hold the step). */
+void sim_step_xfers(Sim *m, const Transfer *xs);
 
 static inline uint64_t sim_slot(const Sim *m, int buf, int64_t rank, int64_t c) {
     const SimBuf *B = &m->bufs[buf];

@@ -65,6 +65,10 @@ typedef struct VState {
                                 was counted (one per transfer); SIZE_MAX */
     size_t describe_budget; /* transfers notes may still replay (describe) */
     int overflow;          /* more than 2^31 values: verify-too-large */
+    int stream;            /* the schedule is streamed (verify_instance): its
+                              transfers are gone, so any finding only counts
+                              and stops, and the instance is replayed whole
+                              to report it */
 } VState;
 
 /* A read-only view of a value (leaves get their interval in `one`). */
@@ -378,6 +382,11 @@ static void note_first_write(VState *v, size_t k, int buf, int64_t rank, int64_t
 /* The simulator's faults as diagnostics. */
 static void on_fault(void *user, const SimFault *f) {
     VState *v = user;
+    if (v->stream) {
+        v->errors++;
+        v->sim.stop = 1;
+        return;
+    }
     const Transfer *t = &v->s->xfers[f->xfer];
     switch (f->kind) {
     case SIM_FAULT_WRITE_TO_IN:
@@ -413,9 +422,16 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
     if (a.chunk == b.chunk && v->mc_valid && v->mc_a == ka && v->mc_b == kb)
         return value_new(v, a.chunk, v->mc_off, v->mc_n, tree_node(a.tree, b.tree), vd, vs,
                          (uint32_t)x);
-    const Transfer *t = &v->s->xfers[x];
     size_t nover = 0, n = 0;
-    if (a.chunk != b.chunk) {
+    int mixed = a.chunk != b.chunk;
+    if (!mixed) n = ivl_merge(v, a.iv, a.n, b.iv, b.n, &nover); /* 0: a rank twice */
+    if (v->stream && (mixed || n == 0)) {
+        v->errors++;
+        v->sim.stop = 1;
+        return SIM_POISON;
+    }
+    const Transfer *t = v->stream ? NULL : &v->s->xfers[x];
+    if (mixed) {
         if (v->merge_fault_xfer != x && (v->merge_fault_xfer = x, count_error(v, "mixed-chunks", t->span)))
             diag_error(v->dx, t->span, "mixed-chunks",
                        "step %zu mixes chunks: reduces %s into %s = %s%s", k + 1, fmt_value(v, vs),
@@ -423,7 +439,7 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
                        describe(v, x, 0));
         return SIM_POISON;
     }
-    if ((n = ivl_merge(v, a.iv, a.n, b.iv, b.n, &nover)) == 0) {
+    if (n == 0) {
         if (v->merge_fault_xfer != x && (v->merge_fault_xfer = x, count_error(v, "double-count", t->span))) {
             SBuf sb = {0};
             sb_ranks(&sb, v->tmp, nover);
@@ -608,6 +624,11 @@ static void check_postcondition(VState *v) {
                 if (w.chunk == e.chunk && w.n == 1 && w.iv[0].lo == e.lo && w.iv[0].hi == e.hi)
                     continue; /* the common case, without formatting */
             }
+            if (v->stream) {
+                v->errors++;
+                v->sim.stop = 1;
+                return;
+            }
             SBuf want = {0};
             sb_printf(&want, "{");
             sb_ranks(&want, &ev, 1);
@@ -710,57 +731,149 @@ static int check_consistency(VState *v) {
 
 /* --------------------------------------------------------------- driver */
 
-unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
-                            unsigned max_errors, VerifyStats *st) {
-    VState v = {0};
-    v.s = s; v.dx = dx; v.dxw = dxw; v.arena = arena;
-    v.N = s->N;
-    v.root = collective_info[s->alg->coll].rooted ? s->root : -1;
-    v.max_errors = max_errors ? max_errors : VERIFY_DEFAULT_MAX_ERRORS;
-    v.describe_budget = (size_t)8 << 20;
-    v.merge_fault_xfer = SIZE_MAX;
-    VerifyStats dummy;
-    if (!st) st = &dummy;
-    memset(st, 0, sizeof *st);
-    st->consistent = -1;
+static void vstate_init(VState *v, const Schedule *s, DiagEngine *dx, DiagEngine *dxw,
+                        Arena *arena, unsigned max_errors) {
+    memset(v, 0, sizeof *v);
+    v->s = s; v->dx = dx; v->dxw = dxw; v->arena = arena;
+    v->N = s->N;
+    v->root = collective_info[s->alg->coll].rooted ? s->root : -1;
+    v->max_errors = max_errors ? max_errors : VERIFY_DEFAULT_MAX_ERRORS;
+    v->describe_budget = (size_t)8 << 20;
+    v->merge_fault_xfer = SIZE_MAX;
+}
 
-    SimHooks hooks = {on_reduce, on_fault, &v};
-    if (sim_init(&v.sim, s, &hooks)) {
+/* Sets up the slots: 0, or -1 (verify-too-large, reported) when the
+ * schedule cannot be simulated. */
+static int vstate_start(VState *v, VerifyStats *st) {
+    const Schedule *s = v->s;
+    SimHooks hooks = {on_reduce, on_fault, v};
+    if (sim_init(&v->sim, s, &hooks)) {
         st->errors = 1;
         st->too_large = 1;
-        if (dx) {
+        if (v->dx) {
             uint64_t nin = 0;
             for (int64_t r = 0; r < s->N; r++) nin += (uint64_t)schedule_chunks(s, BUF_IN, r);
-            diag_error(dx, s->alg->name_span, "verify-too-large",
+            diag_error(v->dx, s->alg->name_span, "verify-too-large",
                        "schedule of '%s' for N = %" PRId64 " is too large to verify "
                        "(%" PRIu64 " input chunks, %zu transfers; limit 2^31 and 2^32)",
                        s->alg->name, s->N, nin, s->nxfers);
         }
-        return 1;
+        return -1;
     }
-    v.capvals = 1024;
-    v.vals = xmalloc(v.capvals * sizeof *v.vals);
-    v.nvals = SIM_FIRST;
+    v->capvals = 1024;
+    v->vals = xmalloc(v->capvals * sizeof *v->vals);
+    v->nvals = SIM_FIRST;
+    return 0;
+}
 
-    while (v.sim.next < s->nsteps && !v.sim.stop) sim_step(&v.sim);
-    if (v.overflow) {
-        v.errors++;
-        if (dx)
-            diag_error(dx, s->alg->name_span, "verify-too-large",
+/* After the last step: the postcondition and rank consistency, the stats. */
+static unsigned vstate_finish(VState *v, VerifyStats *st) {
+    const Schedule *s = v->s;
+    if (v->overflow) {
+        v->errors++;
+        if (v->dx)
+            diag_error(v->dx, s->alg->name_span, "verify-too-large",
                        "schedule of '%s' for N = %" PRId64 " is too large to verify "
                        "(more than 2^31 reduced values)", s->alg->name, s->N);
     }
-    if (!v.sim.stop) check_postcondition(&v);
-    if (!v.errors) st->consistent = check_consistency(&v);
+    if (!v->sim.stop) check_postcondition(v);
+    if (!v->errors) st->consistent = check_consistency(v);
+    st->errors = v->errors;
+    st->too_large = v->overflow;
+    st->slots = v->sim.nslots;
+    st->values = v->nvals - SIM_FIRST;
+    st->intervals = v->nivl;
+    return v->errors;
+}
 
-    st->errors = v.errors;
-    st->too_large = v.overflow;
-    st->slots = v.sim.nslots;
-    st->values = v.nvals - SIM_FIRST;
-    st->intervals = v.nivl;
-    sim_free(&v.sim);
-    free(v.vals); free(v.ivl); free(v.tmp);
-    return v.errors;
+static void vstate_free(VState *v) {
+    sim_free(&v->sim);
+    free(v->vals); free(v->ivl); free(v->tmp);
+}
+
+unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                            unsigned max_errors, VerifyStats *st) {
+    VState v;
+    vstate_init(&v, s, dx, dxw, arena, max_errors);
+    VerifyStats dummy;
+    if (!st) st = &dummy;
+    memset(st, 0, sizeof *st);
+    st->consistent = -1;
+    if (vstate_start(&v, st)) return 1;
+    while (v.sim.next < s->nsteps && !v.sim.stop) sim_step(&v.sim);
+    unsigned errors = vstate_finish(&v, st);
+    vstate_free(&v);
+    return errors;
+}
+
+/* ------------------------------------------------------------ streaming */
+
+typedef struct VStream {
+    VState v;
+    VerifyStats st;
+    Arena *arena;
+    unsigned max_errors;
+    int started;   /* vstate_start ran */
+    int replay;    /* something to report, or a limit: verify it whole */
+} VStream;
+
+static int stream_step(void *user, const Schedule *hdr, const Transfer *xs) {
+    VStream *w = user;
+    if (!w->started) {
+        vstate_init(&w->v, hdr, NULL, NULL, w->arena, w->max_errors);
+        w->v.stream = 1;
+        w->started = 1;
+        if (vstate_start(&w->v, &w->st)) return w->replay = 1;
+        w->v.sim.streaming = 1;
+    }
+    /* the simulator's 32-bit transfer and step ids (sim_init's limits) */
+    if (hdr->nxfers >= UINT32_MAX || hdr->nsteps >= UINT32_MAX) return w->replay = 1;
+    sim_step_xfers(&w->v.sim, xs);
+    if (w->v.errors || w->v.sim.faulted || w->v.overflow) return w->replay = 1;
+    return 0;
+}
+
+InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi,
+                           DiagEngine *dx, DiagEngine *dxw, Arena *arena, unsigned max_errors,
+                           VerifyStats *st, const Stmt **failed_require) {
+    memset(st, 0, sizeof *st);
+    st->consistent = -1;
+    VStream *w = xcalloc(1, sizeof *w);
+    w->arena = arena;
+    w->max_errors = max_errors;
+    w->st.consistent = -1;
+    Schedule sch;
+    InstStatus ist = instantiate_stream(alg, p, dxi, &sch, failed_require, stream_step, w);
+    if (ist == INST_OK) {
+        if (!w->started) {
+            /* no step: the postcondition alone */
+            vstate_init(&w->v, &sch, NULL, NULL, arena, max_errors);
+            w->v.stream = 1;
+            w->started = 1;
+            if (vstate_start(&w->v, &w->st)) w->replay = 1;
+        }
+        if (!w->replay) {
+            /* the steps are kept; the header the steps saw is gone */
+            w->v.s = &sch;
+            w->v.sim.s = &sch;
+            w->v.arena = arena;
+            vstate_finish(&w->v, &w->st);
+            /* the warning names transfers: replay to report it */
+            w->replay = w->st.errors || (w->st.consistent == 0 && dxw);
+        }
+        if (!w->replay) *st = w->st;
+        schedule_free(&sch);
+    }
+    if (w->started) vstate_free(&w->v);
+    int replay = ist == INST_STOPPED || (ist == INST_OK && w->replay);
+    free(w);
+    if (!replay) return ist;
+
+    ist = instantiate(alg, p, dxi, &sch, failed_require);
+    if (ist != INST_OK) return ist;
+    verify_schedule_ex(&sch, dx, dxw, arena, max_errors, st);
+    schedule_free(&sch);
+    return INST_OK;
 }
 
 unsigned verify_schedule(const Schedule *s, DiagEngine *dx, Arena *arena,

@@ -53,6 +53,18 @@ unsigned verify_schedule(const Schedule *s, DiagEngine *dx, Arena *arena,
 unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
                             unsigned max_errors, VerifyStats *st);
 
+/* instantiate + verify_schedule_ex of one instance, without keeping the
+ * schedule's transfers: they are streamed step by step into the simulator
+ * (instantiate_stream), so memory holds the slots and values, not the
+ * transfers. Whenever there is something to report (an error, the
+ * rank-consistency warning for dxw, a limit), the instance is instantiated
+ * and verified again whole, so the diagnostics are exactly those of
+ * instantiate (through dxi) and verify_schedule_ex (dx, dxw). Returns
+ * instantiate's status; on INST_OK, *st is verify_schedule_ex's. */
+InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi,
+                           DiagEngine *dx, DiagEngine *dxw, Arena *arena, unsigned max_errors,
+                           VerifyStats *st, const Stmt **failed_require);
+
 /* Options of verify_algorithm (the `collc verify` command line). */
 typedef struct VerifyOptions {
     const int64_t *ns;        /* rank counts, ascending; NULL = the default set */

@@ -165,9 +165,12 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             p.defines = o->defines;
             p.ndefines = o->ndefines;
             p.max_transfers = o->max_transfers;
-            Schedule sch;
             const Stmt *req = NULL;
-            InstStatus ist = instantiate(alg, &p, reported || big_shown ? quiet : dx, &sch, &req);
+            VerifyStats st;
+            InstStatus ist = verify_instance(alg, &p, reported || big_shown ? quiet : dx,
+                                             reported || big_shown ? NULL : dx,
+                                             warned || o->correctness_only ? NULL : dx, arena,
+                                             o->max_errors, &st, &req);
             if (ist == INST_NOT_APPLICABLE) {
                 nskip++;
                 if (!r->why) {
@@ -186,11 +189,8 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
                 reported = 1;
                 continue;
             }
-            VerifyStats st;
-            unsigned errs = verify_schedule_ex(&sch, reported || big_shown ? NULL : dx,
-                                               warned || o->correctness_only ? NULL : dx, arena,
-                                               o->max_errors, &st);
-            schedule_free(&sch);
+            COLLC_ASSERT(ist == INST_OK);
+            unsigned errs = st.errors;
             if (errs == 1 && st.too_large) {
                 nbig++;
                 big_shown = 1;

@@ -23,6 +23,7 @@ Status pipeline_instantiate(Session *s, const Algorithm *alg, const SchedParams 
     case INST_OK: return EXIT_GO_ON;
     case INST_ERROR: return EXIT_INPUT;
     case INST_TOO_LARGE: return EXIT_TOO_LARGE;
+    case INST_STOPPED: break; /* instantiate_stream only */
     case INST_NOT_APPLICABLE: {
         const char *reason = req ? req->u.require.why : NULL;
         if (why) {

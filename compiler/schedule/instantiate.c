@@ -31,8 +31,13 @@ typedef struct Inst {
     int nparams_done;           /* params evaluated so far (for the note) */
     int64_t *chunks_root, *chunks_other;
     /* output */
-    Transfer *xfers;
+    Transfer *xfers;            /* transfers xbase .. nxfers-1 */
     size_t nxfers, capxfers;
+    size_t xbase;               /* streaming: the transfers before it are gone */
+    SchedStepFn on_step;        /* streaming (NULL: keep every transfer) */
+    void *on_step_user;
+    Schedule hdr;               /* streaming: what on_step sees */
+    int stopped;                /* streaming: on_step stopped the walk */
     Step *steps;
     size_t nsteps, capsteps;
     size_t max_xfers;
@@ -275,13 +280,13 @@ static InterpFlow exec_xfer(Inst *I, const Stmt *st) {
         I->nxfers++;
         return INTERP_OK;
     }
-    if (I->nxfers == I->capxfers) {
+    if (I->nxfers - I->xbase == I->capxfers) {
         I->capxfers = I->capxfers ? I->capxfers * 2 : 1024;
         I->xfers = xrealloc(I->xfers, sizeof(Transfer) * I->capxfers);
     }
     t.op = (uint8_t)st->u.xfer.op;
     t.span = st->span;
-    I->xfers[I->nxfers++] = t;
+    I->xfers[I->nxfers++ - I->xbase] = t;
     return INTERP_OK;
 }
 
@@ -344,6 +349,18 @@ static InterpFlow exec_step(Inst *I, const Stmt *st) {
         return f;
     }
     if (!I->describe) I->steps[I->nsteps - 1].count = I->nxfers - I->steps[I->nsteps - 1].first;
+    if (f == INTERP_OK && I->on_step) {
+        Schedule *h = &I->hdr;
+        h->split = I->split;
+        h->steps = I->steps;
+        h->nsteps = I->nsteps;
+        h->nxfers = I->nxfers;
+        if (I->on_step(I->on_step_user, h, I->xfers)) {
+            I->stopped = 1;
+            return INTERP_STOP;
+        }
+        I->xbase = I->nxfers;
+    }
     return f;
 }
 
@@ -511,8 +528,9 @@ static InterpFlow inst_run(Inst *I, const SchedParams *p, const int64_t *fixed_p
     return interp_block(&I->in, I->alg->body);
 }
 
-InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
-                       Schedule *out, const Stmt **failed_require) {
+static InstStatus inst_main(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
+                            Schedule *out, const Stmt **failed_require, SchedStepFn on_step,
+                            void *user) {
     memset(out, 0, sizeof *out);
     if (failed_require) *failed_require = NULL;
     int64_t max_N = params->max_N ? params->max_N : SCHED_DEFAULT_MAX_N;
@@ -549,6 +567,15 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
     Inst I;
     inst_init(&I, alg, dx, params->N, params->root);
     if (params->max_transfers) I.max_xfers = params->max_transfers;
+    I.on_step = on_step;
+    I.on_step_user = user;
+    I.hdr.alg = alg;
+    I.hdr.N = I.N;
+    I.hdr.root = I.root;
+    I.hdr.param_values = I.param_values;
+    I.hdr.nbuffers = alg->nbuffers;
+    I.hdr.chunks_at_root = I.chunks_root;
+    I.hdr.chunks_other = I.chunks_other;
     InterpFlow f = inst_run(&I, params, NULL);
     if (f == INTERP_NA) {
         if (failed_require) *failed_require = I.failed_require;
@@ -556,9 +583,9 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
         return INST_NOT_APPLICABLE;
     }
     if (f != INTERP_OK) {
-        int too_large = I.too_large;
+        int too_large = I.too_large, stopped = I.stopped;
         inst_discard(&I);
-        return too_large ? INST_TOO_LARGE : INST_ERROR;
+        return stopped ? INST_STOPPED : too_large ? INST_TOO_LARGE : INST_ERROR;
     }
     out->alg = alg;
     out->N = I.N;
@@ -569,13 +596,30 @@ InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngi
     out->chunks_at_root = I.chunks_root;
     out->chunks_other = I.chunks_other;
     /* give back the doubling slack: schedules can be gigabytes */
-    out->xfers = I.nxfers ? xrealloc(I.xfers, sizeof(Transfer) * I.nxfers) : (free(I.xfers), NULL);
+    if (on_step) {
+        free(I.xfers);
+        out->xfers = NULL;
+    } else {
+        out->xfers = I.nxfers ? xrealloc(I.xfers, sizeof(Transfer) * I.nxfers) : (free(I.xfers), NULL);
+    }
     out->nxfers = I.nxfers;
     out->steps = I.nsteps ? xrealloc(I.steps, sizeof(Step) * I.nsteps) : (free(I.steps), NULL);
     out->nsteps = I.nsteps;
     free(I.in.frame);
     interp_free(&I.in);
     return INST_OK;
+}
+
+InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
+                       Schedule *out, const Stmt **failed_require) {
+    return inst_main(alg, params, dx, out, failed_require, NULL, NULL);
+}
+
+InstStatus instantiate_stream(const Algorithm *alg, const SchedParams *params,
+                              DiagEngine *dx, Schedule *out, const Stmt **failed_require,
+                              SchedStepFn on_step, void *user) {
+    COLLC_ASSERT(on_step);
+    return inst_main(alg, params, dx, out, failed_require, on_step, user);
 }
 
 void schedule_free(Schedule *s) {

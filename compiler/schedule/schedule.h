@@ -81,6 +81,7 @@ typedef enum InstStatus {
                              or loop iterations than allowed), reported
                              through dx as "schedule-too-large": nothing is
                              known to be wrong with the algorithm */
+    INST_STOPPED,         /* instantiate_stream: the step callback stopped it */
 } InstStatus;
 
 /* Instantiates a checked algorithm. Errors (rank/chunk out of range, division
@@ -91,6 +92,23 @@ typedef enum InstStatus {
 InstStatus instantiate(const Algorithm *alg, const SchedParams *params,
                        DiagEngine *dx, Schedule *out,
                        const Stmt **failed_require);
+
+/* Called by instantiate_stream after each step: `hdr` is the schedule so
+ * far (everything but `xfers`, which is NULL; steps[nsteps - 1] is the step
+ * just made, nxfers counts every transfer so far) and xs[i] is transfer
+ * steps[nsteps - 1].first + i, valid during the call only. Nonzero stops
+ * the instantiation (INST_STOPPED). */
+typedef int (*SchedStepFn)(void *user, const Schedule *hdr, const Transfer *xs);
+
+/* instantiate without keeping the transfers: each step goes to on_step,
+ * then its transfers are dropped, so memory holds one step, not the
+ * schedule. The same walk, the same diagnostics and statuses as
+ * instantiate, plus INST_STOPPED; on INST_OK *out holds everything but the
+ * transfers (xfers NULL, nxfers their count) and is freed with
+ * schedule_free(). */
+InstStatus instantiate_stream(const Algorithm *alg, const SchedParams *params,
+                              DiagEngine *dx, Schedule *out, const Stmt **failed_require,
+                              SchedStepFn on_step, void *user);
 
 void schedule_free(Schedule *s);
 
