@@ -88,6 +88,8 @@ typedef struct MsAlgo {
  * (required attributes, ids, peers, limits, bounds). Returns the number of
  * errors reported; *out (in `arena`) is complete when it is 0. */
 int msccl_xml_parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out);
+/* The same for the attributes of <algo> only (no gpus). */
+int msccl_xml_header(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out);
 
 /* The algorithms of a read file: one per mode it runs in (out of place;
  * in place, named NAME_inplace), appended to *prog. Reports deadlocks,
@@ -97,5 +99,10 @@ int msccl_build(Arena *arena, DiagEngine *dx, const MsAlgo *a, Program *prog);
 /* The rows of driver/formats.def. */
 int msccl_read(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
 int msccl_sniff(const char *text, size_t len);
+/* The size ranges of the files an executor chooses from (msccl_select.c):
+ * per collective, ngpus and mode, the sizes that two algorithms claim
+ * (msccl-size-overlap) and those between two that none claims
+ * (msccl-size-gap). */
+void msccl_group(DiagEngine *dx, const uint32_t *files, int nfiles);
 
 #endif
