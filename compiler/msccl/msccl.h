@@ -99,6 +99,9 @@ int msccl_build(Arena *arena, DiagEngine *dx, const MsAlgo *a, Program *prog);
 /* The rows of driver/formats.def. */
 int msccl_read(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
 int msccl_sniff(const char *text, size_t len);
+/* SCCL's JSON algorithms (sccl_json.c): the rows of driver/formats.def. */
+int sccl_read(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
+int sccl_sniff(const char *text, size_t len);
 /* The size ranges of the files an executor chooses from (msccl_select.c):
  * per collective, ngpus and mode, the sizes that two algorithms claim
  * (msccl-size-overlap) and those between two that none claims
