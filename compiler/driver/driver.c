@@ -7,10 +7,12 @@
 #include "driver/progress.h"
 #include "quantity.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- usage errors ---- */
@@ -141,28 +143,105 @@ int parse_bandwidth(const char *s, double *bytes_per_s) {
 
 /* ---- session ---- */
 
-/* The readers and sniffers of the rows (parse_source, parse_sniff: front.h;
- * a compatible redeclaration). */
-#define INPUT_FORMAT(id, name, read, sniff, help) InputReadFn read; InputSniffFn sniff;
+/* The readers, sniffers and group checks of the rows (parse_source,
+ * parse_sniff, parse_group: front.h; a compatible redeclaration). */
+#define INPUT_FORMAT(id, name, read, sniff, group, help) InputReadFn read; InputSniffFn sniff; InputGroupFn group;
 #include "driver/formats.def"
 
 const InputFormat input_formats[] = {
-#define INPUT_FORMAT(id, name, read, sniff, help) {name, read, sniff, help},
+#define INPUT_FORMAT(id, name, read, sniff, group, help) {name, read, sniff, group, help},
 #include "driver/formats.def"
 };
 const int ninput_formats = (int)ARRAY_LEN(input_formats);
 
-/* The format of file `id`: --input-format's, else the surest sniffer's. */
-static const InputFormat *format_of(const Session *s, uint32_t id) {
-    if (s->opts.input_format) return &input_formats[s->opts.input_format - 1];
-    const SourceFile *f = source_file(&s->sm, id);
-    const InputFormat *best = &input_formats[0];
-    int surest = -1;
+/* The format of a text: --input-format's (given > 0), else the surest
+ * sniffer's; *how is that sniffer's answer (2 for a named format). */
+static int format_index(int given, const char *text, size_t len, int *how) {
+    *how = 2;
+    if (given) return given - 1;
+    int best = 0, surest = -1;
     for (int k = 0; k < ninput_formats; k++) {
-        int how = input_formats[k].sniff(f->text, f->len);
-        if (how > surest) surest = how, best = &input_formats[k];
+        int h = input_formats[k].sniff(text, len);
+        if (h > surest) surest = h, best = k;
     }
+    *how = surest;
     return best;
+}
+
+static int format_of(const Session *s, uint32_t id) {
+    const SourceFile *f = source_file(&s->sm, id);
+    int how;
+    return format_index(s->opts.input_format, f->text, f->len, &how);
+}
+
+/* ---- a folder given as a file ---- */
+
+typedef struct PathList { char **v; int n, cap; } PathList;
+
+static void path_push(PathList *l, char *p) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->v = xrealloc(l->v, sizeof *l->v * (size_t)l->cap);
+    }
+    l->v[l->n++] = p;
+}
+
+static int path_cmp(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether file `path` of a folder is one to read: a .coll, or a text that
+ * a format recognises by its content (its first 64 KiB), or with
+ * --input-format any file. */
+static int folder_member(const char *path, int given) {
+    size_t n = strlen(path);
+    if (n > 5 && strcmp(path + n - 5, ".coll") == 0) return 1;
+    if (given) return 1;
+    FILE *f = fopen(path, "rb");
+    if (!f) return 1; /* read anyway: its error is reported where it is read */
+    static char head[1 << 16];
+    size_t len = fread(head, 1, sizeof head, f);
+    fclose(f);
+    int how;
+    format_index(0, head, len, &how);
+    return how >= 2;
+}
+
+/* The files given, a folder replaced by its files (not those whose name
+ * begins with '.', not its folders), sorted by name, that collc reads.
+ * A folder with none is an error. */
+static PathList expand_folders(Session *s, char **files, int nfiles) {
+    PathList out = {0};
+    for (int k = 0; k < nfiles; k++) {
+        struct stat st;
+        if (strcmp(files[k], "-") == 0 || stat(files[k], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            path_push(&out, arena_strdup(&s->arena, files[k]));
+            continue;
+        }
+        DIR *d = opendir(files[k]);
+        if (!d) {
+            path_push(&out, arena_strdup(&s->arena, files[k]));
+            continue;
+        }
+        int first = out.n;
+        size_t dl = strlen(files[k]);
+        const char *sep = dl && files[k][dl - 1] == '/' ? "" : "/";
+        for (struct dirent *e; (e = readdir(d));) {
+            if (e->d_name[0] == '.') continue;
+            char *p = arena_printf(&s->arena, "%s%s%s", files[k], sep, e->d_name);
+            struct stat es;
+            if (stat(p, &es) != 0 || !S_ISREG(es.st_mode)) continue;
+            if (folder_member(p, s->opts.input_format)) path_push(&out, p);
+        }
+        closedir(d);
+        qsort(out.v + first, (size_t)(out.n - first), sizeof *out.v, path_cmp);
+        if (out.n == first)
+            diag_error(s->dx, span_none(), "cannot-open",
+                       "the folder '%s' has no file that collc reads (.coll, or a format it "
+                       "recognises: --input-format)",
+                       files[k]);
+    }
+    return out;
 }
 
 static void apply_options(DiagEngine *dx, const CommonOptions *o) {
@@ -464,7 +543,11 @@ Status session_open(Session *s, const CommonOptions *opts, char **files, int nfi
     if (ds != stderr) diag_set_stream(s->dx, ds);
     apply_options(s->dx, opts);
 
-    int unreadable = 0;
+    unsigned before_expand = diag_error_count(s->dx);
+    PathList given = expand_folders(s, files, nfiles);
+    files = given.v;
+    nfiles = given.n;
+    int unreadable = diag_error_count(s->dx) > before_expand;
     int *ids = xmalloc((size_t)(nfiles > 0 ? nfiles : 1) * sizeof *ids);
     for (int k = 0; k < nfiles; k++) {
         errno = 0;
@@ -478,9 +561,28 @@ Status session_open(Session *s, const CommonOptions *opts, char **files, int nfi
         }
     }
     unsigned before_parse = diag_error_count(s->dx);
-    for (int k = 0; k < nfiles; k++)
-        if (ids[k] >= 0) format_of(s, (uint32_t)ids[k])->read(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
+    /* each file in its format; then each format's files together, those
+     * that read without an error */
+    int *fmt = xmalloc((size_t)(nfiles > 0 ? nfiles : 1) * sizeof *fmt);
+    uint32_t *group = xmalloc((size_t)(nfiles > 0 ? nfiles : 1) * sizeof *group);
+    for (int k = 0; k < nfiles; k++) {
+        fmt[k] = -1;
+        if (ids[k] < 0) continue;
+        unsigned before = diag_error_count(s->dx);
+        int f = format_of(s, (uint32_t)ids[k]);
+        input_formats[f].read(&s->arena, s->dx, (uint32_t)ids[k], &s->prog);
+        if (diag_error_count(s->dx) == before) fmt[k] = f;
+    }
+    for (int f = 0; f < ninput_formats; f++) {
+        int n = 0;
+        for (int k = 0; k < nfiles; k++)
+            if (fmt[k] == f) group[n++] = (uint32_t)ids[k];
+        if (n) input_formats[f].group(s->dx, group, n);
+    }
+    free(fmt);
+    free(group);
     free(ids);
+    free(given.v);
     s->ninputs = s->sm.nfiles;
     load_imports(s);
     if (diag_error_count(s->dx) > before_parse) return EXIT_INPUT;

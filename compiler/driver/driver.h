@@ -102,6 +102,7 @@ typedef struct InputFormat {
     const char *name;        /* --input-format=NAME */
     InputReadFn *read;
     InputSniffFn *sniff;
+    InputGroupFn *group;
     const char *help;
 } InputFormat;
 extern const InputFormat input_formats[];

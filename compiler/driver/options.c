@@ -139,7 +139,7 @@ static const CommandInfo commands[CMD__COUNT] = {
 
 /* The input formats' names, "coll|...", for --input-format. */
 static const char format_names[] = ""
-#define INPUT_FORMAT(id, name, read, sniff, help) "|" name
+#define INPUT_FORMAT(id, name, read, sniff, group, help) "|" name
 #include "driver/formats.def"
     ;
 

@@ -28,8 +28,15 @@ typedef int InputReadFn(Arena *arena, DiagEngine *dx, uint32_t file_id, Program 
  * text may be .coll), 2 it is (its own signature, such as an XML root
  * element). */
 typedef int InputSniffFn(const char *text, size_t len);
+/* What checks the files given that were read in one format, together
+ * (MSCCL: the size ranges of the algorithms an executor chooses from):
+ * `files` are the ids of those that read without an error, in the order
+ * given. */
+typedef void InputGroupFn(DiagEngine *dx, const uint32_t *files, int nfiles);
 /* The .coll sniffer: 1 for any text (the format of last resort). */
 int parse_sniff(const char *text, size_t len);
+/* The .coll group check: none beyond sema's over the whole program. */
+void parse_group(DiagEngine *dx, const uint32_t *files, int nfiles);
 
 /* 1 when `s` is a name the language accepts for an algorithm, a buffer or
  * a variable: one identifier, not a keyword (such as `step`). */

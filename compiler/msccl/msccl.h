@@ -88,14 +88,29 @@ typedef struct MsAlgo {
  * (required attributes, ids, peers, limits, bounds). Returns the number of
  * errors reported; *out (in `arena`) is complete when it is 0. */
 int msccl_xml_parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out);
+/* The same for the attributes of <algo> only (no gpus). */
+int msccl_xml_header(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out);
 
 /* The algorithms of a read file: one per mode it runs in (out of place;
  * in place, named NAME_inplace), appended to *prog. Reports deadlocks,
  * unmatched sends and receives. Returns the number of errors. */
 int msccl_build(Arena *arena, DiagEngine *dx, const MsAlgo *a, Program *prog);
 
+/* Appends `alg`, read from `file`, to *prog, renamed NAME_FILESTEM (then
+ * a number) when an algorithm read before has its name. */
+void msccl_add_algorithm(Arena *arena, DiagEngine *dx, Program *prog, uint32_t file, Algorithm *alg);
+
 /* The rows of driver/formats.def. */
 int msccl_read(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
 int msccl_sniff(const char *text, size_t len);
+/* SCCL's JSON algorithms (sccl_json.c): the rows of driver/formats.def. */
+int sccl_read(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog);
+int sccl_sniff(const char *text, size_t len);
+void sccl_group(DiagEngine *dx, const uint32_t *files, int nfiles);
+/* The size ranges of the files an executor chooses from (msccl_select.c):
+ * per collective, ngpus and mode, the sizes that two algorithms claim
+ * (msccl-size-overlap) and those between two that none claims
+ * (msccl-size-gap). */
+void msccl_group(DiagEngine *dx, const uint32_t *files, int nfiles);
 
 #endif

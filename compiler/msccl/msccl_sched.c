@@ -573,8 +573,28 @@ static Algorithm *make_algorithm(Build *b, int maxround) {
     return alg;
 }
 
-static void add_algorithm(Build *b, Program *prog, Algorithm *alg) {
-    Algorithm **v = ARENA_ARRAY(b->arena, Algorithm *, (size_t)prog->nalgorithms + 1);
+/* The name of an algorithm read from file `file`: `name`, or when an
+ * algorithm of an earlier file has it (MSCCL files of one folder often
+ * share their name= attribute, which the executor does not read), `name`
+ * and the file's name without its suffix, then a number. */
+static const char *unique_name(Arena *arena, DiagEngine *dx, const Program *prog, uint32_t file,
+                               const char *name) {
+    if (!program_find_algorithm(prog, name)) return name;
+    const char *path = source_file(diag_sources(dx), file)->path;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    char *stem = arena_strndup(arena, base, dot ? (size_t)(dot - base) : strlen(base));
+    for (char *p = stem; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_') *p = '_';
+    const char *s = arena_printf(arena, "%s_%s", name, stem);
+    for (int k = 2; program_find_algorithm(prog, s); k++) s = arena_printf(arena, "%s_%s_%d", name, stem, k);
+    return s;
+}
+
+void msccl_add_algorithm(Arena *arena, DiagEngine *dx, Program *prog, uint32_t file, Algorithm *alg) {
+    alg->name = unique_name(arena, dx, prog, file, alg->name);
+    Algorithm **v = ARENA_ARRAY(arena, Algorithm *, (size_t)prog->nalgorithms + 1);
     if (prog->nalgorithms) memcpy(v, prog->algorithms, sizeof *v * (size_t)prog->nalgorithms);
     v[prog->nalgorithms++] = alg;
     prog->algorithms = v;
@@ -644,7 +664,7 @@ int msccl_build(Arena *arena, DiagEngine *dx, const MsAlgo *a, Program *prog) {
         b.inplace = mode;
         b.P = per_rank ? a->nchunksperloop / a->ngpus : a->nchunksperloop;
         int maxround = build_events(&b);
-        if (maxround >= 0) add_algorithm(&b, prog, make_algorithm(&b, maxround));
+        if (maxround >= 0) msccl_add_algorithm(arena, dx, prog, a->file, make_algorithm(&b, maxround));
         errors += b.errors;
         build_free(&b);
         if (errors) break;

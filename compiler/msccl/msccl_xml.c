@@ -60,6 +60,7 @@ typedef struct XState {
     int depth;       /* of the current element: 1 = the root */
     int in_algo, in_gpu, in_tb; /* depth of the open <algo>, <gpu>, <tb> (0: none) */
     int algos;       /* <algo> elements seen */
+    int header_only; /* stop after the attributes of <algo> */
     MsAlgo *a;
     Vec gpus;        /* XGpu */
     int errors;
@@ -279,6 +280,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
         if (x->algos++ == 0) {
             x->in_algo = x->depth;
             start_algo(x, atts, tag);
+            if (x->header_only) XML_StopParser(x->p, XML_FALSE);
         }
         return;
     }
@@ -462,11 +464,12 @@ static void finish(XState *x) {
     for (int r = 0; r < a->ngpus; r++) check_gpu(x, &a->gpus[r]);
 }
 
-int msccl_xml_parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out) {
+static int parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out, int header_only) {
     const SourceFile *f = source_file(diag_sources(dx), file_id);
     memset(out, 0, sizeof *out);
     XState x;
     memset(&x, 0, sizeof x);
+    x.header_only = header_only;
     x.arena = arena;
     x.dx = dx;
     x.file = file_id;
@@ -477,7 +480,8 @@ int msccl_xml_parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out)
     if (!x.p) COLLC_UNREACHABLE("expat: out of memory");
     XML_SetUserData(x.p, &x);
     XML_SetElementHandler(x.p, on_start, on_end);
-    if (f->len > INT32_MAX || XML_Parse(x.p, f->text, (int)f->len, 1) == XML_STATUS_ERROR) {
+    if (f->len > INT32_MAX || (XML_Parse(x.p, f->text, (int)f->len, 1) == XML_STATUS_ERROR &&
+                               !(header_only && XML_GetErrorCode(x.p) == XML_ERROR_ABORTED))) {
         Span sp = {file_id, (uint32_t)XML_GetCurrentByteIndex(x.p), 0};
         if (sp.lo > f->len) sp.lo = (uint32_t)f->len;
         sp.hi = sp.lo;
@@ -486,13 +490,13 @@ int msccl_xml_parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out)
     } else if (!x.algos) {
         Span sp = {file_id, 0, 0};
         err(&x, sp, "msccl-xml", "the file has no <algo> element");
-    } else if (x.algos > 1) {
+    } else if (x.algos > 1 && !header_only) {
         Span sp = {file_id, 0, 0};
         diag_warning(dx, sp, "msccl-unknown-element",
                      "the file has %d <algo> elements; the executor reads the first", x.algos);
     }
     XML_ParserFree(x.p);
-    if (!x.errors && x.algos) finish(&x); /* frees the vectors it moves */
+    if (!x.errors && x.algos && !header_only) finish(&x); /* frees the vectors it moves */
     for (int k = 0; x.gpus.p && k < x.gpus.n; k++) {
         XGpu *xg = (XGpu *)x.gpus.p + k;
         for (int j = 0; j < xg->tbs.n; j++) free(((XTb *)xg->tbs.p)[j].steps.p);
@@ -500,6 +504,14 @@ int msccl_xml_parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out)
     }
     free(x.gpus.p);
     return x.errors;
+}
+
+int msccl_xml_parse(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out) {
+    return parse(arena, dx, file_id, out, 0);
+}
+
+int msccl_xml_header(Arena *arena, DiagEngine *dx, uint32_t file_id, MsAlgo *out) {
+    return parse(arena, dx, file_id, out, 1);
 }
 
 int msccl_sniff(const char *text, size_t len) {

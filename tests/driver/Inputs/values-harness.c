@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* every reader and sniffer of the table of input formats */
-#define INPUT_FORMAT(id, name, read, sniff, help)                                            \
+/* every reader, sniffer and group check of the table of input formats */
+#define INPUT_FORMAT(id, name, read, sniff, group, help)                                     \
     int read(Arena *a, DiagEngine *d, uint32_t f, Program *p) {                              \
         (void)a; (void)d; (void)f; (void)p;                                                  \
         return 0;                                                                            \
     }                                                                                        \
-    int sniff(const char *t, size_t n) { (void)t; (void)n; return 1; }
+    int sniff(const char *t, size_t n) { (void)t; (void)n; return 1; }                       \
+    void group(DiagEngine *d, const uint32_t *f, int n) { (void)d; (void)f; (void)n; }
 #include "driver/formats.def"
 int sema_check(Arena *a, DiagEngine *d, Program *p) { (void)a; (void)d; (void)p; return 0; }
 Algorithm *program_find_algorithm(const Program *p, const char *n) { (void)p; (void)n; return NULL; }
