@@ -191,6 +191,7 @@ typedef struct collrt_call {
     char *scratch;         /* the scratch block (scratch.c), grown when a
                               call needs more */
     size_t scratch_cap;
+    struct collrt_plan_memo *plan_memo; /* the last scratch plan (scratch.c) */
     collrt_op_queue q;     /* the step's receives and local operations */
 } collrt_call;
 

@@ -38,10 +38,56 @@ static bool place(scratch_plan *p, size_t *at, size_t n) {
     return n <= (size_t)PTRDIFF_MAX && !__builtin_add_overflow(p->total, align64(n), &p->total);
 }
 
-/* Validates coll_setup's arguments, records the geometry (split, chunk
- * counts, nbufs) and plans the scratch area. */
-static int plan_scratch(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
-                        scratch_plan *p) {
+/* What a scratch plan is made of besides coll_setup's arguments: every
+ * field of the call that plan_scratch (and the predicates it asks) reads. */
+typedef struct plan_key {
+    unsigned flags;          /* info->flags */
+    int hooks_ok, in_place, reducing;
+    int64_t in_blocks, out_blocks, split;
+    size_t count, esz;
+    int nscratch;
+    int64_t chunks[COLL_MAX_SCRATCH];
+} plan_key;
+
+/* The plan of the last setup of a call and its key, kept with the call
+ * (collrt_call.plan_memo): a repeated call (the same program, count,
+ * type and layout) reuses the plan instead of making it again. */
+struct collrt_plan_memo {
+    int valid;
+    plan_key key;
+    scratch_plan plan;
+};
+
+static void key_of(const collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks,
+                   plan_key *k) {
+    k->flags = c->info->flags;
+    k->hooks_ok = c->hooks_ok;
+    k->in_place = c->in_place;
+    k->reducing = c->kern != NULL;
+    k->in_blocks = c->in_blocks;
+    k->out_blocks = c->out_blocks;
+    k->split = split;
+    k->count = c->count;
+    k->esz = c->esz;
+    k->nscratch = nscratch;
+    for (int i = 0; i < nscratch; i++) k->chunks[i] = scratch_chunks[i];
+}
+
+static bool same_key(const plan_key *k, const collrt_call *c, int64_t split, int nscratch,
+                     const int64_t *scratch_chunks) {
+    if (k->flags != c->info->flags || k->hooks_ok != c->hooks_ok || k->in_place != c->in_place ||
+        k->reducing != (c->kern != NULL) || k->in_blocks != c->in_blocks ||
+        k->out_blocks != c->out_blocks || k->split != split || k->count != c->count ||
+        k->esz != c->esz || k->nscratch != nscratch)
+        return false;
+    for (int i = 0; i < nscratch; i++)
+        if (k->chunks[i] != scratch_chunks[i]) return false;
+    return true;
+}
+
+/* Validates coll_setup's arguments and records the geometry (split, chunk
+ * counts, nbufs). */
+static int plan_geometry(collrt_call *c, int64_t split, int nscratch, const int64_t *scratch_chunks) {
     if (c->split) return COLL_ERR_INTERNAL;              /* setup twice */
     if (split < 1 || nscratch < 0 || nscratch > COLL_MAX_SCRATCH ||
         (nscratch && !scratch_chunks))
@@ -50,18 +96,26 @@ static int plan_scratch(collrt_call *c, int64_t split, int nscratch, const int64
         __builtin_mul_overflow(c->out_blocks, split, &c->chunks[COLL_BUF_OUT]))
         return COLL_ERR_BAD_COUNT;
     c->split = split;
-    p->total = 0;
-    p->cow_save = p->cow_tmp = p->cow_saved = p->cow_read = p->cow_fix = SIZE_MAX;
     for (int k = 0; k < nscratch; k++) {
         if (scratch_chunks[k] < 0) return COLL_ERR_INTERNAL;
         c->chunks[COLL_BUF_SCRATCH0 + k] = scratch_chunks[k];
         c->base[COLL_BUF_SCRATCH0 + k] = NULL;
-        size_t b = chunk_bytes(c, scratch_chunks[k]);
-        if (b == SIZE_MAX || !place(p, &p->scratch[k], b)) return COLL_ERR_BAD_COUNT;
     }
     /* entries [0, nbufs) are set; a failed setup leaves no deferral */
     memset(c->defer, 0, (size_t)(COLL_BUF_SCRATCH0 + nscratch) * sizeof *c->defer);
     c->nbufs = COLL_BUF_SCRATCH0 + nscratch;
+    return COLL_OK;
+}
+
+/* Plans the scratch area of a call whose geometry plan_geometry recorded. */
+static int plan_scratch(collrt_call *c, int nscratch, const int64_t *scratch_chunks,
+                        scratch_plan *p) {
+    p->total = 0;
+    p->cow_save = p->cow_tmp = p->cow_saved = p->cow_read = p->cow_fix = SIZE_MAX;
+    for (int k = 0; k < nscratch; k++) {
+        size_t b = chunk_bytes(c, scratch_chunks[k]);
+        if (b == SIZE_MAX || !place(p, &p->scratch[k], b)) return COLL_ERR_BAD_COUNT;
+    }
     /* in and out fit in memory (collrt_begin_args) */
     size_t in_bytes = (size_t)c->in_blocks * c->count * c->esz;
     size_t out_bytes = (size_t)c->out_blocks * c->count * c->esz;
@@ -124,17 +178,26 @@ int coll_setup(coll_call *call, int64_t split, int nscratch, const int64_t *scra
     collrt_call *c = COLLRT_CALL(call);
     if (c && c->rec) return collrt_rec_setup(c, split, nscratch, scratch_chunks);
     if (!c || !c->active) return COLL_ERR_INTERNAL;
-    scratch_plan p;
-    int rc = plan_scratch(c, split, nscratch, scratch_chunks, &p);
+    int rc = plan_geometry(c, split, nscratch, scratch_chunks);
     if (rc != COLL_OK) return rc;
-    if (p.total > c->scratch_cap) {
+    struct collrt_plan_memo *m = c->plan_memo;
+    if (!m || !m->valid || !same_key(&m->key, c, split, nscratch, scratch_chunks)) {
+        if (!m && !(m = c->plan_memo = malloc(sizeof *m))) return COLL_ERR_NOMEM;
+        m->valid = 0;
+        rc = plan_scratch(c, nscratch, scratch_chunks, &m->plan);
+        if (rc != COLL_OK) return rc;
+        key_of(c, split, nscratch, scratch_chunks, &m->key);
+        m->valid = 1;
+    }
+    const scratch_plan *p = &m->plan;
+    if (p->total > c->scratch_cap) {
         free(c->scratch);
         c->scratch_cap = 0;
-        c->scratch = aligned_alloc(64, p.total);   /* a multiple of 64 */
+        c->scratch = aligned_alloc(64, p->total);   /* a multiple of 64 */
         if (!c->scratch) return COLL_ERR_NOMEM;
-        c->scratch_cap = p.total;
+        c->scratch_cap = p->total;
     }
-    assign_scratch(c, nscratch, &p, c->scratch);
+    assign_scratch(c, nscratch, p, c->scratch);
     return COLL_OK;
 }
 
@@ -143,12 +206,15 @@ int coll_setup(coll_call *call, int64_t split, int nscratch, const int64_t *scra
 int collrt_rec_check_setup(collrt_call *c, int64_t split, int nscratch,
                            const int64_t *scratch_chunks) {
     scratch_plan p;
-    return plan_scratch(c, split, nscratch, scratch_chunks, &p);
+    int rc = plan_geometry(c, split, nscratch, scratch_chunks);
+    return rc == COLL_OK ? plan_scratch(c, nscratch, scratch_chunks, &p) : rc;
 }
 
 void collrt_call_free(collrt_call *c) {
     free(c->scratch);
     c->scratch = NULL;
     c->scratch_cap = 0;
+    free(c->plan_memo);
+    c->plan_memo = NULL;
     collrt_op_queue_free(&c->q);
 }

@@ -168,7 +168,9 @@ int collmpi_error(int status, int mpi_err, const char *reason) {
     last_error[0] = 0;
     if (status == COLL_OK) return MPI_SUCCESS;
     if (!reason || !*reason) reason = coll_strerror(status);
-    snprintf(last_error, sizeof last_error, "collc: %s", reason);
+    /* a reason as long as the buffer loses its end (it is for people) */
+    if (snprintf(last_error, sizeof last_error, "collc: %s", reason) >= (int)sizeof last_error)
+        last_error[sizeof last_error - 1] = 0;
     if (status == COLL_ERR_TRANSPORT) return mpi_err != MPI_SUCCESS ? mpi_err : MPI_ERR_OTHER;
     return reason_code(error_class(status), last_error);
 }

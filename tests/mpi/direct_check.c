@@ -220,6 +220,63 @@ static void root_only(MPI_Comm comm) {
     MPI_Type_free(&sv);
 }
 
+/* What a call keeps for the next (its decision, its scratch plan) must
+ * never serve a call that differs: the same algorithms called again and
+ * again with counts that change back and forth, in place and not, on two
+ * communicators, one of them freed and replaced by a new one between the
+ * calls (MPI may give the new one the freed handle). binomial_reduce and
+ * binomial_gather use scratch buffers whose size follows the count;
+ * ring_allreduce's in-place form copies on write. Every result is checked
+ * exactly (integer sums, exact doubles). */
+static void repeated_calls(void) {
+    static const int counts[] = {1, 7, 1, 64, 7, 1000, 64, 1};
+    enum { NCOUNTS = sizeof counts / sizeof *counts, MAXC = 1000 };
+    int *x = calloc(MAXC, sizeof *x), *y = calloc(MAXC, sizeof *y);
+    double *blk = calloc(MAXC, sizeof *blk), *all = calloc((size_t)N * MAXC, sizeof *all);
+    MPI_Comm dup = MPI_COMM_NULL;
+    for (int round = 0; round < 3 * NCOUNTS; round++) {
+        int c = counts[round % NCOUNTS], in_place = round % 3 == 1, ok = 1, rc;
+        if (round % 4 == 0) {     /* a new communicator, the old one freed */
+            if (dup != MPI_COMM_NULL) MPI_Comm_free(&dup);
+            MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+            MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+        }
+        MPI_Comm comm = round % 2 ? dup : MPI_COMM_WORLD;
+        for (int i = 0; i < c; i++) x[i] = y[i] = me * 1000 + i + round;
+        rc = ring_allreduce(in_place ? MPI_IN_PLACE : x, y, c, MPI_INT, MPI_SUM, comm);
+        for (int i = 0; i < c; i++) ok &= y[i] == N * (N - 1) / 2 * 1000 + N * (i + round);
+        expect(rc == MPI_SUCCESS && ok, "ring_allreduce repeated with changing counts");
+        int root = round % N;
+        for (int i = 0; i < c; i++) x[i] = me + i, y[i] = -1;
+        rc = binomial_reduce(x, y, c, MPI_INT, MPI_SUM, root, comm);
+        ok = 1;
+        if (me == root)
+            for (int i = 0; i < c; i++) ok &= y[i] == N * (N - 1) / 2 + N * i;
+        expect(rc == MPI_SUCCESS && ok, "binomial_reduce repeated with changing counts and roots");
+        for (int i = 0; i < c; i++) blk[i] = val(me, i + round);
+        for (size_t k = 0; k < (size_t)N * (size_t)c; k++) all[k] = -1;
+        rc = binomial_gather(blk, c, MPI_DOUBLE, all, c, MPI_DOUBLE, root, comm);
+        ok = 1;
+        if (me == root)
+            for (size_t k = 0; k < (size_t)N * (size_t)c; k++)
+                ok &= all[k] == val((int)(k / (size_t)c), (int)(k % (size_t)c) + round);
+        expect(rc == MPI_SUCCESS && ok, "binomial_gather repeated with changing counts and roots");
+        for (size_t k = 0; k < (size_t)N * (size_t)c; k++) all[k] = -1;
+        if (in_place)
+            for (int i = 0; i < c; i++) all[(size_t)me * (size_t)c + (size_t)i] = blk[i];
+        rc = ring_allgather(in_place ? MPI_IN_PLACE : blk, c, MPI_DOUBLE, all, c, MPI_DOUBLE, comm);
+        ok = 1;
+        for (size_t k = 0; k < (size_t)N * (size_t)c; k++)
+            ok &= all[k] == val((int)(k / (size_t)c), (int)(k % (size_t)c) + round);
+        expect(rc == MPI_SUCCESS && ok, "ring_allgather repeated with changing counts");
+    }
+    MPI_Comm_free(&dup);
+    free(x);
+    free(y);
+    free(blk);
+    free(all);
+}
+
 /* Communicators of one process, intercommunicators, zero counts. */
 static void others(void) {
     double s[4] = {1, 2, 3, 4}, o[4] = {0};
@@ -270,6 +327,7 @@ int main(int argc, char **argv) {
     count_mismatch();
     root_only(MPI_COMM_WORLD);
     others();
+    repeated_calls();
     int tot[2] = {checks, errors}, sum[2];
     MPI_Reduce(tot, sum, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0) printf("direct_check: N=%d: %d checks, %d failed\n", N, sum[0], sum[1]);
