@@ -92,6 +92,16 @@ static Status tune_options(Cmd *cmd) {
     return EXIT_GO_ON;
 }
 
+/* The lines of collective coll (into sub) and their lower envelope over
+ * the range: the number of segments, 0 when the input has none of coll. */
+static int collective_envelope(const CostCli *c, const CompareLine *lines, int nl, Collective coll, CompareLine *sub,
+                               int *seg_alg, double *seg_lo) {
+    int ns = 0;
+    for (int k = 0; k < nl; k++)
+        if (lines[k].alg->coll == coll) sub[ns++] = lines[k];
+    return ns ? compare_envelope(sub, ns, c->range_lo, c->range_hi, seg_alg, seg_lo) : 0;
+}
+
 /* The bytes of a rule's bound: the size where the next algorithm takes
  * over, rounded up to a whole byte. */
 static unsigned long long bound(double M) { return (unsigned long long)ceil(M); }
@@ -115,13 +125,10 @@ static Status write_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine *line
     fprintf(f, "# collective      min          max          object  algorithm  conditions  # predicted time at min\n");
     CompareLine *sub = xcalloc((size_t)nl, sizeof *sub);
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
-        int ns = 0;
-        for (int k = 0; k < nl; k++)
-            if (lines[k].alg->coll == (Collective)coll) sub[ns++] = lines[k];
-        if (!ns) continue;
         int seg_alg[COMPARE_MAX_SEGMENTS];
         double seg_lo[COMPARE_MAX_SEGMENTS];
-        int nseg = compare_envelope(sub, ns, c->range_lo, c->range_hi, seg_alg, seg_lo);
+        int nseg = collective_envelope(c, lines, nl, (Collective)coll, sub, seg_alg, seg_lo);
+        if (!nseg) continue;
         for (int k = 0; k < nseg; k++) {
             unsigned long long a = k == 0 ? bound(c->range_lo) : bound(seg_lo[k]);
             unsigned long long b = k + 1 < nseg ? bound(seg_lo[k + 1]) : bound(c->range_hi);
@@ -179,13 +186,10 @@ static Status write_ompi_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine 
             (long long)cmd->N, topo, al, be, ga);
     fprintf(f, "%-14d# collectives\n", ncoll);
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
-        int ns = 0;
-        for (int k = 0; k < nl; k++)
-            if (lines[k].alg->coll == (Collective)coll) sub[ns++] = lines[k];
-        if (!ns) continue;
         int seg_alg[COMPARE_MAX_SEGMENTS];
         double seg_lo[COMPARE_MAX_SEGMENTS];
-        int nseg = compare_envelope(sub, ns, c->range_lo, c->range_hi, seg_alg, seg_lo);
+        int nseg = collective_envelope(c, lines, nl, (Collective)coll, sub, seg_alg, seg_lo);
+        if (!nseg) continue;
         /* a rooted collective whose size only the root knows (scatter's
          * send count, gather's receive count): the ranks could pick
          * different rules, so one rule, the algorithm of the widest part
