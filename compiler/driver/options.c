@@ -82,7 +82,7 @@ static const struct { unsigned cmds; OptionId id; const char *text; } notes[] = 
 };
 
 /* The rows of docs/cli.md's option tables that say more than the help
- * (options_doc.def); the ids a row documents end at OPT__COUNT. */
+ * (options.def's DOC rows); the ids a row documents end at OPT__COUNT. */
 typedef struct DocRow {
     unsigned cmds;
     const char *synopsis, *text;
@@ -90,7 +90,7 @@ typedef struct DocRow {
 } DocRow;
 static const DocRow doc_rows[] = {
 #define DOC(cmds, synopsis, text, ...) {cmds, synopsis, text, {__VA_ARGS__, OPT__COUNT}},
-#include "driver/options_doc.def"
+#include "driver/options.def"
 #undef DOC
     {0, NULL, NULL, {OPT__COUNT}}, /* on no page: the table is never empty */
 };

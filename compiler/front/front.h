@@ -29,7 +29,8 @@ typedef int InputReadFn(Arena *arena, DiagEngine *dx, uint32_t file_id, Program 
  * element). */
 typedef int InputSniffFn(const char *text, size_t len);
 /* What checks the files given that were read in one format, together
- * (MSCCL: the size ranges of the algorithms an executor chooses from):
+ * (the XML of GPU executors: the size ranges of the algorithms an executor
+ * chooses from):
  * `files` are the ids of those that read without an error, in the order
  * given. */
 typedef void InputGroupFn(DiagEngine *dx, const uint32_t *files, int nfiles);

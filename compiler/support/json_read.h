@@ -1,5 +1,5 @@
 /* json_read.h - the one JSON reader of the compiler (RFC 8259), for input
- * files in JSON (SCCL's algorithms, docs/msccl.md): a tree of values in an
+ * files in JSON (SCCL's algorithm files): a tree of values in an
  * arena, each with its span in the source file, so that a reader of a
  * format points its diagnostics at the value it refuses.
  *
