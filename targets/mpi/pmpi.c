@@ -1061,42 +1061,43 @@ static int v_allgatherv(collmpi_args *a, const void *sendbuf, int sendcount, MPI
     return 1;
 }
 
+/* Gatherv and Scatterv: the root's side has a block per rank (many_counts
+ * of many_type at displs), every rank one block (one_count of one_type;
+ * none on the root in place). *count and *displs are the many side's fields
+ * of a (recvcount/rdispls for Gatherv, sendcount/sdispls for Scatterv). */
+static int v_rooted(collmpi_args *a, int one_count, MPI_Datatype one_type, int one_in_place,
+                    const int many_counts[], MPI_Datatype many_type, const int displs[], int *count,
+                    const int **displs_out, int form, int agree) {
+    int n = 0, rank = 0, root = a->root;
+    if (!v_comm(a->comm, &n, &rank) || root < 0 || root >= n) return v_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    if (rank != root || !one_in_place) vs_add(&vs, one_count, one_type);
+    if (rank == root) {
+        vs.total = 0;
+        vs_add_all(&vs, many_counts, n, many_type);
+        if (many_counts) *count = many_counts[0];
+    }
+    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
+    if (rank == root) *displs_out = v_displs(displs, n, *count);
+    return 1;
+}
+
 static int v_gatherv(collmpi_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
-    int n = 0, rank = 0;
     *a = (collmpi_args){COLL_GATHER, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype,
                         MPI_OP_NULL, root, comm, 1, NULL, NULL};
-    if (!v_comm(comm, &n, &rank) || root < 0 || root >= n) return v_library(a, form);
-    vsizes vs = {LLONG_MAX, 0, 0};
-    if (rank != root || sendbuf != MPI_IN_PLACE) vs_add(&vs, sendcount, sendtype);
-    if (rank == root) {
-        vs.total = 0;
-        vs_add_all(&vs, recvcounts, n, recvtype);
-        if (recvcounts) a->recvcount = recvcounts[0];
-    }
-    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
-    if (rank == root) a->rdispls = v_displs(displs, n, a->recvcount);
-    return 1;
+    return v_rooted(a, sendcount, sendtype, sendbuf == MPI_IN_PLACE, recvcounts, recvtype, displs,
+                    &a->recvcount, &a->rdispls, form, agree);
 }
 
 static int v_scatterv(collmpi_args *a, const void *sendbuf, const int sendcounts[],
                       const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
-    int n = 0, rank = 0;
     *a = (collmpi_args){COLL_SCATTER, sendbuf, recvbuf, 0, recvcount, sendtype, recvtype,
                         MPI_OP_NULL, root, comm, 1, NULL, NULL};
-    if (!v_comm(comm, &n, &rank) || root < 0 || root >= n) return v_library(a, form);
-    vsizes vs = {LLONG_MAX, 0, 0};
-    if (rank != root || recvbuf != MPI_IN_PLACE) vs_add(&vs, recvcount, recvtype);
-    if (rank == root) {
-        vs.total = 0;
-        vs_add_all(&vs, sendcounts, n, sendtype);
-        if (sendcounts) a->sendcount = sendcounts[0];
-    }
-    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
-    if (rank == root) a->sdispls = v_displs(displs, n, a->sendcount);
-    return 1;
+    return v_rooted(a, recvcount, recvtype, recvbuf == MPI_IN_PLACE, sendcounts, sendtype, displs,
+                    &a->sendcount, &a->sdispls, form, agree);
 }
 
 static int v_alltoallv(collmpi_args *a, const void *sendbuf, const int sendcounts[],
