@@ -967,13 +967,13 @@ int collmpi_execute(const collmpi_args *a, collmpi_call *m, void (*fn)(void), in
     return rc;
 }
 
-/* MPI_ERRORS_ARE_FATAL aborts with the code's string. Where the code is its
- * class (MPI keeps no strings of added codes: MPICH 4.0), that string is the
- * class's, which for a refusal reads "Unsupported file operation": collc's
- * reason is printed first. */
-static void say_before_abort(MPI_Comm comm, const collmpi_call *m, coll_collective coll, int code) {
-    int cls = -1;
-    if (PMPI_Error_class(code, &cls) != MPI_SUCCESS || cls != code) return;   /* the code says it */
+/* MPI_ERRORS_ARE_FATAL aborts with the code's string, but that string may
+ * never be seen: where the code is its class (MPI keeps no strings of added
+ * codes: MPICH 4.0) it is the class's, which for a refusal reads
+ * "Unsupported file operation", and Open MPI's message goes through mpirun,
+ * which another process's abort can beat. collc's reason is printed first,
+ * by every process. */
+static void say_before_abort(MPI_Comm comm, const collmpi_call *m, coll_collective coll) {
     MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
     if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS) return;
     int fatal = eh == MPI_ERRORS_ARE_FATAL;
@@ -996,7 +996,7 @@ int collmpi_end(const collmpi_args *a, const collmpi_call *m, int rc, int mpi_er
     collmpi_log(a->coll, m, local, "error:", reason);
     /* As an MPI collective: errors go through the communicator's handler. */
     if (a->comm != MPI_COMM_NULL) {
-        say_before_abort(a->comm, m, a->coll, code);
+        say_before_abort(a->comm, m, a->coll);
         PMPI_Comm_call_errhandler(a->comm, code);
     }
     return code;

@@ -464,11 +464,12 @@ static void setup(void) {
     }
     const char *strict = getenv("COLLMPI_STRICT");
     int fatal = config_errors && strict && strcmp(strict, "1") == 0;
-    if (fatal)
-        note("collmpi: COLLMPI_STRICT=1: %d error%s in the configuration; MPI_Abort", config_errors,
-             config_errors == 1 ? "" : "s");
     flush_notes(wrank == 0 || debug >= 2);
     if (fatal) {
+        /* Every process says why: the first to abort takes the others down,
+         * possibly before rank 0 has printed anything. */
+        fprintf(stderr, "collmpi[%d]: COLLMPI_STRICT=1: %d error%s in the configuration; MPI_Abort\n",
+                wrank, config_errors, config_errors == 1 ? "" : "s");
         fflush(stderr);
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
