@@ -234,7 +234,8 @@ static PathList expand_folders(Session *s, char **files, int nfiles) {
             if (folder_member(p, s->opts.input_format)) path_push(&out, p);
         }
         closedir(d);
-        qsort(out.v + first, (size_t)(out.n - first), sizeof *out.v, path_cmp);
+        /* qsort's array must not be NULL even when empty (C17 7.22.5) */
+        if (out.n > first) qsort(out.v + first, (size_t)(out.n - first), sizeof *out.v, path_cmp);
         if (out.n == first)
             diag_error(s->dx, span_none(), "cannot-open",
                        "the folder '%s' has no file that collc reads (.coll, or a format it "
