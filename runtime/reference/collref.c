@@ -164,3 +164,22 @@ size_t collref_check(coll_collective c, coll_dtype dt, coll_op op, int N, int ro
     }
     return (size_t)-1;
 }
+
+/* Rank r's output takes block r of an N-block input (ReduceScatter, Scatter,
+ * AllToAll); every other collective's output is the same on every rank that
+ * has one. */
+int collref_output_shared(coll_collective c) { return !shape_of(c).in_n; }
+
+void collref_expect(coll_collective c, coll_dtype dt, coll_op op, int N, int root, size_t count,
+                    int r, void *out) {
+    size_t n = (size_t)collref_out_blocks(c, N, root, r) * count, esz = coll_dtype_size(dt);
+    for (size_t e = 0; e < n; e++) collref_expected(c, dt, op, N, root, count, r, e, (char *)out + e * esz);
+}
+
+size_t collref_compare(coll_dtype dt, const void *want, const void *out, size_t n) {
+    size_t esz = coll_dtype_size(dt);
+    if (n == 0 || memcmp(want, out, n * esz) == 0) return (size_t)-1;
+    for (size_t e = 0; e < n; e++)
+        if (memcmp((const char *)out + e * esz, (const char *)want + e * esz, esz) != 0) return e;
+    return (size_t)-1;
+}

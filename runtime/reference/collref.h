@@ -35,5 +35,14 @@ void collref_expected(coll_collective c, coll_dtype dt, coll_op op, int N, int r
  * wrong element, or (size_t)-1 when all are right. */
 size_t collref_check(coll_collective c, coll_dtype dt, coll_op op, int N, int root,
                      size_t count, int r, const void *out);
+/* The same check in two halves, for a caller that checks many ranks: the
+ * expected output of rank r, whole (out_blocks * count elements), and the
+ * index of the first element where out differs from it ((size_t)-1: none).
+ * Where collref_output_shared(c), one expected output serves every rank
+ * that has an output. */
+int collref_output_shared(coll_collective c);
+void collref_expect(coll_collective c, coll_dtype dt, coll_op op, int N, int root, size_t count,
+                    int r, void *out);
+size_t collref_compare(coll_dtype dt, const void *want, const void *out, size_t n);
 
 #endif
