@@ -64,6 +64,10 @@ int main(int argc, char **argv) {
         mode = LEARN;
         for (int p = 1; p < size; p++) MPI_Send(bytes, p, MPI_CHAR, p, 0, MPI_COMM_WORLD);
         mode = OFF;
+        if (size > 1 && !peer_ep[1]) {
+            fprintf(stderr, "mpich_json_app: MPICH sends through no ucp_tag_send_nbx here (not ch4:ucx)\n");
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
     } else {
         MPI_Recv(bytes, rank, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
