@@ -4,9 +4,11 @@
  * message size, as `collc compare` finds it (compare.h), for the job's N
  * and, from a machine file that has one (a cluster machine file), the
  * job's shape: every rule then says n=N ppn=P nodes=K, so that the same
- * file can hold the rules of several shapes (docs/cluster.md section 4). */
-#include "driver/compare.h"
+ * file can hold the rules of several shapes (docs/cluster.md section 4).
+ * --emit=ompi-rules and --emit=mpich-json write the MPI library's own
+ * selection files instead (sections 5 and 6; mpich_json.c). */
 #include "driver/target.h"
+#include "driver/tune.h"
 #include "support/suggest.h"
 #include "support/util.h"
 
@@ -15,16 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What tune keeps in its Cmd: the cost model (first: cost_cli.h) and the
- * shape of the job. */
-typedef struct TuneCli {
-    CostCli c;
-    int64_t nodes, ppn; /* 0: no shape */
-    int ompi;           /* --emit=ompi-rules */
-} TuneCli;
-
-/* What --emit writes: collc's own rules, or the MPI library's. */
-static const char *const emit_kinds[] = {"collmpi", "ompi-rules"};
+/* What --emit writes (TuneEmit): collc's own rules, or the MPI library's. */
+static const char *const emit_kinds[] = {"collmpi", "ompi-rules", "mpich-json"};
 
 /* Open MPI's coll_tuned: a collective's id in its rules file (-1: none). */
 static int ompi_coll_id(Collective coll) {
@@ -62,7 +56,7 @@ static Status tune_options(Cmd *cmd) {
     TuneCli *tc = cmd->ctx;
     Status st = cost_cli_check(cmd);
     if (st != EXIT_GO_ON) return st;
-    tc->ompi = 0;
+    tc->emit = TUNE_COLLMPI;
     if (cmd->o.emit) {
         size_t k = 0;
         while (k < ARRAY_LEN(emit_kinds) && strcmp(cmd->o.emit, emit_kinds[k]) != 0) k++;
@@ -70,13 +64,15 @@ static Status tune_options(Cmd *cmd) {
             Suggest sg;
             suggest_init(&sg, cmd->o.emit, SUGGEST_NAME);
             for (k = 0; k < ARRAY_LEN(emit_kinds); k++) suggest_offer(&sg, emit_kinds[k], NULL);
-            return usage_error(cmd->o.name, "--emit expects collmpi or ompi-rules, got '%s'%s%s%s", cmd->o.emit,
+            return usage_error(cmd->o.name, "--emit expects collmpi, ompi-rules or mpich-json, got '%s'%s%s%s", cmd->o.emit,
                                sg.best ? "; did you mean '" : "", sg.best ? sg.best : "", sg.best ? "'?" : "");
         }
-        tc->ompi = k == 1;
+        tc->emit = (TuneEmit)k;
     }
-    if (tc->ompi && cmd->o.object) return usage_error(cmd->o.name, "--object names collc's shared object; --emit=ompi-rules tunes Open MPI's own algorithms");
-    if (!tc->ompi && !cmd->o.object) return usage_error(cmd->o.name, "missing --object FILE: the shared object of the compiled algorithms, which the rules name");
+    if (tc->emit != TUNE_COLLMPI && cmd->o.object)
+        return usage_error(cmd->o.name, "--object names collc's shared object; --emit=%s tunes %s own algorithms",
+                           emit_kinds[tc->emit], tc->emit == TUNE_OMPI_RULES ? "Open MPI's" : "MPICH's");
+    if (tc->emit == TUNE_COLLMPI && !cmd->o.object) return usage_error(cmd->o.name, "missing --object FILE: the shared object of the compiled algorithms, which the rules name");
     if (cmd->o.given[OPT_RANGE] && !(cmd->o.range.lo >= 1))
         return usage_error(cmd->o.name, "--range starts at 1 byte at least");
     tc->nodes = tc->ppn = 0;
@@ -92,19 +88,29 @@ static Status tune_options(Cmd *cmd) {
     return EXIT_GO_ON;
 }
 
-/* The lines of collective coll (into sub) and their lower envelope over
- * the range: the number of segments, 0 when the input has none of coll. */
-static int collective_envelope(const CostCli *c, const CompareLine *lines, int nl, Collective coll, CompareLine *sub,
-                               int *seg_alg, double *seg_lo) {
+int collective_envelope(const CostCli *c, const CompareLine *lines, int nl, Collective coll, CompareLine *sub,
+                        int *seg_alg, double *seg_lo, int *one) {
     int ns = 0;
     for (int k = 0; k < nl; k++)
         if (lines[k].alg->coll == coll) sub[ns++] = lines[k];
-    return ns ? compare_envelope(sub, ns, c->range_lo, c->range_hi, seg_alg, seg_lo) : 0;
+    int nseg = ns ? compare_envelope(sub, ns, c->range_lo, c->range_hi, seg_alg, seg_lo) : 0;
+    if (!one) return nseg;
+    *one = coll == COLLECTIVE_SCATTER || coll == COLLECTIVE_GATHER;
+    if (*one && nseg > 1) {
+        int best = 0;
+        double widest = -1;
+        for (int k = 0; k < nseg; k++) {
+            double hi = k + 1 < nseg ? seg_lo[k + 1] : c->range_hi;
+            double w = log(hi) - log(k == 0 ? c->range_lo : seg_lo[k]);
+            if (w > widest) widest = w, best = k;
+        }
+        seg_alg[0] = seg_alg[best];
+        nseg = 1;
+    }
+    return nseg;
 }
 
-/* The bytes of a rule's bound: the size where the next algorithm takes
- * over, rounded up to a whole byte. */
-static unsigned long long bound(double M) { return (unsigned long long)ceil(M); }
+unsigned long long tune_bound(double M) { return (unsigned long long)ceil(M); }
 
 static Status write_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine *lines, int nl, FILE *f) {
     const CostCli *c = &tc->c;
@@ -127,11 +133,11 @@ static Status write_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine *line
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
         int seg_alg[COMPARE_MAX_SEGMENTS];
         double seg_lo[COMPARE_MAX_SEGMENTS];
-        int nseg = collective_envelope(c, lines, nl, (Collective)coll, sub, seg_alg, seg_lo);
+        int nseg = collective_envelope(c, lines, nl, (Collective)coll, sub, seg_alg, seg_lo, NULL);
         if (!nseg) continue;
         for (int k = 0; k < nseg; k++) {
-            unsigned long long a = k == 0 ? bound(c->range_lo) : bound(seg_lo[k]);
-            unsigned long long b = k + 1 < nseg ? bound(seg_lo[k + 1]) : bound(c->range_hi);
+            unsigned long long a = k == 0 ? tune_bound(c->range_lo) : tune_bound(seg_lo[k]);
+            unsigned long long b = k + 1 < nseg ? tune_bound(seg_lo[k + 1]) : tune_bound(c->range_hi);
             if (b <= a) continue; /* a crossover within one byte */
             const CompareLine *l = &sub[seg_alg[k]];
             char at[32];
@@ -188,38 +194,22 @@ static Status write_ompi_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine 
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
         int seg_alg[COMPARE_MAX_SEGMENTS];
         double seg_lo[COMPARE_MAX_SEGMENTS];
-        int nseg = collective_envelope(c, lines, nl, (Collective)coll, sub, seg_alg, seg_lo);
+        int one, nseg = collective_envelope(c, lines, nl, (Collective)coll, sub, seg_alg, seg_lo, &one);
         if (!nseg) continue;
-        /* a rooted collective whose size only the root knows (scatter's
-         * send count, gather's receive count): the ranks could pick
-         * different rules, so one rule, the algorithm of the widest part
-         * of the range (in log size) */
-        int one = (Collective)coll == COLLECTIVE_SCATTER || (Collective)coll == COLLECTIVE_GATHER;
-        if (one && nseg > 1) {
-            int best = 0;
-            double widest = -1;
-            for (int k = 0; k < nseg; k++) {
-                double hi = k + 1 < nseg ? seg_lo[k + 1] : c->range_hi;
-                double w = log(hi) - log(k == 0 ? c->range_lo : seg_lo[k]);
-                if (w > widest) widest = w, best = k;
-            }
-            seg_alg[0] = seg_alg[best];
-            nseg = 1;
-        }
         fprintf(f, "%-14d# %s (COLLTYPE %d)\n3             # communicator sizes\n", ompi_coll_id((Collective)coll),
                 collective_info[coll].keyword, ompi_coll_id((Collective)coll));
         ompi_fixed_block(f, 0, "0 and up");
         int rules = 0;
         for (int k = 0; k < nseg; k++) {
-            unsigned long long a = k == 0 ? 0 : bound(seg_lo[k]);
-            unsigned long long b = k + 1 < nseg ? bound(seg_lo[k + 1]) : 0;
+            unsigned long long a = k == 0 ? 0 : tune_bound(seg_lo[k]);
+            unsigned long long b = k + 1 < nseg ? tune_bound(seg_lo[k + 1]) : 0;
             rules += k + 1 == nseg || b > a;
         }
         fprintf(f, "%-14lld# communicators of N = %lld ranks\n%-14d# message sizes\n", (long long)cmd->N,
                 (long long)cmd->N, rules);
         for (int k = 0; k < nseg; k++) {
-            unsigned long long a = k == 0 ? 0 : bound(seg_lo[k]);
-            unsigned long long b = k + 1 < nseg ? bound(seg_lo[k + 1]) : 0;
+            unsigned long long a = k == 0 ? 0 : tune_bound(seg_lo[k]);
+            unsigned long long b = k + 1 < nseg ? tune_bound(seg_lo[k + 1]) : 0;
             if (k + 1 < nseg && b <= a) continue; /* a crossover within one byte */
             const CompareLine *l = &sub[seg_alg[k]];
             const OmpiAlg *o = ompi_alg_of(l->alg);
@@ -238,21 +228,26 @@ static Status write_ompi_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine 
     return EXIT_GO_ON;
 }
 
-/* --emit=ompi-rules: only the algorithms that model one of Open MPI's
- * (ompi_rules.def) are candidates; the others are left out, each with a
- * warning. */
-static int keep_ompi_lines(Cmd *cmd, CompareLine *lines, int nl) {
+/* --emit=ompi-rules, --emit=mpich-json: only the algorithms that model one
+ * of the library's (ompi_rules.def, mpich_json.def) are candidates; the
+ * others are left out, each with a warning. */
+static int keep_library_lines(Cmd *cmd, TuneEmit emit, CompareLine *lines, int nl) {
     int kept = 0;
     for (int k = 0; k < nl; k++) {
         const Algorithm *a = lines[k].alg;
-        if (ompi_alg_of(a) && ompi_coll_id(a->coll) >= 0) {
+        if (emit == TUNE_OMPI_RULES ? ompi_alg_of(a) && ompi_coll_id(a->coll) >= 0 : mpich_alg_of(a, cmd->N) != NULL) {
             lines[kept++] = lines[k];
             continue;
         }
         if (k > 0 && lines[k - 1].alg == a) continue; /* one warning for a sweep */
-        diag_warning(cmd->s.dx, a->name_span, "not-a-library-algorithm",
-                     "'%s' is none of Open MPI's %s algorithms (docs/cluster.md section 5); left out", a->name,
-                     collective_info[a->coll].keyword);
+        if (emit == TUNE_OMPI_RULES)
+            diag_warning(cmd->s.dx, a->name_span, "not-a-library-algorithm",
+                         "'%s' is none of Open MPI's %s algorithms (docs/cluster.md section 5); left out", a->name,
+                         collective_info[a->coll].keyword);
+        else
+            diag_warning(cmd->s.dx, a->name_span, "not-a-library-algorithm",
+                         "'%s' is none of MPICH's %s algorithms at N = %lld (docs/cluster.md section 6); left out",
+                         a->name, collective_info[a->coll].keyword, (long long)cmd->N);
     }
     return kept;
 }
@@ -268,7 +263,7 @@ int cmd_tune(int argc, char **argv) {
     if (st == EXIT_GO_ON) {
         lines = xcalloc((size_t)cmd.nalgs + 1, sizeof *lines);
         st = compare_algorithm_lines(&cmd, &tc.c, t, lines, &nl);
-        if (st == EXIT_GO_ON && tc.ompi) nl = keep_ompi_lines(&cmd, lines, nl);
+        if (st == EXIT_GO_ON && tc.emit != TUNE_COLLMPI) nl = keep_library_lines(&cmd, tc.emit, lines, nl);
     }
     if (st == EXIT_GO_ON && nl == 0) {
         diag_error(cmd.s.dx, span_none(), "no-algorithm", "no algorithm to tune at N = %lld", (long long)cmd.N);
@@ -280,7 +275,9 @@ int cmd_tune(int argc, char **argv) {
         if (!f) {
             st = usage_error(cmd.o.name, "cannot write '%s': %s", out, strerror(errno));
         } else {
-            st = tc.ompi ? write_ompi_rules(&cmd, &tc, t, lines, nl, f) : write_rules(&cmd, &tc, t, lines, nl, f);
+            st = tc.emit == TUNE_OMPI_RULES   ? write_ompi_rules(&cmd, &tc, t, lines, nl, f)
+                 : tc.emit == TUNE_MPICH_JSON ? write_mpich_json(&cmd, &tc, lines, nl, f)
+                                              : write_rules(&cmd, &tc, t, lines, nl, f);
             if (f != stdout && fclose(f) != 0) st = usage_error(cmd.o.name, "cannot write '%s': %s", out, strerror(errno));
         }
     }
