@@ -25,6 +25,7 @@ typedef struct Command {
 
 static const Command commands[] = {
 #define X(name, fn, args, summary, description, exit1) {#name, fn},
+#define XS(name, shown, fn, args, summary, description, exit1) {shown, fn},
 #include "driver/commands.def"
 #undef X
 };

@@ -130,6 +130,8 @@ typedef struct CommandInfo {
 static const CommandInfo commands[CMD__COUNT] = {
 #define X(name, fn, args, summary, description, exit1) \
     [CMD_##name] = {#name, args, summary, description, exit1},
+#define XS(name, shown, fn, args, summary, description, exit1) \
+    [CMD_##name] = {shown, args, summary, description, exit1},
 #include "driver/commands.def"
 #undef X
 #define TARGET_PAGE(name, args, description, exit1) \

@@ -40,7 +40,6 @@
  * COLLMPI_DEBUG=1 prints each decision and its reason once per (collective,
  * algorithm or reason) on rank 0 of the communicator; COLLMPI_DEBUG=2 on
  * every rank. */
-#include <ctype.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -50,6 +49,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "collmpi_config.h"
 #include "mpi_internal.h"
 #include "quantity.h"
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -58,18 +58,7 @@
 
 enum { MAX_RULES = 128 };
 
-typedef struct rule {
-    coll_collective coll;
-    size_t lo, hi;          /* [lo, hi) bytes; hi = SIZE_MAX: no bound */
-    long nlo, nhi;          /* N in [nlo, nhi] */
-    int npow2;              /* N must be a power of two */
-    long plo, phi;          /* ranks per node in [plo, phi] (ppn=) */
-    long klo, khi;          /* nodes in [klo, khi] (nodes=) */
-    int shaped;             /* has ppn= or nodes=: needs the communicator's shape */
-    char *object, *alg;
-    void (*fn)(void);       /* NULL: not loaded (on some process) */
-    int line;
-} rule;
+typedef collmpi_rule rule;   /* collmpi_config.h */
 
 /* The state of the library, set once in MPI_Init (before the program can
  * call a collective) and read-only afterwards. */
@@ -121,127 +110,6 @@ static void flush_notes(int print) {
 
 /* ---- configuration ---- */
 
-/* The collectives' keywords and MPI names, for the rules' first field. */
-static const struct {
-    const char *keyword, *mpi;
-    coll_collective c;
-} coll_names[] = {
-#define X(id, kw, abi, rooted, ib, iw, ob, ow, red, inplace, mpi, params) {kw, #mpi, COLL_##id},
-#include <coll_collectives.def>
-#undef X
-};
-enum { NCOLL_NAMES = sizeof coll_names / sizeof *coll_names };
-
-/* A collective's keyword or its MPI function's name (any case, MPI_
- * prefix optional): "allreduce", "bcast", "MPI_Reduce_scatter_block". */
-static int parse_coll(const char *s, coll_collective *out) {
-    if (strncasecmp(s, "MPI_", 4) == 0) s += 4;
-    for (int i = 0; i < NCOLL_NAMES; i++)
-        if (strcasecmp(s, coll_names[i].keyword) == 0 || strcasecmp(s, coll_names[i].mpi) == 0) {
-            *out = coll_names[i].c;
-            return 0;
-        }
-    return -1;
-}
-
-/* Edit distance of a and b (any case), at most 64 bytes each; else large. */
-static int distance(const char *a, const char *b) {
-    size_t m = strlen(a), n = strlen(b);
-    if (m > 64 || n > 64) return 1 << 20;
-    int row[65];
-    for (size_t j = 0; j <= n; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= m; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= n; j++) {
-            int up = row[j];
-            int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            int best = diag + !same;
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[n];
-}
-
-/* The keyword closest to s (within a third of its length), or NULL. */
-static const char *closest_coll(const char *s) {
-    if (strncasecmp(s, "MPI_", 4) == 0) s += 4;
-    const char *best = NULL;
-    int bd = (int)strlen(s) / 3 + 1;
-    for (int i = 0; i < NCOLL_NAMES; i++) {
-        int d = distance(s, coll_names[i].keyword);
-        if (d < bd) {
-            bd = d;
-            best = coll_names[i].keyword;
-        }
-    }
-    return best;
-}
-
-/* A size as collc's options read them (runtime/quantity.h: "4096",
- * "64KiB", "4KB", "2G"), or "-", "*", "inf" for no bound. */
-static int parse_size(const char *s, size_t *out, int is_max) {
-    if (strcmp(s, "-") == 0 || strcmp(s, "*") == 0 || strcasecmp(s, "inf") == 0) {
-        *out = is_max ? SIZE_MAX : 0;
-        return 0;
-    }
-    double v;
-    if (collrt_parse_size(s, &v) || v >= 18446744073709551616.0 /* 2^64 */) return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-/* "4", "2..16", "2.." (no upper bound) into [*lo, *hi]; else the reason in
- * why. */
-static int parse_range(const char *s, long *lo, long *hi, char *why, size_t cap) {
-    char *end;
-    long a = strtol(s, &end, 10);
-    long b = a;
-    int ok = end != s && a >= 1;
-    if (ok && strncmp(end, "..", 2) == 0) {
-        const char *t = end + 2;
-        b = *t ? strtol(t, &end, 10) : 1L << 30;
-        if (*t && end == t) ok = 0;
-        if (!*t) end = (char *)t;
-    }
-    if (!ok || *end) {
-        snprintf(why, cap, "expected A, A..B or A.. with A >= 1");
-        return -1;
-    }
-    if (b < a) {
-        snprintf(why, cap, "the range %ld..%ld is empty", a, b);
-        return -1;
-    }
-    *lo = a;
-    *hi = b;
-    return 0;
-}
-
-/* "n=4", "n=2..16", "n=pow2", "ppn=4", "nodes=2..": a condition of r; else
- * the reason in why. */
-static int parse_cond(const char *s, rule *r, char *why, size_t cap) {
-    if (strncasecmp(s, "n=", 2) == 0) {
-        if (strcasecmp(s + 2, "pow2") == 0) {
-            r->npow2 = 1;
-            return 0;
-        }
-        return parse_range(s + 2, &r->nlo, &r->nhi, why, cap);
-    }
-    if (strncasecmp(s, "ppn=", 4) == 0) {
-        r->shaped = 1;
-        return parse_range(s + 4, &r->plo, &r->phi, why, cap);
-    }
-    if (strncasecmp(s, "nodes=", 6) == 0) {
-        r->shaped = 1;
-        return parse_range(s + 6, &r->klo, &r->khi, why, cap);
-    }
-    snprintf(why, cap, "not a condition (n=A..B, n=pow2, ppn=A..B, nodes=A..B)");
-    return -1;
-}
-
 /* Reads the whole file (NULL if it cannot be read). */
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -282,72 +150,29 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
  * that disagree): with COLLMPI_STRICT=1 the job aborts in MPI_Init. */
 static int config_errors;
 
-/* The fields of a rule, as its errors name them. */
-static const char *const field_names[5] = {"collective", "min-size", "max-size", "object", "algorithm"};
-
 static void parse_config(const char *path, char *text) {
     int lineno = 0;
     for (char *line = text, *next; line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = 0;
         lineno++;
-        char *hash = strchr(line, '#');
-        if (hash) *hash = 0;
-        char *tok[9], *save = NULL;
-        int nt = 0;
-        for (char *t = strtok_r(line, " \t\r", &save); t && nt < 9; t = strtok_r(NULL, " \t\r", &save))
-            tok[nt++] = t;
-        if (nt == 0) continue;
-        rule r;
-        memset(&r, 0, sizeof r);
-        r.nlo = 1;
-        r.nhi = 1L << 30;
-        r.plo = r.klo = 1;
-        r.phi = r.khi = 1L << 30;
-        r.line = lineno;
-        /* the first field in error: its index, and what is wrong with it */
-        int bad = -1;
-        char why[200] = "";
-        if (nt < 5) {
-            bad = nt - 1;
-            snprintf(why, sizeof why, "missing field '%s' (a rule is 'COLLECTIVE MIN MAX OBJECT ALGORITHM "
-                     "[n=A..B|n=pow2] [ppn=A..B] [nodes=A..B]')", field_names[nt]);
-        } else if (nt > 8) {
-            bad = 8;
-            snprintf(why, sizeof why, "more than three conditions after the algorithm");
-        } else if (parse_coll(tok[0], &r.coll)) {
-            bad = 0;
-            const char *near = closest_coll(tok[0]);
-            snprintf(why, sizeof why, "unknown collective '%s'%s%s%s", tok[0], near ? " (did you mean '" : "",
-                     near ? near : "", near ? "'?)" : "");
-        } else if (parse_size(tok[1], &r.lo, 0) || parse_size(tok[2], &r.hi, 1)) {
-            bad = parse_size(tok[1], &r.lo, 0) ? 1 : 2;
-            snprintf(why, sizeof why, "%s '%s' is not a size (4096, 64KiB, 4KB, 2G, or - for no bound)",
-                     field_names[bad], tok[bad]);
-        } else if (r.lo >= r.hi) {
-            bad = 2;
-            snprintf(why, sizeof why, "max-size %s is not above min-size %s: the rule serves no size",
-                     tok[2], tok[1]);
-        }
-        for (int k = 5; k < nt && bad < 0; k++) {
-            char reason[120];
-            if (parse_cond(tok[k], &r, reason, sizeof reason)) {
-                bad = k;
-                snprintf(why, sizeof why, "condition '%s': %s", tok[k], reason);
-            }
-        }
-        if (bad < 0 && nrules == MAX_RULES) {
-            bad = 0;
+        rule r = {.line = lineno};
+        int col = 0, len = 0;
+        char why[240] = "";
+        int got = collmpi_config_line(line, &r, &col, &len, why, sizeof why);
+        if (got == 1 && nrules == MAX_RULES) {
+            got = -1;
+            col = 1;
             snprintf(why, sizeof why, "more than %d rules", MAX_RULES);
         }
-        if (bad >= 0) {
+        if (got < 0) {
             config_errors++;
-            note("collmpi: %s:%d:%d: error: %s; line ignored", path, lineno,
-                 (int)(tok[bad < nt ? bad : nt - 1] - line) + 1, why);
+            note("collmpi: %s:%d:%d: error: %s; line ignored", path, lineno, col, why);
             continue;
         }
-        r.object = strdup(tok[3]);
-        r.alg = strdup(tok[4]);
+        if (got == 0) continue;
+        r.object = strdup(r.object);
+        r.alg = strdup(r.alg);
         if (!r.object || !r.alg) {
             free(r.object);
             free(r.alg);
@@ -359,35 +184,15 @@ static void parse_config(const char *path, char *text) {
     }
 }
 
-/* Loads r's algorithm; a message and NULL when it cannot. */
 static void shape_keyval_create(void);
 
+/* Loads r's algorithm (r->fn); a message when it cannot. */
 static void load_rule(rule *r) {
-    void *h = dlopen(r->object, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        config_errors++;
-        note("collmpi: rule at line %d: %s", r->line, dlerror());
-        return;
-    }
-    char sym[512];
-    snprintf(sym, sizeof sym, "collc_%s", r->alg);
-    void *fn = dlsym(h, sym);
-    snprintf(sym, sizeof sym, "collc_%s_alg", r->alg);
-    const coll_alg_info *const *info = dlsym(h, sym);
-    if (!fn || !info || !*info) {
-        config_errors++;
-        note("collmpi: rule at line %d: %s has no algorithm '%s' (compile it with "
-             "`collc compile --target=mpi`)",
-             r->line, r->object, r->alg);
-        return;
-    }
-    if ((*info)->abi_version != COLL_ABI_VERSION || (*info)->collective != r->coll) {
-        config_errors++;
-        note("collmpi: rule at line %d: '%s' is not a %s algorithm of this runtime's ABI", r->line,
-             r->alg, collmpi_mpi_name(r->coll));
-        return;
-    }
-    *(void **)&r->fn = fn;
+    char why[600];
+    int field;
+    if (collmpi_config_load(r, RTLD_NOW | RTLD_LOCAL, &field, why, sizeof why) == 0) return;
+    config_errors++;
+    note("collmpi: rule at line %d: %s", r->line, why);
 }
 
 /* Called once, in MPI_Init, by every process: reads COLLMPI_CONFIG, loads

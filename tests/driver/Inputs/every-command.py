@@ -8,12 +8,14 @@ import subprocess
 import sys
 
 collc, defs = sys.argv[1], sys.argv[2]
-names = re.findall(r"^X\(\s*(\w+)\s*,", open(defs).read(), re.M)
+text = open(defs).read()
+# X(name, ...) rows, and XS(id, "shown", ...) rows of names that are no C identifier
+names = [a or b for a, b in re.findall(r'^X\(\s*(\w+)\s*,|^XS\(\s*\w+\s*,\s*"([\w-]+)"', text, re.M)]
 top = subprocess.run([collc, "--help"], capture_output=True, text=True)
 bad = 0
 for n in names:
     problems = []
-    if not re.search(r"^  %s\b" % n, top.stdout, re.M):
+    if not re.search(r"^  %s\b" % re.escape(n), top.stdout, re.M):
         problems.append("not listed by collc --help")
     for argv in ([collc, "help", n], [collc, n, "--help"]):
         p = subprocess.run(argv, capture_output=True, text=True)
