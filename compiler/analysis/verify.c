@@ -31,6 +31,15 @@
 
 typedef struct VIvl { int32_t lo, hi; } VIvl; /* ranks [lo, hi) */
 
+/* A value with one rank interval (a partial sum along a ring, a subtree)
+ * keeps it in its ioff instead of the pool: 8 bytes less a value. The
+ * packed interval is also the value's rank-set key (set_key): equal keys,
+ * equal sets. */
+#define IVL_INLINE ((uint64_t)1 << 63)
+static uint64_t ivl_inline(VIvl x) {
+    return IVL_INLINE | (uint64_t)(uint32_t)x.lo << 32 | (uint32_t)x.hi;
+}
+
 /* What stopped an instance as verify-too-large. */
 enum {
     OVER_IDS = 1,    /* more than 2^31 reduced values (31-bit ids) */
@@ -40,8 +49,9 @@ enum {
 
 typedef struct VVal {
     uint64_t tree;   /* reduction-tree hash, commutative per node only */
-    uint64_t ioff;   /* first interval in the pool */
-    uint32_t nivl;   /* number of intervals (>= 1) */
+    uint64_t ioff;   /* the intervals in the pool: a count entry {n, 0}, then
+                        n intervals; or (IVL_INLINE) the one interval
+                        itself: ivl_inline */
     int32_t chunk;   /* origin chunk */
     uint32_t pd, ps; /* operands: the destination's old value and the source */
     uint32_t xfer;   /* the reduce transfer that created it */
@@ -64,7 +74,6 @@ typedef struct VState {
      * the same two rank sets for every chunk of the range; the result's
      * intervals are then shared instead of merged and stored again. */
     uint64_t mc_a, mc_b, mc_off;
-    size_t mc_n;
     int mc_valid;
     unsigned errors, max_errors;
     unsigned shown;        /* errors reported */
@@ -121,7 +130,16 @@ static void view(const VState *v, uint32_t id, VView *w) {
     }
     COLLC_ASSERT(id >= SIM_FIRST && id < v->nvals);
     const VVal *x = &v->vals[id];
-    w->chunk = x->chunk; w->iv = v->ivl + x->ioff; w->n = x->nivl; w->tree = x->tree;
+    w->chunk = x->chunk; w->tree = x->tree;
+    if (x->ioff & IVL_INLINE) {
+        w->one.lo = (int32_t)(uint32_t)((x->ioff & ~IVL_INLINE) >> 32);
+        w->one.hi = (int32_t)(uint32_t)x->ioff;
+        w->iv = &w->one;
+        w->n = 1;
+    } else {
+        w->n = (uint32_t)v->ivl[x->ioff].lo;
+        w->iv = v->ivl + x->ioff + 1;
+    }
 }
 
 static uint64_t view_count(const VView *w) {
@@ -162,19 +180,23 @@ static int tmp_reserve(VState *v, size_t n) {
     return grow(v, (void **)&v->tmp, &v->captmp, n, sizeof *v->tmp, 64);
 }
 
-/* Appends v->tmp[0..n) to the interval pool; returns its offset, or
- * UINT64_MAX when the budget is exhausted (the run stops). */
+/* Appends v->tmp[0..n) to the interval pool; returns its offset (one
+ * interval: ivl_inline, not stored), or UINT64_MAX when the budget is
+ * exhausted (the run stops). */
 static uint64_t ivl_store(VState *v, size_t n) {
-    if (grow(v, (void **)&v->ivl, &v->capivl, v->nivl + n, sizeof *v->ivl, 4096)) return UINT64_MAX;
-    memcpy(v->ivl + v->nivl, v->tmp, n * sizeof *v->tmp);
+    if (n == 1) return ivl_inline(v->tmp[0]);
+    if (grow(v, (void **)&v->ivl, &v->capivl, v->nivl + 1 + n, sizeof *v->ivl, 4096))
+        return UINT64_MAX;
+    v->ivl[v->nivl] = (VIvl){(int32_t)n, 0};
+    memcpy(v->ivl + v->nivl + 1, v->tmp, n * sizeof *v->tmp);
     uint64_t off = v->nivl;
-    v->nivl += n;
+    v->nivl += 1 + n;
     return off;
 }
 
-/* A value whose rank intervals are ivl[ioff .. ioff + n) (possibly shared
+/* A value whose rank intervals are at ioff (see VVal; possibly shared
  * with other values: intervals are immutable). */
-static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uint64_t tree,
+static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, uint64_t tree,
                           uint32_t pd, uint32_t ps, uint32_t xfer) {
     if (v->nvals >= SIM_LEAF) {
         /* Value ids are 31-bit: stop rather than alias an input leaf. */
@@ -185,7 +207,7 @@ static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uin
     if (grow(v, (void **)&v->vals, &v->capvals, v->nvals + 1, sizeof *v->vals, 1024))
         return SIM_POISON;
     VVal *x = &v->vals[v->nvals];
-    x->tree = tree; x->ioff = ioff; x->nivl = (uint32_t)n; x->chunk = chunk;
+    x->tree = tree; x->ioff = ioff; x->chunk = chunk;
     x->pd = pd; x->ps = ps; x->xfer = xfer;
     return (uint32_t)v->nvals++;
 }
@@ -193,7 +215,7 @@ static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uin
 /* Identity of a value's rank set for the merge cache: the interval pool
  * offset, or the rank of an input leaf. */
 static uint64_t set_key(const VState *v, uint32_t id, const VView *w) {
-    if (id & SIM_LEAF) return ((uint64_t)1 << 63) | (uint64_t)(uint32_t)w->one.lo;
+    if (id & SIM_LEAF) return ivl_inline(w->one);
     return v->vals[id].ioff;
 }
 
@@ -451,7 +473,7 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
     view(v, vs, &b);
     uint64_t ka = set_key(v, vd, &a), kb = set_key(v, vs, &b);
     if (a.chunk == b.chunk && v->mc_valid && v->mc_a == ka && v->mc_b == kb)
-        return value_new(v, a.chunk, v->mc_off, v->mc_n, tree_node(a.tree, b.tree), vd, vs,
+        return value_new(v, a.chunk, v->mc_off, tree_node(a.tree, b.tree), vd, vs,
                          (uint32_t)x);
     size_t nover = 0, n = 0;
     int mixed = a.chunk != b.chunk;
@@ -485,8 +507,8 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
     }
     uint64_t off = ivl_store(v, n);
     if (off == UINT64_MAX) return SIM_POISON;
-    uint32_t nv = value_new(v, a.chunk, off, n, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
-    v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off; v->mc_n = n;
+    uint32_t nv = value_new(v, a.chunk, off, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
+    v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off;
     return nv;
 }
 
@@ -871,9 +893,8 @@ static void vstate_free(VState *v) {
     free(v->vals); free(v->ivl); free(v->tmp);
 }
 
-static unsigned verify_schedule_in(const Schedule *s, DiagEngine *dx, DiagEngine *dxw,
-                                   Arena *arena, unsigned max_errors, size_t max_memory,
-                                   VerifyStats *st) {
+unsigned verify_schedule_limited(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                                 unsigned max_errors, size_t max_memory, VerifyStats *st) {
     VState v;
     vstate_init(&v, s, dx, dxw, arena, max_errors, max_memory);
     VerifyStats dummy;
@@ -889,7 +910,7 @@ static unsigned verify_schedule_in(const Schedule *s, DiagEngine *dx, DiagEngine
 
 unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
                             unsigned max_errors, VerifyStats *st) {
-    return verify_schedule_in(s, dx, dxw, arena, max_errors, 0, st);
+    return verify_schedule_limited(s, dx, dxw, arena, max_errors, 0, st);
 }
 
 /* ------------------------------------------------------------ streaming */
@@ -969,7 +990,7 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
 
     ist = instantiate(alg, p, dxi, &sch, failed_require);
     if (ist != INST_OK) return ist;
-    verify_schedule_in(&sch, dx, dxw, arena, max_errors, p->max_memory, st);
+    verify_schedule_limited(&sch, dx, dxw, arena, max_errors, p->max_memory, st);
     schedule_free(&sch);
     return INST_OK;
 }

@@ -53,6 +53,11 @@ unsigned verify_schedule(const Schedule *s, DiagEngine *dx, Arena *arena,
 unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
                             unsigned max_errors, VerifyStats *st);
 
+/* verify_schedule_ex with a memory budget for the state (max_memory bytes;
+ * 0 = verify_default_memory()): beyond it, verify-too-large. */
+unsigned verify_schedule_limited(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                                 unsigned max_errors, size_t max_memory, VerifyStats *st);
+
 /* instantiate + verify_schedule_ex of one instance, without keeping the
  * schedule's transfers: they are streamed step by step into the simulator
  * (instantiate_stream), so memory holds the slots and values, not the

@@ -77,7 +77,8 @@ Status pipeline_verify(Cmd *c, const Algorithm *alg, const Schedule *sched, Pipe
     if (c->o.no_verify) return EXIT_GO_ON;
     progress_verify(NULL, 0, 1, sched->N);
     VerifyStats vs;
-    unsigned errors = verify_schedule_ex(sched, c->s.dx, NULL, &c->s.arena, 0, &vs);
+    unsigned errors =
+        verify_schedule_limited(sched, c->s.dx, NULL, &c->s.arena, 0, c->s.opts.max_memory, &vs);
     progress_verify(NULL, 1, 1, 0);
     if (!errors) return EXIT_GO_ON;
     int big = vs.too_large && errors == 1;
