@@ -14,7 +14,7 @@
 static void *big_zalloc(size_t bytes) {
     if (bytes < ((size_t)1 << 21)) return xcalloc(1, bytes);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) collc_internal_error(__FILE__, __LINE__, "out of memory");
+    if (p == MAP_FAILED) return NULL; /* the caller reports it: a limit, not a crash */
 #ifdef MADV_HUGEPAGE
     madvise(p, bytes, MADV_HUGEPAGE);
 #endif
@@ -27,6 +27,10 @@ static void big_free(void *p, size_t bytes) {
 }
 
 int sim_init(Sim *m, const Schedule *s, const SimHooks *hooks) {
+    return sim_init_limited(m, s, hooks, SIZE_MAX);
+}
+
+int sim_init_limited(Sim *m, const Schedule *s, const SimHooks *hooks, size_t max_bytes) {
     memset(m, 0, sizeof *m);
     m->s = s;
     if (hooks) m->hooks = *hooks;
@@ -42,14 +46,19 @@ int sim_init(Sim *m, const Schedule *s, const SimHooks *hooks) {
         total += m->root >= 0 ? (uint64_t)((m->N - 1) * B->co + B->cr) : (uint64_t)(m->N * B->co);
     }
     m->nin = s->nbuffers > 1 ? m->bufs[1].base : total;
-    if (m->nin >= SIM_LEAF || s->nxfers >= UINT32_MAX || s->nsteps >= UINT32_MAX) {
+    m->nslots = total;
+    m->slot_bytes = total > SIZE_MAX / sizeof *m->sl ? SIZE_MAX
+                                                     : (size_t)(total ? total : 1) * sizeof *m->sl;
+    /* the memory first: far past the 32-bit ids, it is what limits */
+    int rc = m->slot_bytes > max_bytes ? -2 : 0;
+    if (!rc && (m->nin >= SIM_LEAF || s->nxfers >= UINT32_MAX || s->nsteps >= UINT32_MAX))
+        rc = -1;
+    if (!rc && !(m->sl = big_zalloc(m->slot_bytes))) rc = -2;
+    if (rc) {
         free(m->bufs);
         m->bufs = NULL;
-        return -1;
+        return rc;
     }
-    m->nslots = total;
-    m->slot_bytes = (size_t)(total ? total : 1) * sizeof *m->sl;
-    m->sl = big_zalloc(m->slot_bytes);
     for (uint64_t i = 0; i < m->nin; i++) m->sl[i].val = SIM_LEAF | (uint32_t)i;
     return 0;
 }

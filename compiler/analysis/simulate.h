@@ -122,6 +122,10 @@ typedef struct Sim {
  * free) when the schedule cannot be simulated: 2^31 or more `in` slots, or
  * 2^32 or more transfers or steps. */
 int sim_init(Sim *m, const Schedule *s, const SimHooks *hooks);
+/* The same, but -2 (nothing to free; m->nslots and m->slot_bytes say what
+ * was needed) when the slot array would take more than max_bytes or cannot
+ * be mapped (checked before the 32-bit limits of -1). */
+int sim_init_limited(Sim *m, const Schedule *s, const SimHooks *hooks, size_t max_bytes);
 void sim_free(Sim *m);
 
 /* Runs step m->next and advances to the following one. */

@@ -22,6 +22,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include "analysis/simulate.h"
 #include "support/util.h"
 
@@ -29,10 +31,27 @@
 
 typedef struct VIvl { int32_t lo, hi; } VIvl; /* ranks [lo, hi) */
 
+/* A value with one rank interval (a partial sum along a ring, a subtree)
+ * keeps it in its ioff instead of the pool: 8 bytes less a value. The
+ * packed interval is also the value's rank-set key (set_key): equal keys,
+ * equal sets. */
+#define IVL_INLINE ((uint64_t)1 << 63)
+static uint64_t ivl_inline(VIvl x) {
+    return IVL_INLINE | (uint64_t)(uint32_t)x.lo << 32 | (uint32_t)x.hi;
+}
+
+/* What stopped an instance as verify-too-large. */
+enum {
+    OVER_IDS = 1,    /* more than 2^31 reduced values (31-bit ids) */
+    OVER_MEMORY = 2, /* the values and intervals outgrew the memory budget */
+    OVER_SLOTS = 3,  /* the slot array alone is over the budget */
+};
+
 typedef struct VVal {
     uint64_t tree;   /* reduction-tree hash, commutative per node only */
-    uint64_t ioff;   /* first interval in the pool */
-    uint32_t nivl;   /* number of intervals (>= 1) */
+    uint64_t ioff;   /* the intervals in the pool: a count entry {n, 0}, then
+                        n intervals; or (IVL_INLINE) the one interval
+                        itself: ivl_inline */
     int32_t chunk;   /* origin chunk */
     uint32_t pd, ps; /* operands: the destination's old value and the source */
     uint32_t xfer;   /* the reduce transfer that created it */
@@ -55,7 +74,6 @@ typedef struct VState {
      * the same two rank sets for every chunk of the range; the result's
      * intervals are then shared instead of merged and stored again. */
     uint64_t mc_a, mc_b, mc_off;
-    size_t mc_n;
     int mc_valid;
     unsigned errors, max_errors;
     unsigned shown;        /* errors reported */
@@ -64,7 +82,8 @@ typedef struct VState {
     size_t merge_fault_xfer; /* the transfer whose mixed chunks / double count
                                 was counted (one per transfer); SIZE_MAX */
     size_t describe_budget; /* transfers notes may still replay (describe) */
-    int overflow;          /* more than 2^31 values: verify-too-large */
+    int overflow;          /* verify-too-large: OVER_IDS or OVER_MEMORY */
+    size_t budget;         /* bytes the slots, values and intervals may take */
     int stream;            /* the schedule is streamed (verify_instance): its
                               transfers are gone, so any finding only counts
                               and stops, and the instance is replayed whole
@@ -111,7 +130,16 @@ static void view(const VState *v, uint32_t id, VView *w) {
     }
     COLLC_ASSERT(id >= SIM_FIRST && id < v->nvals);
     const VVal *x = &v->vals[id];
-    w->chunk = x->chunk; w->iv = v->ivl + x->ioff; w->n = x->nivl; w->tree = x->tree;
+    w->chunk = x->chunk; w->tree = x->tree;
+    if (x->ioff & IVL_INLINE) {
+        w->one.lo = (int32_t)(uint32_t)((x->ioff & ~IVL_INLINE) >> 32);
+        w->one.hi = (int32_t)(uint32_t)x->ioff;
+        w->iv = &w->one;
+        w->n = 1;
+    } else {
+        w->n = (uint32_t)v->ivl[x->ioff].lo;
+        w->iv = v->ivl + x->ioff + 1;
+    }
 }
 
 static uint64_t view_count(const VView *w) {
@@ -120,42 +148,66 @@ static uint64_t view_count(const VView *w) {
     return n;
 }
 
-static void tmp_reserve(VState *v, size_t n) {
-    if (n <= v->captmp) return;
-    v->captmp = n > 2 * v->captmp ? n : 2 * v->captmp;
-    v->tmp = xrealloc(v->tmp, v->captmp * sizeof *v->tmp);
+/* Bytes of the state the budget covers. */
+static size_t state_bytes(const VState *v) {
+    return v->sim.slot_bytes + v->capvals * sizeof *v->vals + v->capivl * sizeof *v->ivl +
+           v->captmp * sizeof *v->tmp;
 }
 
-/* Appends v->tmp[0..n) to the interval pool; returns its offset. */
-static uint64_t ivl_store(VState *v, size_t n) {
-    if (v->nivl + n > v->capivl) {
-        size_t c = v->capivl ? 2 * v->capivl : 4096;
-        while (c < v->nivl + n) c *= 2;
-        v->capivl = c;
-        v->ivl = xrealloc(v->ivl, c * sizeof *v->ivl);
+/* Grows the array *p of *cap elements of `elem` bytes to hold `need`:
+ * doubling, but never past the memory budget. Returns 0, or -1 (the array
+ * unchanged, the run stopped as OVER_MEMORY) when the budget or the system
+ * refuses: a resource limit, reported as verify-too-large, not a crash. */
+static int grow(VState *v, void **p, size_t *cap, size_t need, size_t elem, size_t first) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : first;
+    while (c < need && c <= SIZE_MAX / 2 / elem) c *= 2;
+    size_t used = state_bytes(v);
+    size_t room = used < v->budget ? (v->budget - used) / elem : 0;
+    if (c - *cap > room) c = *cap + room;
+    void *q = c >= need ? realloc(*p, c * elem) : NULL;
+    if (!q) {
+        v->overflow = OVER_MEMORY;
+        v->sim.stop = 1;
+        return -1;
     }
-    memcpy(v->ivl + v->nivl, v->tmp, n * sizeof *v->tmp);
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int tmp_reserve(VState *v, size_t n) {
+    return grow(v, (void **)&v->tmp, &v->captmp, n, sizeof *v->tmp, 64);
+}
+
+/* Appends v->tmp[0..n) to the interval pool; returns its offset (one
+ * interval: ivl_inline, not stored), or UINT64_MAX when the budget is
+ * exhausted (the run stops). */
+static uint64_t ivl_store(VState *v, size_t n) {
+    if (n == 1) return ivl_inline(v->tmp[0]);
+    if (grow(v, (void **)&v->ivl, &v->capivl, v->nivl + 1 + n, sizeof *v->ivl, 4096))
+        return UINT64_MAX;
+    v->ivl[v->nivl] = (VIvl){(int32_t)n, 0};
+    memcpy(v->ivl + v->nivl + 1, v->tmp, n * sizeof *v->tmp);
     uint64_t off = v->nivl;
-    v->nivl += n;
+    v->nivl += 1 + n;
     return off;
 }
 
-/* A value whose rank intervals are ivl[ioff .. ioff + n) (possibly shared
+/* A value whose rank intervals are at ioff (see VVal; possibly shared
  * with other values: intervals are immutable). */
-static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uint64_t tree,
+static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, uint64_t tree,
                           uint32_t pd, uint32_t ps, uint32_t xfer) {
     if (v->nvals >= SIM_LEAF) {
         /* Value ids are 31-bit: stop rather than alias an input leaf. */
-        v->overflow = 1;
+        v->overflow = OVER_IDS;
         v->sim.stop = 1;
         return SIM_POISON;
     }
-    if (v->nvals == v->capvals) {
-        v->capvals = v->capvals ? 2 * v->capvals : 1024;
-        v->vals = xrealloc(v->vals, v->capvals * sizeof *v->vals);
-    }
+    if (grow(v, (void **)&v->vals, &v->capvals, v->nvals + 1, sizeof *v->vals, 1024))
+        return SIM_POISON;
     VVal *x = &v->vals[v->nvals];
-    x->tree = tree; x->ioff = ioff; x->nivl = (uint32_t)n; x->chunk = chunk;
+    x->tree = tree; x->ioff = ioff; x->chunk = chunk;
     x->pd = pd; x->ps = ps; x->xfer = xfer;
     return (uint32_t)v->nvals++;
 }
@@ -163,7 +215,7 @@ static uint32_t value_new(VState *v, int32_t chunk, uint64_t ioff, size_t n, uin
 /* Identity of a value's rank set for the merge cache: the interval pool
  * offset, or the rank of an input leaf. */
 static uint64_t set_key(const VState *v, uint32_t id, const VView *w) {
-    if (id & SIM_LEAF) return ((uint64_t)1 << 63) | (uint64_t)(uint32_t)w->one.lo;
+    if (id & SIM_LEAF) return ivl_inline(w->one);
     return v->vals[id].ioff;
 }
 
@@ -172,7 +224,8 @@ static uint64_t set_key(const VState *v, uint32_t id, const VView *w) {
  * in v->tmp[0..*nover)). */
 static size_t ivl_merge(VState *v, const VIvl *a, uint32_t na, const VIvl *b, uint32_t nb,
                         size_t *nover) {
-    tmp_reserve(v, (size_t)na + nb);
+    *nover = 0;
+    if (tmp_reserve(v, (size_t)na + nb)) return 0; /* the run stops: v->overflow */
     size_t i = 0, j = 0, n = 0;
     int overlap = 0;
     while (i < na || j < nb) {
@@ -420,11 +473,12 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
     view(v, vs, &b);
     uint64_t ka = set_key(v, vd, &a), kb = set_key(v, vs, &b);
     if (a.chunk == b.chunk && v->mc_valid && v->mc_a == ka && v->mc_b == kb)
-        return value_new(v, a.chunk, v->mc_off, v->mc_n, tree_node(a.tree, b.tree), vd, vs,
+        return value_new(v, a.chunk, v->mc_off, tree_node(a.tree, b.tree), vd, vs,
                          (uint32_t)x);
     size_t nover = 0, n = 0;
     int mixed = a.chunk != b.chunk;
     if (!mixed) n = ivl_merge(v, a.iv, a.n, b.iv, b.n, &nover); /* 0: a rank twice */
+    if (v->overflow) return SIM_POISON;
     if (v->stream && (mixed || n == 0)) {
         v->errors++;
         v->sim.stop = 1;
@@ -452,8 +506,9 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
         return SIM_POISON;
     }
     uint64_t off = ivl_store(v, n);
-    uint32_t nv = value_new(v, a.chunk, off, n, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
-    v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off; v->mc_n = n;
+    if (off == UINT64_MAX) return SIM_POISON;
+    uint32_t nv = value_new(v, a.chunk, off, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
+    v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off;
     return nv;
 }
 
@@ -731,10 +786,48 @@ static int check_consistency(VState *v) {
 
 /* --------------------------------------------------------------- driver */
 
+size_t verify_default_memory(void) {
+    uint64_t m = UINT64_MAX;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) m = (uint64_t)pages * (uint64_t)page;
+    const int limits[2] = {RLIMIT_AS, RLIMIT_DATA};
+    for (int i = 0; i < 2; i++) {
+        struct rlimit rl;
+        if (!getrlimit(limits[i], &rl) && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < m)
+            m = (uint64_t)rl.rlim_cur;
+    }
+    /* the rest of the process (the schedule's steps, the arena) needs some */
+    m -= m / 8;
+    return m > SIZE_MAX ? SIZE_MAX : (size_t)m;
+}
+
+/* "12 KiB", "3584 MiB" (rounded down), for the messages. */
+static const char *fmt_bytes(Arena *arena, size_t bytes) {
+    if (bytes < ((size_t)10 << 20)) return arena_printf(arena, "%zu KiB", bytes >> 10);
+    return arena_printf(arena, "%zu MiB", bytes >> 20);
+}
+
+/* The verify-too-large error of a memory limit (OVER_SLOTS, OVER_MEMORY). */
+static void report_memory(const VState *v, DiagEngine *dx, const Algorithm *alg) {
+    if (!dx) return;
+    if (v->overflow == OVER_SLOTS)
+        diag_error(dx, alg->name_span, "verify-too-large",
+                   "schedule of '%s' for N = %" PRId64 " is too large to verify: its %" PRIu64
+                   " chunk slots need %s, over the memory budget of %s (--max-memory)",
+                   alg->name, v->N, v->sim.nslots, fmt_bytes(v->arena, v->sim.slot_bytes),
+                   fmt_bytes(v->arena, v->budget));
+    else
+        diag_error(dx, alg->name_span, "verify-too-large",
+                   "schedule of '%s' for N = %" PRId64 " is too large to verify: its reduced "
+                   "values need more than the memory budget of %s (--max-memory)",
+                   alg->name, v->N, fmt_bytes(v->arena, v->budget));
+}
+
 static void vstate_init(VState *v, const Schedule *s, DiagEngine *dx, DiagEngine *dxw,
-                        Arena *arena, unsigned max_errors) {
+                        Arena *arena, unsigned max_errors, size_t max_memory) {
     memset(v, 0, sizeof *v);
     v->s = s; v->dx = dx; v->dxw = dxw; v->arena = arena;
+    v->budget = max_memory ? max_memory : verify_default_memory();
     v->N = s->N;
     v->root = collective_info[s->alg->coll].rooted ? s->root : -1;
     v->max_errors = max_errors ? max_errors : VERIFY_DEFAULT_MAX_ERRORS;
@@ -747,7 +840,15 @@ static void vstate_init(VState *v, const Schedule *s, DiagEngine *dx, DiagEngine
 static int vstate_start(VState *v, VerifyStats *st) {
     const Schedule *s = v->s;
     SimHooks hooks = {on_reduce, on_fault, v};
-    if (sim_init(&v->sim, s, &hooks)) {
+    int rc = sim_init_limited(&v->sim, s, &hooks, v->budget);
+    if (rc == -2) {
+        st->errors = 1;
+        st->too_large = 1;
+        v->overflow = OVER_SLOTS;
+        report_memory(v, v->dx, s->alg);
+        return -1;
+    }
+    if (rc) {
         st->errors = 1;
         st->too_large = 1;
         if (v->dx) {
@@ -771,7 +872,8 @@ static unsigned vstate_finish(VState *v, VerifyStats *st) {
     const Schedule *s = v->s;
     if (v->overflow) {
         v->errors++;
-        if (v->dx)
+        if (v->overflow == OVER_MEMORY) report_memory(v, v->dx, s->alg);
+        else if (v->dx)
             diag_error(v->dx, s->alg->name_span, "verify-too-large",
                        "schedule of '%s' for N = %" PRId64 " is too large to verify "
                        "(more than 2^31 reduced values)", s->alg->name, s->N);
@@ -779,7 +881,7 @@ static unsigned vstate_finish(VState *v, VerifyStats *st) {
     if (!v->sim.stop) check_postcondition(v);
     if (!v->errors) st->consistent = check_consistency(v);
     st->errors = v->errors;
-    st->too_large = v->overflow;
+    st->too_large = v->overflow != 0;
     st->slots = v->sim.nslots;
     st->values = v->nvals - SIM_FIRST;
     st->intervals = v->nivl;
@@ -791,10 +893,10 @@ static void vstate_free(VState *v) {
     free(v->vals); free(v->ivl); free(v->tmp);
 }
 
-unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
-                            unsigned max_errors, VerifyStats *st) {
+unsigned verify_schedule_limited(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                                 unsigned max_errors, size_t max_memory, VerifyStats *st) {
     VState v;
-    vstate_init(&v, s, dx, dxw, arena, max_errors);
+    vstate_init(&v, s, dx, dxw, arena, max_errors, max_memory);
     VerifyStats dummy;
     if (!st) st = &dummy;
     memset(st, 0, sizeof *st);
@@ -806,6 +908,11 @@ unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, 
     return errors;
 }
 
+unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                            unsigned max_errors, VerifyStats *st) {
+    return verify_schedule_limited(s, dx, dxw, arena, max_errors, 0, st);
+}
+
 /* ------------------------------------------------------------ streaming */
 
 typedef struct VStream {
@@ -813,6 +920,7 @@ typedef struct VStream {
     VerifyStats st;
     Arena *arena;
     unsigned max_errors;
+    size_t max_memory;
     int started;   /* vstate_start ran */
     int replay;    /* something to report, or a limit: verify it whole */
 } VStream;
@@ -820,7 +928,7 @@ typedef struct VStream {
 static int stream_step(void *user, const Schedule *hdr, const Transfer *xs) {
     VStream *w = user;
     if (!w->started) {
-        vstate_init(&w->v, hdr, NULL, NULL, w->arena, w->max_errors);
+        vstate_init(&w->v, hdr, NULL, NULL, w->arena, w->max_errors, w->max_memory);
         w->v.stream = 1;
         w->started = 1;
         if (vstate_start(&w->v, &w->st)) return w->replay = 1;
@@ -841,13 +949,14 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
     VStream *w = xcalloc(1, sizeof *w);
     w->arena = arena;
     w->max_errors = max_errors;
+    w->max_memory = p->max_memory;
     w->st.consistent = -1;
     Schedule sch;
     InstStatus ist = instantiate_stream(alg, p, dxi, &sch, failed_require, stream_step, w);
     if (ist == INST_OK) {
         if (!w->started) {
             /* no step: the postcondition alone */
-            vstate_init(&w->v, &sch, NULL, NULL, arena, max_errors);
+            vstate_init(&w->v, &sch, NULL, NULL, arena, max_errors, w->max_memory);
             w->v.stream = 1;
             w->started = 1;
             if (vstate_start(&w->v, &w->st)) w->replay = 1;
@@ -864,14 +973,24 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
         if (!w->replay) *st = w->st;
         schedule_free(&sch);
     }
+    /* A memory limit is reported as it is: replaying the instance whole
+     * would only need more memory (the schedule's transfers on top). */
+    int mem = w->started && (w->v.overflow == OVER_SLOTS || w->v.overflow == OVER_MEMORY);
+    if (mem) {
+        report_memory(&w->v, dx, alg);
+        st->errors = 1;
+        st->too_large = 1;
+        st->slots = w->v.sim.nslots;
+    }
     if (w->started) vstate_free(&w->v);
-    int replay = ist == INST_STOPPED || (ist == INST_OK && w->replay);
+    int replay = !mem && (ist == INST_STOPPED || (ist == INST_OK && w->replay));
     free(w);
+    if (mem) return INST_OK;
     if (!replay) return ist;
 
     ist = instantiate(alg, p, dxi, &sch, failed_require);
     if (ist != INST_OK) return ist;
-    verify_schedule_ex(&sch, dx, dxw, arena, max_errors, st);
+    verify_schedule_limited(&sch, dx, dxw, arena, max_errors, p->max_memory, st);
     schedule_free(&sch);
     return INST_OK;
 }

@@ -53,6 +53,11 @@ unsigned verify_schedule(const Schedule *s, DiagEngine *dx, Arena *arena,
 unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
                             unsigned max_errors, VerifyStats *st);
 
+/* verify_schedule_ex with a memory budget for the state (max_memory bytes;
+ * 0 = verify_default_memory()): beyond it, verify-too-large. */
+unsigned verify_schedule_limited(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                                 unsigned max_errors, size_t max_memory, VerifyStats *st);
+
 /* instantiate + verify_schedule_ex of one instance, without keeping the
  * schedule's transfers: they are streamed step by step into the simulator
  * (instantiate_stream), so memory holds the slots and values, not the
@@ -65,6 +70,12 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
                            DiagEngine *dx, DiagEngine *dxw, Arena *arena, unsigned max_errors,
                            VerifyStats *st, const Stmt **failed_require);
 
+/* The default memory budget of one instance's state (the slots, values and
+ * intervals; beyond it the instance is verify-too-large): 7/8 of the
+ * smaller of the physical memory and the address-space and data limits
+ * (ulimit -v, -d). */
+size_t verify_default_memory(void);
+
 /* Options of verify_algorithm (the `collc verify` command line). */
 typedef struct VerifyOptions {
     const int64_t *ns;        /* rank counts, ascending; NULL = the default set */
@@ -74,6 +85,8 @@ typedef struct VerifyOptions {
     const Define *defines;    /* -D overrides */
     int ndefines;
     size_t max_transfers;     /* 0 = instantiate's default */
+    size_t max_memory;        /* bytes the state of one instance may take;
+                                 0 = verify_default_memory() */
     unsigned max_errors;      /* per failing instance; 0 = default */
     /* NULL, or called before each N (done = the N done so far) and once
      * after the last (done == total, N = 0) before the diagnostics are

@@ -165,6 +165,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             p.defines = o->defines;
             p.ndefines = o->ndefines;
             p.max_transfers = o->max_transfers;
+            p.max_memory = o->max_memory;
             const Stmt *req = NULL;
             VerifyStats st;
             InstStatus ist = verify_instance(alg, &p, reported || big_shown ? quiet : dx,
@@ -266,7 +267,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         diag_error(dx, alg->name_span, "too-large",
                    "'%s' is too large to verify for N = %s: a resource limit stopped the check, "
                    "nothing is known to be wrong", alg->name, list);
-        diag_note(dx, span_none(), "raise the limit (--max-transfers) or verify smaller N");
+        diag_note(dx, span_none(), "raise the limit (--max-transfers, --max-memory) or verify smaller N");
         free(list);
     }
 

@@ -79,6 +79,7 @@ int cmd_verify(int argc, char **argv) {
         .nns = c.nns,
         .root = c.o.given[OPT_ROOT] ? c.o.root : -1, /* every root */
         .max_transfers = c.o.common.max_transfers,
+        .max_memory = c.o.common.max_memory,
         .max_errors = (unsigned)c.o.max_errors,
         .progress = progress_verify,
         .quick = c.o.quick,

@@ -66,6 +66,7 @@ typedef struct CommonOptions {
     int input_format;             /* --input-format: 0 = recognised by content, else
                                      1 + the row of driver/formats.def */
     size_t max_transfers;         /* --max-transfers=N; 0 = instantiate's default */
+    size_t max_memory;            /* --max-memory=M; 0 = verify's default */
 } CommonOptions;
 
 /* Parses an integer with optional K/M/G suffix-free syntax; -1 on error. */

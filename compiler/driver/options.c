@@ -615,6 +615,7 @@ Status options_parse(DriverOptions *o, CommandId cmd, int argc, char **argv) {
     o->common.diag_format = (DiagFormat)o->diag_format;
     o->common.error_limit = o->error_limit > UINT_MAX ? UINT_MAX : (unsigned)o->error_limit;
     o->common.max_transfers = (size_t)o->max_transfers;
+    o->common.max_memory = o->max_memory >= (double)SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
     return EXIT_GO_ON;
 }
 

@@ -9,7 +9,8 @@
 #include <string.h>
 
 SchedParams pipeline_params(Session *s, const Algorithm *alg, size_t point, int64_t N, int64_t root) {
-    SchedParams p = {.N = N, .root = root, .max_transfers = s->opts.max_transfers};
+    SchedParams p = {.N = N, .root = root, .max_transfers = s->opts.max_transfers,
+                     .max_memory = s->opts.max_memory};
     p.ndefines = session_defines(s, alg, point, &p.defines);
     return p;
 }
@@ -76,7 +77,8 @@ Status pipeline_verify(Cmd *c, const Algorithm *alg, const Schedule *sched, Pipe
     if (c->o.no_verify) return EXIT_GO_ON;
     progress_verify(NULL, 0, 1, sched->N);
     VerifyStats vs;
-    unsigned errors = verify_schedule_ex(sched, c->s.dx, NULL, &c->s.arena, 0, &vs);
+    unsigned errors =
+        verify_schedule_limited(sched, c->s.dx, NULL, &c->s.arena, 0, c->s.opts.max_memory, &vs);
     progress_verify(NULL, 1, 1, 0);
     if (!errors) return EXIT_GO_ON;
     int big = vs.too_large && errors == 1;
@@ -89,7 +91,8 @@ Status pipeline_verify_many(Cmd *c, const Algorithm *alg, PipelineUse use) {
     const Define *defs;
     int ndefs = session_defines(&c->s, alg, 0, &defs); /* one value each: no sweep here */
     VerifyOptions vo = {.ns = c->ns, .nns = c->nns, .root = -1, .defines = defs, .ndefines = ndefs,
-                        .max_transfers = c->s.opts.max_transfers, .progress = progress_verify,
+                        .max_transfers = c->s.opts.max_transfers,
+                        .max_memory = c->s.opts.max_memory, .progress = progress_verify,
                         .correctness_only = 1};
     int v = verify_algorithm(alg, &vo, c->s.dx, &c->s.arena, NULL);
     if (!v) return EXIT_GO_ON;

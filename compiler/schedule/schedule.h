@@ -51,6 +51,8 @@ typedef struct SchedParams {
     int ndefines;
     size_t max_transfers;     /* 0 = default SCHED_DEFAULT_MAX_TRANSFERS */
     int64_t max_N;            /* 0 = default SCHED_DEFAULT_MAX_N */
+    size_t max_memory;        /* verify: bytes of state one instance may
+                                 take; 0 = verify_default_memory() */
 } SchedParams;
 
 #define SCHED_DEFAULT_MAX_TRANSFERS ((size_t)50 * 1000 * 1000)
