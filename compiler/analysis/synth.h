@@ -1,7 +1,7 @@
 /* synth.h - `collc synth`: schedules synthesized for a topology
  * (docs/synth.md is the user's reference).
  *
- * Two engines spread every owner's chunks to every rank (AllGather); the
+ * The engines spread every owner's chunks to every rank (AllGather); the
  * mirror image of a spread (steps reversed, transfers turned into reduces)
  * is a ReduceScatter.
  *  - layered (synth_layers.c): in step t every rank at distance t from a
@@ -11,6 +11,9 @@
  *  - telephone (synth_phone.c): in every step a rank passes each chunk to at
  *    most one neighbour, steps chosen greedily; the mirror never lands two
  *    partial sums of a chunk on a rank in one step.
+ *  - pipelined (synth_pipe.c), where routes pass switches or NICs: steps of
+ *    one time budget, every link carrying what crosses it in that time, each
+ *    chunk over every link once (out-trees through the switches, packed).
  * AllReduce is ReduceScatter + AllGather of owner chunks (uniform owners or
  * owners weighted by receive bandwidth), Broadcast a pipelined telephone
  * spread from the root or a scatter + AllGather, Reduce their mirrors

@@ -97,7 +97,10 @@ static void phase_spread(SynthBuild *b, const SynthMoves *m, SynthLocFn src, Syn
                          int first_step_exists) {
     for (int32_t t = 1; t <= m->nsteps; t++) {
         if (!(t == 1 && first_step_exists)) {
-            if (b->engine->rounds)
+            if (b->engine->rounds == SYNTH_STEPS_PIPELINE)
+                synth_step(b, synth_fmt("%s, step %d of %d: chunks move one hop down their trees, every link within the "
+                              "step's time", what, t, m->nsteps));
+            else if (b->engine->rounds)
                 synth_step(b, synth_fmt("%s, round %d of %d: every rank passes each chunk it holds to at most one neighbour",
                               what, t, m->nsteps));
             else
@@ -127,7 +130,10 @@ static void phase_reduce(SynthBuild *b, const SynthMoves *m, SynthLocFn acc, con
     uint8_t *cnt = xcalloc((size_t)(b->N * X), 1);
     int32_t *own = xmalloc((size_t)(b->N * X) * sizeof *own);
     for (int32_t t = m->nsteps; t >= 1; t--) {
-        if (b->engine->rounds)
+        if (b->engine->rounds == SYNTH_STEPS_PIPELINE)
+            synth_step(b, synth_fmt("%s, step %d of %d: partial sums move one hop up their trees", what,
+                          m->nsteps + 1 - t, m->nsteps));
+        else if (b->engine->rounds)
             synth_step(b, synth_fmt("%s, round %d of %d: every rank takes at most one partial sum of a chunk", what,
                           m->nsteps + 1 - t, m->nsteps));
         else
@@ -211,7 +217,9 @@ static SynthLoc reduce_acc(const SynthBuild *b, int64_t u, int64_t x, int64_t ow
 void synth_build_spread_allgather(SynthBuild *b, const int32_t *lo, const int32_t *hi) {
     SynthMoves m;
     spread(b, lo, hi, 0, &m);
-    synth_step(b, synth_fmt(b->engine->rounds
+    synth_step(b, synth_fmt(b->engine->rounds == SYNTH_STEPS_PIPELINE
+                                ? "allgather, step 1 of %d: own block into place; chunks start down their trees"
+                            : b->engine->rounds
                                 ? "allgather, round 1 of %d: own block into place; every rank passes its chunks to its "
                                   "neighbours, one each"
                                 : "allgather, layer 1: own block into place; chunks reach the ranks 1 hop from their owner",

@@ -18,6 +18,9 @@ enum { SYNTH_B_IN = BUF_IN, SYNTH_B_OUT = BUF_OUT, SYNTH_B_ACC = BUF_FIRST_SCRAT
 
 typedef struct SynthEngine SynthEngine;
 
+/* SynthEngine.rounds of an engine whose steps pipeline chunks down trees */
+enum { SYNTH_STEPS_PIPELINE = 2 };
+
 /* A schedule under construction: one candidate. */
 typedef struct SynthBuild {
     const SynthOptions *o;
@@ -55,7 +58,8 @@ struct SynthEngine {
      * what the ranks can receive. */
     void (*method)(const SynthOptions *o, int weighted, char *buf, size_t size);
     SynthSpreadFn spread; /* for synth_build_spread_* (NULL: none) */
-    int rounds;         /* its steps are telephone rounds, not layers (step comments) */
+    int rounds;         /* what its steps are, for the step comments: layers (0),
+                           telephone rounds (1) or SYNTH_STEPS_PIPELINE */
     int relays_only;    /* tried only where a route between neighbours passes
                            a node that is not a rank (a switch, a NIC) */
 };

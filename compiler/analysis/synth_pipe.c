@@ -1,0 +1,330 @@
+/* synth_pipe.c - the pipelined engine of the synthesizer (synth.h), for
+ * topologies whose routes between neighbouring ranks pass switches, NICs or
+ * chips off the ranks (ForestColl's setting: such nodes relay but hold no
+ * data).
+ *
+ * Every step has one time budget tau, the same for every step of a spread:
+ * a link may carry as many chunks as cross it in tau (tau / its time per
+ * chunk), so a slow link carries few chunks per step and a fast one many,
+ * and the slow link of the binding cut is busy in every step. Within a step
+ * the chunks, rarest first, go from ranks that held them at the start of
+ * the step to neighbours that lack them, over any number of neighbours at
+ * once; a chunk crosses every link at most once in the whole spread, so it
+ * goes over a node's slow NIC link once and the ranks behind it pass it on.
+ * The ranks a chunk reaches form an out-tree from its owner through the
+ * switches, and the trees of all chunks are packed into the steps as the
+ * links allow: a tree packing, pipelined.
+ *
+ * The budgets tried are small multiples of the links' times per chunk; the
+ * spread keeps the one whose steps take the least time in all. After the
+ * last chunk crosses the binding cut the ranks behind it still pass it on,
+ * so a spread is above the cut bound by at least one step of one chunk
+ * (docs/synth.md section 6). */
+#include "analysis/synth_engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/util.h"
+
+typedef struct Pipe {
+    const SynthGraph *g;
+    int64_t N, X;
+    size_t nl;
+    int reverse;
+    int32_t *owner;     /* [X] */
+    int32_t *got;       /* [N * X] step the rank got the chunk (0: owns it, -1: lacks it) */
+    int32_t *nholders;  /* [X] */
+    int64_t *need;      /* [N] chunks the rank lacks */
+    double *tpb;        /* [nl] time per chunk, relative */
+    double *cap;        /* [nl] time left in the step */
+    uint8_t *crossed;   /* [X * nl] the chunk crossed the link */
+    int32_t *order;     /* [X] chunks, rarest first */
+    int32_t *rorder;    /* [N] receivers, furthest behind first */
+    double *incap;      /* [N] what the rank can receive per unit of time */
+    int64_t work;
+} Pipe;
+
+/* The topology arc that carries the phase's u -> v. */
+static int32_t pipe_arc(const Pipe *p, int64_t u, int64_t v) {
+    return p->reverse ? p->g->arc[v * p->N + u] : p->g->arc[u * p->N + v];
+}
+
+/* Arc a has room for one more chunk x (once: x crossed none of its links). */
+static int pipe_fits(const Pipe *p, int32_t a, int64_t x, int once) {
+    const SynthGraph *g = p->g;
+    for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++) {
+        int32_t l = g->links[k];
+        if (p->cap[l] < p->tpb[l] * (1 - 1e-9)) return 0;
+        if (once && p->crossed[(size_t)x * p->nl + (size_t)l]) return 0;
+    }
+    return 1;
+}
+
+/* The room left on the arc's fullest link, in chunks of that link. */
+static double pipe_room(const Pipe *p, int32_t a) {
+    const SynthGraph *g = p->g;
+    double r = INFINITY;
+    for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++) {
+        int32_t l = g->links[k];
+        r = fmin(r, p->cap[l] / p->tpb[l]);
+    }
+    return r;
+}
+
+typedef struct PipeCmp {
+    const Pipe *p;
+} PipeCmp;
+
+static int cmp_rare(const void *pa, const void *pb, void *ctx) {
+    const Pipe *p = ((const PipeCmp *)ctx)->p;
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    if (p->nholders[a] != p->nholders[b]) return p->nholders[a] < p->nholders[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_behind(const void *pa, const void *pb, void *ctx) {
+    const Pipe *p = ((const PipeCmp *)ctx)->p;
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    double ra = (double)p->need[a] / p->incap[a], rb = (double)p->need[b] / p->incap[b];
+    if (ra != rb) return ra > rb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* One step at budget tau (INFINITY: no limit): appends its moves, returns
+ * how many chunks it delivered. */
+static size_t pipe_step(Pipe *p, int32_t step, double tau, int once, SynthMoves *out) {
+    int64_t N = p->N, X = p->X;
+    for (size_t l = 0; l < p->nl; l++) p->cap[l] = tau;
+    PipeCmp c = {p};
+    for (int64_t x = 0; x < X; x++) p->order[x] = (int32_t)x;
+    qsort_r(p->order, (size_t)X, sizeof *p->order, cmp_rare, &c);
+    for (int64_t v = 0; v < N; v++) p->rorder[v] = (int32_t)v;
+    qsort_r(p->rorder, (size_t)N, sizeof *p->rorder, cmp_behind, &c);
+    size_t n = 0;
+    for (int64_t i = 0; i < X; i++) {
+        int64_t x = p->order[i];
+        if (p->nholders[x] == N) continue;
+        for (int64_t j = 0; j < N; j++) {
+            int64_t v = p->rorder[j];
+            if (p->got[v * X + x] >= 0) continue;
+            /* the holder (since before this step) with the direct route,
+             * else the most room */
+            int64_t best = -1;
+            int32_t ba = -1;
+            for (int64_t u = 0; u < N; u++) {
+                int32_t a;
+                if (u == v || p->got[u * X + x] < 0 || p->got[u * X + x] >= step || (a = pipe_arc(p, u, v)) < 0)
+                    continue;
+                if (!pipe_fits(p, a, x, once)) continue;
+                size_t h = p->g->link_first[a + 1] - p->g->link_first[a];
+                size_t bh = ba < 0 ? 0 : p->g->link_first[ba + 1] - p->g->link_first[ba];
+                if (ba < 0 || h < bh || (h == bh && pipe_room(p, a) > pipe_room(p, ba))) best = u, ba = a;
+            }
+            p->work += N;
+            if (best < 0) continue;
+            for (size_t k = p->g->link_first[ba]; k < p->g->link_first[ba + 1]; k++) {
+                int32_t l = p->g->links[k];
+                p->cap[l] -= p->tpb[l];
+                p->crossed[(size_t)x * p->nl + (size_t)l] = 1;
+            }
+            p->got[v * X + x] = step;
+            synth_moves_push(out, (SynthMove){step, p->owner[x], (int32_t)best, (int32_t)v, (int32_t)x,
+                                              (int32_t)x + 1});
+            n++;
+        }
+    }
+    /* what the step delivered counts from the next one on */
+    for (size_t k = out->n - n; k < out->n; k++) {
+        p->nholders[out->v[k].lo]++;
+        p->need[out->v[k].to]--;
+    }
+    return n;
+}
+
+static int cmp_move(const void *pa, const void *pb) {
+    const SynthMove *a = pa, *b = pb;
+    if (a->step != b->step) return a->step < b->step ? -1 : 1;
+    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    if (a->to != b->to) return a->to < b->to ? -1 : 1;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The time of the spread's steps: every step as long as its busiest link. */
+static double pipe_time(const Pipe *p, const SynthMoves *m) {
+    double *load = xcalloc(p->nl ? p->nl : 1, sizeof *load), total = 0;
+    size_t k = 0;
+    while (k < m->n) {
+        int32_t s = m->v[k].step;
+        memset(load, 0, p->nl * sizeof *load);
+        double busiest = 0;
+        for (; k < m->n && m->v[k].step == s; k++) {
+            int32_t a = pipe_arc(p, m->v[k].from, m->v[k].to);
+            for (size_t i = p->g->link_first[a]; i < p->g->link_first[a + 1]; i++) {
+                int32_t l = p->g->links[i];
+                load[l] += p->tpb[l];
+                busiest = fmax(busiest, load[l]);
+            }
+        }
+        total += busiest;
+    }
+    free(load);
+    return total;
+}
+
+/* The spread at budget tau into *out. */
+static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, SynthMoves *out) {
+    int64_t N = p->N, X = p->X;
+    memset(out, 0, sizeof *out);
+    memset(p->crossed, 0, (size_t)X * p->nl);
+    int64_t missing = 0;
+    for (int64_t v = 0; v < N; v++) p->need[v] = 0;
+    for (int64_t k = 0; k < N * X; k++) p->got[k] = -1;
+    for (int64_t x = 0; x < X; x++) p->nholders[x] = 0;
+    for (int64_t s = 0; s < N; s++)
+        for (int32_t x = lo[s]; x < hi[s]; x++) {
+            p->owner[x] = (int32_t)s;
+            p->got[s * X + x] = 0;
+            p->nholders[x] = 1;
+        }
+    for (int64_t v = 0; v < N; v++)
+        for (int64_t x = 0; x < X; x++) p->need[v] += p->got[v * X + x] < 0;
+    for (int64_t v = 0; v < N; v++) missing += p->need[v];
+    int32_t step = 0;
+    while (missing > 0) {
+        step++;
+        size_t n = pipe_step(p, step, tau, 1, out);
+        /* the once rule leaves no route (one-way links): links again; then
+         * no budget, which a connected graph always serves */
+        if (n == 0) n = pipe_step(p, step, tau, 0, out);
+        if (n == 0) n = pipe_step(p, step, INFINITY, 0, out);
+        COLLC_ASSERT(n > 0);
+        missing -= (int64_t)n;
+    }
+    out->nsteps = step;
+    qsort(out->v, out->n, sizeof *out->v, cmp_move);
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The budgets tried: 1 to 3 chunks of every distinct link time. */
+static size_t pipe_budgets(const Pipe *p, double *tau, size_t max) {
+    size_t n = 0;
+    double *t = xmalloc((p->nl ? p->nl : 1) * sizeof *t);
+    size_t nt = 0;
+    for (size_t l = 0; l < p->nl; l++) t[nt++] = p->tpb[l];
+    qsort(t, nt, sizeof *t, cmp_double);
+    for (size_t i = 0; i < nt; i++) {
+        if (i && t[i] <= t[i - 1] * (1 + 1e-9)) continue;
+        for (int q = 1; q <= 3 && n < max; q++) {
+            double c = q * t[i];
+            int dup = 0;
+            for (size_t k = 0; k < n; k++) dup |= fabs(tau[k] - c) <= 1e-9 * c;
+            if (!dup) tau[n++] = c;
+        }
+    }
+    free(t);
+    return n;
+}
+
+static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+    Pipe p;
+    memset(&p, 0, sizeof p);
+    p.g = g;
+    p.N = g->N;
+    p.nl = g->t->nlinks;
+    p.reverse = reverse;
+    int64_t N = p.N;
+    for (int64_t s = 0; s < N; s++)
+        if (hi[s] > p.X) p.X = hi[s];
+    int64_t X = p.X;
+    p.owner = xcalloc((size_t)X + 1, sizeof *p.owner);
+    p.got = xmalloc((size_t)(N * X + 1) * sizeof *p.got);
+    p.nholders = xcalloc((size_t)X + 1, sizeof *p.nholders);
+    p.need = xcalloc((size_t)N, sizeof *p.need);
+    p.tpb = xmalloc((p.nl ? p.nl : 1) * sizeof *p.tpb);
+    p.cap = xmalloc((p.nl ? p.nl : 1) * sizeof *p.cap);
+    p.crossed = xcalloc((size_t)X * p.nl + 1, 1);
+    p.order = xmalloc(((size_t)X + 1) * sizeof *p.order);
+    p.rorder = xmalloc((size_t)N * sizeof *p.rorder);
+    p.incap = xcalloc((size_t)N, sizeof *p.incap);
+    for (size_t l = 0; l < p.nl; l++) p.tpb[l] = rat_to_double(g->t->links[l].tpb);
+    /* what a rank receives per unit of time: over the links that enter it
+     * (leave it, mirrored) */
+    for (size_t l = 0; l < p.nl; l++) {
+        int32_t end = reverse ? g->t->links[l].from : g->t->links[l].to;
+        if (end < N && p.tpb[l] > 0) p.incap[end] += 1 / p.tpb[l];
+    }
+    for (int64_t v = 0; v < N; v++)
+        if (p.incap[v] <= 0) p.incap[v] = 1e-9;
+    double tau[64];
+    size_t nt = pipe_budgets(&p, tau, ARRAY_LEN(tau));
+    double best_time = INFINITY;
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < nt; i++) {
+        SynthMoves m;
+        pipe_run(&p, lo, hi, tau[i], &m);
+        double t = pipe_time(&p, &m);
+        if (t < best_time * (1 - 1e-12)) {
+            best_time = t;
+            synth_moves_free(out);
+            *out = m;
+        } else {
+            synth_moves_free(&m);
+        }
+    }
+    g->work += p.work;
+    free(p.owner);
+    free(p.got);
+    free(p.nholders);
+    free(p.need);
+    free(p.tpb);
+    free(p.cap);
+    free(p.crossed);
+    free(p.order);
+    free(p.rorder);
+    free(p.incap);
+}
+
+/* ---- the engine ---- */
+
+static int pipe_applies(const SynthOptions *o) {
+    return o->coll == COLLECTIVE_ALLGATHER || o->coll == COLLECTIVE_REDUCE_SCATTER ||
+           o->coll == COLLECTIVE_ALLREDUCE;
+}
+
+static void pipe_try(SynthBuild *b, const int32_t *lo, const int32_t *hi) {
+    switch (b->o->coll) {
+    case COLLECTIVE_ALLGATHER: synth_build_spread_allgather(b, lo, hi); return;
+    case COLLECTIVE_REDUCE_SCATTER: synth_build_spread_reduce_scatter(b, lo, hi); return;
+    case COLLECTIVE_ALLREDUCE: synth_build_spread_allreduce(b, lo, hi); return;
+    case COLLECTIVE_BROADCAST:
+    case COLLECTIVE_REDUCE:
+    case COLLECTIVE_SCATTER:
+    case COLLECTIVE_GATHER:
+    case COLLECTIVE_ALLTOALL:
+    case COLLECTIVE__COUNT: break;
+    }
+    COLLC_UNREACHABLE("a collective the pipelined engine does not make");
+}
+
+static void pipe_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
+    synth_method_spread(o, "pipelined out-trees through the switches (every chunk over every link once, "
+                           "every link filled to the step's time)",
+                        weighted, buf, size);
+}
+
+const SynthEngine synth_engine_pipelined = {
+    .name = "pipelined",
+    .applies = pipe_applies,
+    .try_candidate = pipe_try,
+    .method = pipe_method,
+    .spread = pipe_spread,
+    .rounds = SYNTH_STEPS_PIPELINE,
+    .relays_only = 1,
+};
