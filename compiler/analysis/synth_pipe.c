@@ -9,8 +9,9 @@
  * and the slow link of the binding cut is busy in every step. Within a step
  * the chunks, rarest first, go from ranks that held them at the start of
  * the step to neighbours that lack them, over any number of neighbours at
- * once; a chunk crosses every link at most once in the whole spread, so it
- * goes over a node's slow NIC link once and the ranks behind it pass it on.
+ * once; a rank takes a chunk only over the shortest route from a rank that
+ * has it or gets it in the step, so a chunk goes over a node's slow NIC or
+ * rail links once and the ranks behind them pass it on.
  * The ranks a chunk reaches form an out-tree from its owner through the
  * switches, and the trees of all chunks are packed into the steps as the
  * links allow: a tree packing, pipelined.
@@ -40,10 +41,11 @@ typedef struct Pipe {
     int64_t *need;      /* [N] chunks the rank lacks */
     double *tpb;        /* [nl] time per chunk, relative */
     double *cap;        /* [nl] time left in the step */
-    uint8_t *crossed;   /* [X * nl] the chunk crossed the link */
     int32_t *order;     /* [X] chunks, rarest first */
     int32_t *rorder;    /* [N] receivers, furthest behind first */
     double *incap;      /* [N] what the rank can receive per unit of time */
+    size_t *in_first;   /* [N + 1] CSR: the phase's in-neighbours of a rank */
+    int32_t *in_from, *in_arc;
     int64_t work;
 } Pipe;
 
@@ -52,13 +54,12 @@ static int32_t pipe_arc(const Pipe *p, int64_t u, int64_t v) {
     return p->reverse ? p->g->arc[v * p->N + u] : p->g->arc[u * p->N + v];
 }
 
-/* Arc a has room for one more chunk x (once: x crossed none of its links). */
-static int pipe_fits(const Pipe *p, int32_t a, int64_t x, int once) {
+/* Arc a has room for one more chunk in this step. */
+static int pipe_fits(const Pipe *p, int32_t a) {
     const SynthGraph *g = p->g;
     for (size_t k = g->link_first[a]; k < g->link_first[a + 1]; k++) {
         int32_t l = g->links[k];
         if (p->cap[l] < p->tpb[l] * (1 - 1e-9)) return 0;
-        if (once && p->crossed[(size_t)x * p->nl + (size_t)l]) return 0;
     }
     return 1;
 }
@@ -95,7 +96,7 @@ static int cmp_behind(const void *pa, const void *pb, void *ctx) {
 
 /* One step at budget tau (INFINITY: no limit): appends its moves, returns
  * how many chunks it delivered. */
-static size_t pipe_step(Pipe *p, int32_t step, double tau, int once, SynthMoves *out) {
+static size_t pipe_step(Pipe *p, int32_t step, double tau, SynthMoves *out) {
     int64_t N = p->N, X = p->X;
     for (size_t l = 0; l < p->nl; l++) p->cap[l] = tau;
     PipeCmp c = {p};
@@ -110,26 +111,31 @@ static size_t pipe_step(Pipe *p, int32_t step, double tau, int once, SynthMoves 
         for (int64_t j = 0; j < N; j++) {
             int64_t v = p->rorder[j];
             if (p->got[v * X + x] >= 0) continue;
-            /* the holder (since before this step) with the direct route,
-             * else the most room */
+            /* v takes x over the shortest route from a rank that holds it,
+             * or gets it in this step: through a switch or a NIC the chunk
+             * then crosses the slow links into a region once and the ranks
+             * there pass it on. Of the holders that far that held x before
+             * this step, the route with the most room; none: v waits. */
             int64_t best = -1;
             int32_t ba = -1;
-            for (int64_t u = 0; u < N; u++) {
-                int32_t a;
-                if (u == v || p->got[u * X + x] < 0 || p->got[u * X + x] >= step || (a = pipe_arc(p, u, v)) < 0)
-                    continue;
-                if (!pipe_fits(p, a, x, once)) continue;
-                size_t h = p->g->link_first[a + 1] - p->g->link_first[a];
-                size_t bh = ba < 0 ? 0 : p->g->link_first[ba + 1] - p->g->link_first[ba];
-                if (ba < 0 || h < bh || (h == bh && pipe_room(p, a) > pipe_room(p, ba))) best = u, ba = a;
-            }
-            p->work += N;
+            size_t hmin = SIZE_MAX;
+            for (int pass = 0; pass < 2; pass++)
+                for (size_t k = p->in_first[v]; k < p->in_first[v + 1]; k++) {
+                    int64_t u = p->in_from[k];
+                    int32_t a = p->in_arc[k];
+                    if (p->got[u * X + x] < 0) continue;
+                    size_t h = p->g->link_first[a + 1] - p->g->link_first[a];
+                    if (pass == 0) {
+                        if (h < hmin) hmin = h;
+                        continue;
+                    }
+                    if (p->got[u * X + x] >= step || h != hmin || !pipe_fits(p, a)) continue;
+                    if (ba < 0 || pipe_room(p, a) > pipe_room(p, ba)) best = u, ba = a;
+                }
+            p->work += (int64_t)(p->in_first[v + 1] - p->in_first[v]);
             if (best < 0) continue;
-            for (size_t k = p->g->link_first[ba]; k < p->g->link_first[ba + 1]; k++) {
-                int32_t l = p->g->links[k];
-                p->cap[l] -= p->tpb[l];
-                p->crossed[(size_t)x * p->nl + (size_t)l] = 1;
-            }
+            for (size_t k = p->g->link_first[ba]; k < p->g->link_first[ba + 1]; k++)
+                p->cap[p->g->links[k]] -= p->tpb[p->g->links[k]];
             p->got[v * X + x] = step;
             synth_moves_push(out, (SynthMove){step, p->owner[x], (int32_t)best, (int32_t)v, (int32_t)x,
                                               (int32_t)x + 1});
@@ -178,7 +184,6 @@ static double pipe_time(const Pipe *p, const SynthMoves *m) {
 static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, SynthMoves *out) {
     int64_t N = p->N, X = p->X;
     memset(out, 0, sizeof *out);
-    memset(p->crossed, 0, (size_t)X * p->nl);
     int64_t missing = 0;
     for (int64_t v = 0; v < N; v++) p->need[v] = 0;
     for (int64_t k = 0; k < N * X; k++) p->got[k] = -1;
@@ -195,11 +200,10 @@ static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, 
     int32_t step = 0;
     while (missing > 0) {
         step++;
-        size_t n = pipe_step(p, step, tau, 1, out);
-        /* the once rule leaves no route (one-way links): links again; then
-         * no budget, which a connected graph always serves */
-        if (n == 0) n = pipe_step(p, step, tau, 0, out);
-        if (n == 0) n = pipe_step(p, step, INFINITY, 0, out);
+        size_t n = pipe_step(p, step, tau, out);
+        /* every route a rank waits on has a link slower than the budget:
+         * this step without one (a connected graph always delivers) */
+        if (n == 0) n = pipe_step(p, step, INFINITY, out);
         COLLC_ASSERT(n > 0);
         missing -= (int64_t)n;
     }
@@ -249,11 +253,22 @@ static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int
     p.need = xcalloc((size_t)N, sizeof *p.need);
     p.tpb = xmalloc((p.nl ? p.nl : 1) * sizeof *p.tpb);
     p.cap = xmalloc((p.nl ? p.nl : 1) * sizeof *p.cap);
-    p.crossed = xcalloc((size_t)X * p.nl + 1, 1);
     p.order = xmalloc(((size_t)X + 1) * sizeof *p.order);
     p.rorder = xmalloc((size_t)N * sizeof *p.rorder);
     p.incap = xcalloc((size_t)N, sizeof *p.incap);
     for (size_t l = 0; l < p.nl; l++) p.tpb[l] = rat_to_double(g->t->links[l].tpb);
+    p.in_first = xcalloc((size_t)N + 1, sizeof *p.in_first);
+    p.in_from = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.in_from);
+    p.in_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.in_arc);
+    for (int64_t v = 0; v < N; v++) {
+        size_t at = p.in_first[v];
+        for (int64_t u = 0; u < N; u++)
+            if (u != v && pipe_arc(&p, u, v) >= 0) {
+                p.in_from[at] = (int32_t)u;
+                p.in_arc[at++] = pipe_arc(&p, u, v);
+            }
+        p.in_first[v + 1] = at;
+    }
     /* what a rank receives per unit of time: over the links that enter it
      * (leave it, mirrored) */
     for (size_t l = 0; l < p.nl; l++) {
@@ -285,10 +300,12 @@ static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int
     free(p.need);
     free(p.tpb);
     free(p.cap);
-    free(p.crossed);
     free(p.order);
     free(p.rorder);
     free(p.incap);
+    free(p.in_first);
+    free(p.in_from);
+    free(p.in_arc);
 }
 
 /* ---- the engine ---- */
@@ -314,7 +331,7 @@ static void pipe_try(SynthBuild *b, const int32_t *lo, const int32_t *hi) {
 }
 
 static void pipe_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
-    synth_method_spread(o, "pipelined out-trees through the switches (every chunk over every link once, "
+    synth_method_spread(o, "pipelined out-trees through the switches (every chunk into a region once, "
                            "every link filled to the step's time)",
                         weighted, buf, size);
 }
