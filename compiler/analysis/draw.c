@@ -162,7 +162,7 @@ static void val_label(const Picture *m, Val v, char *buf, size_t size) {
     else snprintf(buf, size, "%s", l);
 }
 
-static void xml_text(FILE *f, const char *s) {
+void xml_text(FILE *f, const char *s) {
     for (; *s; s++) {
         if (*s == '<') fputs("&lt;", f);
         else if (*s == '>') fputs("&gt;", f);

@@ -23,5 +23,7 @@
 int draw_svg(FILE *out, const Schedule *s, const CostResult *cost, const char *subtitle,
              DiagEngine *dx);
 int draw_dot(FILE *out, const Schedule *s, DiagEngine *dx);
+/* s as XML text or attribute value: <, >, & and " escaped. */
+void xml_text(FILE *f, const char *s);
 
 #endif

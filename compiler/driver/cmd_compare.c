@@ -281,6 +281,11 @@ int cmd_compare(int argc, char **argv) {
         }
         free(sub);
     }
+    if (st == EXIT_GO_ON && cmd.o.plot) {
+        char topo[96];
+        topo_describe(t, topo, sizeof topo);
+        st = compare_plot(&cmd.s, cmd.o.plot, cmd.N, topo, c.range_lo, c.range_hi, lines, nl);
+    }
     free(lines);
     topo_free(t);
     return cmd_end(&cmd, st);

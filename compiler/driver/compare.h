@@ -28,4 +28,11 @@ Status compare_algorithm_lines(Cmd *cmd, const CostCli *c, TopoModel *t, Compare
  * at most COMPARE_MAX_SEGMENTS. Returns the number of segments. */
 int compare_envelope(const CompareLine *lines, int nl, double lo, double hi, int *seg_alg, double *seg_lo);
 
+/* --plot: the SVG of lines[0..nl) (time against size over [lo, hi], log
+ * axes, a panel per collective, the changes of the fastest marked) into
+ * path ("-": standard output). EXIT_GO_ON, or EXIT_INPUT after the "io"
+ * error. */
+Status compare_plot(Session *s, const char *path, int64_t N, const char *topo, double lo, double hi,
+                    const CompareLine *lines, int nl);
+
 #endif
