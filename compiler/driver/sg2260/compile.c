@@ -155,6 +155,28 @@ static const char *reduce_types(Sg2260Op op, char *buf, size_t size) {
     return buf;
 }
 
+/* The launch of every rank and the bases of the layout (the buffers, the
+ * staging area, the L2 slots), for the bundle image. */
+static Status launch_and_bases(DiagEngine *dx, const Algorithm *alg, const SgOptions *o, const Sg2260Machine *m,
+                               SgLowered *L) {
+    Sg2260Error err;
+    const Sg2260Layout *y = &L->layout;
+    int bad = sg2260_bundle_set_launch(&L->bundle, m, (int)o->N, o->chips, &err);
+    for (int k = 0; !bad && k < y->nbuffers; k++) {
+        /* a name too long for the image's table: the buffer's number */
+        char num[24];
+        const char *name = alg->buffers[k].name;
+        if (strlen(name) >= SG2260_BASE_NAME) snprintf(num, sizeof num, "buffer%d", k), name = num;
+        bad = sg2260_bundle_add_base(&L->bundle, name, y->base[k], y->bytes[k], &err);
+    }
+    if (!bad && y->staging_bytes)
+        bad = sg2260_bundle_add_base(&L->bundle, "route_staging", y->staging, y->staging_bytes, &err);
+    if (!bad && y->l2_bytes) bad = sg2260_bundle_add_base(&L->bundle, "l2_slots", SG2260_L2(0), y->l2_bytes, &err);
+    if (!bad) return EXIT_GO_ON;
+    diag_error(dx, alg->name_span, err.code, "%s", err.msg);
+    return EXIT_INPUT;
+}
+
 Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
     Session *s = &c->s;
     SgOptions *o = &g->o;
@@ -210,7 +232,7 @@ Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
         return EXIT_INPUT;
     }
     sg2260_bundle_sort(&L->bundle);
-    return EXIT_GO_ON;
+    return launch_and_bases(dx, alg, o, m, L);
 }
 
 void sg_lowered_free(SgLowered *L) {
