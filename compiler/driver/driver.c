@@ -533,6 +533,18 @@ static void load_imports(Session *s) {
     free(seen);
 }
 
+int session_load(Session *s, const char *path) {
+    errno = 0;
+    int id = source_load(&s->sm, path);
+    if (id < 0) {
+        int e = errno ? errno : EIO;
+        const char *why = e == EFBIG ? "file too large (limit 1 GiB)" : strerror(e);
+        diag_error(s->dx, span_none(), "cannot-open", "cannot open '%s': %s",
+                   strcmp(path, "-") == 0 ? "<stdin>" : path, why);
+    }
+    return id;
+}
+
 Status session_open(Session *s, const CommonOptions *opts, char **files, int nfiles) {
     memset(s, 0, sizeof *s);
     s->opts = *opts;
@@ -551,15 +563,8 @@ Status session_open(Session *s, const CommonOptions *opts, char **files, int nfi
     int unreadable = diag_error_count(s->dx) > before_expand;
     int *ids = xmalloc((size_t)(nfiles > 0 ? nfiles : 1) * sizeof *ids);
     for (int k = 0; k < nfiles; k++) {
-        errno = 0;
-        ids[k] = source_load(&s->sm, files[k]);
-        if (ids[k] < 0) {
-            int e = errno ? errno : EIO;
-            const char *why = e == EFBIG ? "file too large (limit 1 GiB)" : strerror(e);
-            diag_error(s->dx, span_none(), "cannot-open", "cannot open '%s': %s",
-                       strcmp(files[k], "-") == 0 ? "<stdin>" : files[k], why);
-            unreadable = 1;
-        }
+        ids[k] = session_load(s, files[k]);
+        if (ids[k] < 0) unreadable = 1;
     }
     unsigned before_parse = diag_error_count(s->dx);
     /* each file in its format; then each format's files together, those

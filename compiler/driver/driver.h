@@ -115,6 +115,9 @@ extern const int ninput_formats;
  * EXIT_INPUT after reporting (a file that cannot be read included); then
  * session_close. */
 Status session_open(Session *s, const CommonOptions *opts, char **files, int nfiles);
+/* Reads one file ("-": stdin) into the session's sources: its id, or -1
+ * after a cannot-open error. */
+int session_load(Session *s, const char *path);
 /* Flushes diagnostics (SARIF is written here), frees everything, and returns
  * the exit status to use given `status` and the error count. */
 int session_close(Session *s, int status);

@@ -307,13 +307,8 @@ static Status calibrate_options(Cmd *c) {
 static Status calibrate(Cmd *c) {
     Session *s = &c->s;
     const char *path = c->o.files[0];
-    errno = 0;
-    int id = source_load(&s->sm, path);
-    if (id < 0) {
-        diag_error(s->dx, span_none(), "cannot-open", "cannot open '%s': %s",
-                   strcmp(path, "-") == 0 ? "<stdin>" : path, strerror(errno ? errno : EIO));
-        return EXIT_INPUT;
-    }
+    int id = session_load(s, path);
+    if (id < 0) return EXIT_INPUT;
     Probe *p = xcalloc(1, sizeof *p);
     ClusterMachine *m = xcalloc(1, sizeof *m);
     Status st = EXIT_INPUT;

@@ -61,13 +61,8 @@ static int check_line(Session *s, uint32_t file, const char *text, size_t off, s
 static Status mpi_config_check(Cmd *c) {
     Session *s = &c->s;
     const char *path = c->o.files[1];
-    errno = 0;
-    int id = source_load(&s->sm, path);
-    if (id < 0) {
-        diag_error(s->dx, span_none(), "cannot-open", "cannot open '%s': %s",
-                   strcmp(path, "-") == 0 ? "<stdin>" : path, strerror(errno ? errno : EIO));
-        return EXIT_INPUT;
-    }
+    int id = session_load(s, path);
+    if (id < 0) return EXIT_INPUT;
     const SourceFile *f = source_file(&s->sm, (uint32_t)id);
     int errors = 0, lineno = 0;
     for (size_t off = 0; off < f->len;) {
