@@ -47,14 +47,30 @@ static Status read_ranks(Cmd *c, CmdRanks ranks, const char *counts) {
     COLLC_UNREACHABLE("ranks of a command");
 }
 
+/* Without -N, a command that needs one N takes the N every selected
+ * algorithm is for (an MSCCL file's ngpus, a synthesized schedule's
+ * `require N == K`); otherwise -N is missing, as before. */
+static Status file_n(Cmd *c, const char *counts) {
+    int64_t n = -1;
+    for (int k = 0; k < c->nalgs; k++) {
+        int64_t f = ast_fixed_n(c->algs[k]);
+        if (f < 0 || (n >= 0 && f != n)) return options_single_n(&c->o, -1, counts, &c->N);
+        n = f;
+    }
+    c->N = n;
+    return EXIT_GO_ON;
+}
+
 Status cmd_begin(Cmd *c, CommandId id, int argc, char **argv, Status (*check)(Cmd *c)) {
     Status st = options_parse(&c->o, id, argc, argv);
     if (st != EXIT_GO_ON) return st;
     c->parsed = 1;
     const char *counts = NULL;
     CmdRanks ranks = cmd_ranks(id, c->target, &counts);
-    st = read_ranks(c, ranks, counts);
-    if (st == EXIT_GO_ON && check) st = check(c);
+    /* one N required and none given: the files may say it (see file_n) */
+    int n_from_file = ranks == RANKS_ONE && c->o.ns.n == 0;
+    if (!n_from_file) st = read_ranks(c, ranks, counts);
+    if (st == EXIT_GO_ON && check && !n_from_file) st = check(c);
     if (st != EXIT_GO_ON) return st;
     c->opened = 1;
     st = session_open(&c->s, &c->o.common, c->o.files + c->nargs, c->o.nfiles - c->nargs);
@@ -67,7 +83,11 @@ Status cmd_begin(Cmd *c, CommandId id, int argc, char **argv, Status (*check)(Cm
         diag_error(c->s.dx, span_none(), "no-algorithm", "no algorithm to %s in the input", verb);
         return EXIT_INPUT;
     }
-    return EXIT_GO_ON;
+    if (n_from_file) {
+        st = file_n(c, counts);
+        if (st == EXIT_GO_ON && check) st = check(c);
+    }
+    return st;
 }
 
 int cmd_end(Cmd *c, Status st) {

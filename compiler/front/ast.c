@@ -281,3 +281,26 @@ int ast_contains_step(const Stmt *list) {
         if (ast_stmt_has_step(s)) return 1;
     return 0;
 }
+
+static int64_t fixed_n_of(const Expr *e, const Symbol *N) {
+    if (!e || e->kind != EXPR_BINARY) return -1;
+    const Expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
+    if (e->u.binary.op == BOP_LAND) {
+        int64_t k = fixed_n_of(l, N);
+        return k >= 0 ? k : fixed_n_of(r, N);
+    }
+    if (e->u.binary.op != BOP_EQ) return -1;
+    if (r->kind == EXPR_NAME && r->u.name.sym == N) { const Expr *t = l; l = r; r = t; }
+    if (l->kind == EXPR_NAME && l->u.name.sym == N && r->kind == EXPR_INT && r->u.ival > 0)
+        return r->u.ival;
+    return -1;
+}
+
+int64_t ast_fixed_n(const Algorithm *a) {
+    for (const Stmt *s = a->body; s; s = s->next) {
+        if (s->kind != STMT_REQUIRE || s->u.require.error) continue;
+        int64_t k = fixed_n_of(s->u.require.cond, a->sym_N);
+        if (k > 0) return k;
+    }
+    return -1;
+}

@@ -392,6 +392,10 @@ int ast_expr_header_only(const Expr *e);
 int ast_stmt_has_step(const Stmt *s);
 /* Whether a list of statements has a step, also inside its for and if. */
 int ast_contains_step(const Stmt *list);
+/* The one N an algorithm is for, when a top-level `require` says
+ * `N == K` (alone or in a conjunction): a synthesized or imported schedule.
+ * -1 when none does. */
+int64_t ast_fixed_n(const Algorithm *a);
 /* Writes an expression in source syntax (fully parenthesised where needed). */
 void ast_print_expr(FILE *out, const Expr *e);
 
