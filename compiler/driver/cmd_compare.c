@@ -223,12 +223,27 @@ Status compare_algorithm_lines(Cmd *cmd, const CostCli *c, TopoModel *t, Compare
     return EXIT_GO_ON;
 }
 
+int compare_lines_of(const CompareLine *lines, int nl, Collective coll, CompareLine *sub) {
+    int n = 0;
+    for (int k = 0; k < nl; k++)
+        if (lines[k].alg->coll == coll) {
+            if (sub) sub[n] = lines[k];
+            n++;
+        }
+    return n;
+}
+
+int compare_collectives(const CompareLine *lines, int nl) {
+    int n = 0;
+    for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) n += compare_lines_of(lines, nl, (Collective)coll, NULL) > 0;
+    return n;
+}
+
 /* --synth: the synthesized schedules of every collective the lines have. */
 static Status synth_lines(Cmd *cmd, const CostCli *c, TopoModel *t, Line *lines, int *nl) {
     int nreal = *nl;
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
-        int any = 0;
-        for (int k = 0; k < nreal; k++) any |= lines[k].alg->coll == (Collective)coll;
+        int any = compare_lines_of(lines, nreal, (Collective)coll, NULL) > 0;
         Schedule sy[SYNTH_COMPARE_MAX];
         int ns = any ? synth_for_compare(&cmd->s, c, t, (Collective)coll, sy) : 0;
         if (ns < 0) return EXIT_INPUT;
@@ -272,9 +287,7 @@ int cmd_compare(int argc, char **argv) {
         Line *sub = xcalloc((size_t)nl, sizeof *sub);
         int first = 1;
         for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
-            int n = 0;
-            for (int k = 0; k < nl; k++)
-                if (lines[k].alg->coll == (Collective)coll) sub[n++] = lines[k];
+            int n = compare_lines_of(lines, nl, (Collective)coll, sub);
             if (!n) continue;
             report(&c, t, cmd.N, (Collective)coll, sub, n, first);
             first = 0;

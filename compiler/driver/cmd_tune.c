@@ -90,9 +90,7 @@ static Status tune_options(Cmd *cmd) {
 
 int collective_envelope(const CostCli *c, const CompareLine *lines, int nl, Collective coll, CompareLine *sub,
                         int *seg_alg, double *seg_lo, int *one) {
-    int ns = 0;
-    for (int k = 0; k < nl; k++)
-        if (lines[k].alg->coll == coll) sub[ns++] = lines[k];
+    int ns = compare_lines_of(lines, nl, coll, sub);
     int nseg = ns ? compare_envelope(sub, ns, c->range_lo, c->range_hi, seg_alg, seg_lo) : 0;
     if (!one) return nseg;
     *one = coll == COLLECTIVE_SCATTER || coll == COLLECTIVE_GATHER;
@@ -178,13 +176,7 @@ static Status write_ompi_rules(Cmd *cmd, TuneCli *tc, TopoModel *t, CompareLine 
     cost_fmt_bw(c->machine.beta, be, sizeof be);
     cost_fmt_bw(c->machine.gamma, ga, sizeof ga);
     CompareLine *sub = xcalloc((size_t)nl, sizeof *sub);
-    int ncoll = 0;
-    for (int coll = 0; coll < COLLECTIVE__COUNT; coll++)
-        for (int k = 0; k < nl; k++)
-            if (lines[k].alg->coll == (Collective)coll) {
-                ncoll++;
-                break;
-            }
+    int ncoll = compare_collectives(lines, nl);
     fprintf(f, "# Open MPI coll_tuned rules of collc tune (docs/cluster.md section 5): the\n"
                "# fastest of Open MPI's algorithms per size by the cost model, N = %lld,\n"
                "# topology %s, α = %s, β = %s, γ = %s. Use with\n"

@@ -23,6 +23,12 @@ typedef struct CompareLine {
  * EXIT_GO_ON, or EXIT_INPUT. */
 Status compare_algorithm_lines(Cmd *cmd, const CostCli *c, TopoModel *t, CompareLine *lines, int *nl);
 
+/* The lines of collective coll, in order, into sub (NULL: only counted);
+ * returns their number. */
+int compare_lines_of(const CompareLine *lines, int nl, Collective coll, CompareLine *sub);
+/* How many collectives lines[0..nl) have. */
+int compare_collectives(const CompareLine *lines, int nl);
+
 /* The lower envelope of lines[0..nl) over the sizes [lo, hi]: segment k is
  * lines[seg_alg[k]], the fastest from seg_lo[k] to seg_lo[k + 1] (or hi);
  * at most COMPARE_MAX_SEGMENTS. Returns the number of segments. */

@@ -130,22 +130,14 @@ Status compare_plot(Session *s, const char *path, int64_t N, const char *topo, d
     if (lo < 1) lo = 1; /* a log axis starts at a byte */
     if (hi <= lo) hi = lo * 1024;
     CompareLine *sub = xcalloc((size_t)(nl > 0 ? nl : 1), sizeof *sub);
-    int panels = 0;
-    for (int coll = 0; coll < COLLECTIVE__COUNT; coll++)
-        for (int k = 0; k < nl; k++)
-            if (lines[k].alg->coll == (Collective)coll) {
-                panels++;
-                break;
-            }
+    int panels = compare_collectives(lines, nl);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
             "font-size=\"12\">\n", PLOT_W, panels * PANEL_H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n");
     int row = 0;
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
-        int n = 0;
-        for (int k = 0; k < nl; k++)
-            if (lines[k].alg->coll == (Collective)coll) sub[n++] = lines[k];
+        int n = compare_lines_of(lines, nl, (Collective)coll, sub);
         if (n) panel(f, collective_info[coll].keyword, N, topo, lo, hi, sub, n, row++);
     }
     fputs("</svg>\n", f);
