@@ -520,10 +520,10 @@ static int program_key(const char *line, int *chip, int *eng, int *index) {
 /* The image's directory entry of (chip, engine, index): its bytes. Layout:
  * docs/sg2260.md "Bundle image". */
 static const uint8_t *image_program(const uint8_t *img, size_t n, int chip, int eng, int index, size_t *size) {
-    if (n < 16 || memcmp(img, "SG2260CDMA\0\0", 12)) return NULL;
+    if (n < 32 || memcmp(img, "SG2260CDMA\0\0", 12) || (img[12] | img[13] << 8) != 4) return NULL;
     unsigned count = img[14] | (unsigned)img[15] << 8;
-    for (unsigned i = 0; i < count && 16 + (i + 1) * 24 <= n; i++) {
-        const uint8_t *e = img + 16 + i * 24;
+    for (unsigned i = 0; i < count && 32 + (i + 1) * 24 <= n; i++) {
+        const uint8_t *e = img + 32 + i * 24;
         if (e[0] != chip || e[1] != eng || e[2] != index) continue;
         u64 sz = e[4] | (u64)e[5] << 8 | (u64)e[6] << 16 | (u64)e[7] << 24, off = le64(e + 8);
         if (off > n || sz > n - off) return NULL;
