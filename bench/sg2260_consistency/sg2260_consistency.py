@@ -16,9 +16,10 @@ direction and step, no step of local work only, no local copy that outlasts
 its step's link traffic); for those the check column says whether they agree
 within 1 %; the examples --agree names are checked within 2 % whatever their
 shape (exit 1 when one is not). The cost model's gamma is the L2 staging of
-a reduction (the DDR<->L2 path crossed twice), which the engine model runs in
-series with the link transfer, plus the local copies that cannot hide behind
-link traffic (one crossing each); on a machine with reduce_to_ddr = 1 the engine reduces inside
+the reductions (the DDR<->L2 path crossed twice each) and the local copies
+that cannot hide behind link traffic (one crossing each), timed on each
+chip's one DDR<->L2 path with the step's link transfers, as the engine model
+runs them: what they add to the step's busiest link; on a machine with reduce_to_ddr = 1 the engine reduces inside
 the stream and gamma is the SUM unit's, so the comparison drops the cost
 model's M/gamma term (sim/(cost-γ)).
 

@@ -72,6 +72,14 @@ typedef struct CostWork {
     size_t npairs, pairs_cap;
     PortUse *senders, *receivers; /* start-ups that differ */
     int max_hops;
+    /* t->stage_tpb (step_pipelined): per link the time its messages of the
+     * step have taken so far (and their time back to back), per rank its
+     * DDR<->L2 path's time, per transfer of the step its landing time and
+     * last link */
+    Rat *link_free, *tx_to, *sendload;
+    Rat *landed;
+    int64_t *landed_len;
+    size_t landed_cap;
     int ovf;
 } CostWork;
 
@@ -107,6 +115,13 @@ static void work_init(CostWork *w, const Schedule *s, TopoModel *t, DiagEngine *
         }
         free(reduced);
     }
+    if (!rat_is_zero(t->stage_tpb)) {
+        w->link_free = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *w->link_free);
+        w->tx_to = xmalloc((size_t)t->nnodes * sizeof *w->tx_to);
+        w->sendload = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *w->sendload);
+        for (size_t k = 0; k < (size_t)t->nlinks; k++) w->link_free[k] = w->sendload[k] = rat_zero();
+        for (int64_t k = 0; k < t->nnodes; k++) w->tx_to[k] = rat_zero();
+    }
     if (t->port_limit) {
         w->inj = xcalloc(N, sizeof *w->inj);
         w->ej = xcalloc(N, sizeof *w->ej);
@@ -127,6 +142,11 @@ static void work_free(CostWork *w) {
     free(w->receivers);
     free(w->inj);
     free(w->ej);
+    free(w->link_free);
+    free(w->sendload);
+    free(w->tx_to);
+    free(w->landed);
+    free(w->landed_len);
 }
 
 /* The chunks of rank-local copy xi (in step si) that cannot hide behind
@@ -257,6 +277,97 @@ static Rat step_latency(CostWork *w) {
     return rat_max(a, ser);
 }
 
+/* The link of t from node a to node b, or -1. */
+static int32_t link_between(const TopoModel *t, int64_t a, int64_t b) {
+    for (int32_t k = 0; k < (int32_t)t->nlinks; k++)
+        if (t->links[k].from == a && t->links[k].to == b) return k;
+    return -1;
+}
+
+/* The compute term of step st in chunks on a topology with stage_tpb: the
+ * part of the step's stagings that does not overlap its link transfers, as
+ * the SG2260 backend runs them on each rank's one DDR<->L2 path (x =
+ * t->stage_tpb a chunk crossing, in the units of the bandwidth term):
+ *  - a rank's path first takes its exposed copies, then every staging-in
+ *    COPY in transfer order (a rank-local reduction takes two crossings);
+ *  - each message takes its last link in transfer order, a reducing one
+ *    once its slot is staged in;
+ *  - then every staging-out COPY in the same order, each once its RECV has
+ *    landed, and on a port that also sends to that peer in the step once
+ *    the port's last RECV has landed and its sends are done (the fence
+ *    before the "landed" message follows the port's last command of the
+ *    step); the sends are timed from the step's start, at their link's
+ *    rate, without the wait for the peer's credits.
+ * The step lasts max(bw, the slowest rank's path), a rank without staged
+ * reductions taking bw plus its exposed copies; the excess over bw is
+ * expressed in chunks of the compute term (two crossings). Clears the
+ * counts. */
+static Rat step_pipelined(CostWork *w, const Step *st, Rat bw) {
+    const Schedule *s = w->s;
+    TopoModel *t = w->t;
+    Rat x = t->stage_tpb, T = bw;
+    int *ovf = &w->ovf;
+    size_t n = st->count;
+    if (n > w->landed_cap) {
+        w->landed_cap = n;
+        w->landed = xrealloc(w->landed, n * sizeof *w->landed);
+        w->landed_len = xrealloc(w->landed_len, n * sizeof *w->landed_len);
+    }
+    /* w->tx_to[r]: rank r's path after its copies and staging-in; landed[i]:
+     * when transfer i's data is on its rank; landed_len[i]: its last link;
+     * sendload: each link's bytes of the step at its rate, ungated */
+    for (size_t xi = st->first; xi < st->first + n; xi++) {
+        int64_t r = s->xfers[xi].dst.rank;
+        w->tx_to[r] = w->copied ? rat_mul(rat_int(w->copied[r]), x, ovf) : rat_zero();
+    }
+    for (size_t i = 0; i < n; i++) {
+        const Transfer *e = &s->xfers[st->first + i];
+        int64_t r = e->dst.rank, len = e->src.hi - e->src.lo;
+        Rat lx = rat_mul(rat_int(len), x, ovf);
+        w->landed_len[i] = -1;
+        if (e->src.rank == r) {
+            if (e->op == XFER_REDUCE) w->tx_to[r] = rat_add(w->tx_to[r], rat_add(lx, lx, ovf), ovf);
+            continue;
+        }
+        int h = topo_route(t, e->src.rank, r, w->route);
+        int32_t li = w->route[h - 1];
+        Rat start = w->link_free[li];
+        if (e->op == XFER_REDUCE) {
+            w->tx_to[r] = rat_add(w->tx_to[r], lx, ovf);
+            start = rat_max(start, w->tx_to[r]);
+        }
+        w->link_free[li] = rat_add(start, rat_mul(rat_int(len), t->links[li].tpb, ovf), ovf);
+        w->sendload[li] = rat_add(w->sendload[li], rat_mul(rat_int(len), t->links[li].tpb, ovf), ovf);
+        w->landed[i] = w->link_free[li];
+        w->landed_len[i] = li;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const Transfer *e = &s->xfers[st->first + i];
+        int64_t r = e->dst.rank;
+        if (e->op != XFER_REDUCE || w->landed_len[i] < 0) continue;
+        int32_t li = (int32_t)w->landed_len[i];
+        int32_t back = link_between(t, r, t->links[li].from);
+        Rat landed = w->landed[i];
+        if (back >= 0 && !rat_is_zero(w->sendload[back]))
+            landed = rat_max(landed, rat_max(w->link_free[li], w->sendload[back]));
+        w->tx_to[r] = rat_add(rat_max(w->tx_to[r], landed),
+                              rat_mul(rat_int(e->src.hi - e->src.lo), x, ovf), ovf);
+    }
+    for (size_t xi = st->first; xi < st->first + n; xi++) {
+        int64_t r = s->xfers[xi].dst.rank;
+        if (w->reduced[r] > 0) T = rat_max(T, w->tx_to[r]);
+        else if (w->copied && w->copied[r]) T = rat_max(T, rat_add(bw, rat_mul(rat_int(w->copied[r]), x, ovf), ovf));
+    }
+    for (size_t i = 0; i < n; i++) {
+        const Transfer *e = &s->xfers[st->first + i];
+        w->reduced[e->dst.rank] = 0;
+        if (w->copied) w->copied[e->dst.rank] = 0;
+        w->tx_to[e->dst.rank] = rat_zero();
+        if (w->landed_len[i] >= 0) w->link_free[w->landed_len[i]] = w->sendload[w->landed_len[i]] = rat_zero();
+    }
+    return rat_div(rat_sub(T, bw, ovf), rat_add(x, x, ovf), ovf);
+}
+
 /* The compute term of step st in chunks: the busiest rank's reductions and,
  * on a topology that prices local copies (t->local_copy), the copies of the
  * step that cannot hide behind link traffic (exposed_copy). Clears the
@@ -318,9 +429,12 @@ int cost_schedule(const Schedule *s, TopoModel *t, DiagEngine *dx, int keep_step
         }
         CostTerms step = {rat_zero(), rat_zero(), rat_zero()};
         step.a = step_latency(&w);
-        step.b = rat_mul(step_bandwidth(&w, st), out->chunk, &w.ovf);
-        /* compute: the busiest reducer (and the local copies it waits for) */
-        step.c = rat_mul(step_compute(&w, st), out->chunk, &w.ovf);
+        Rat bw = step_bandwidth(&w, st);
+        step.b = rat_mul(bw, out->chunk, &w.ovf);
+        /* compute: the busiest reducer (and the local copies it waits for),
+         * or on an SG2260 machine file the stagings that outlast the links */
+        Rat c = rat_is_zero(t->stage_tpb) ? step_compute(&w, st) : step_pipelined(&w, st, bw);
+        step.c = rat_mul(c, out->chunk, &w.ovf);
         if (!rat_is_zero(step.a) || !rat_is_zero(step.b) || !rat_is_zero(step.c)) out->comm_steps++;
         out->total.a = rat_add(out->total.a, step.a, &w.ovf);
         out->total.b = rat_add(out->total.b, step.b, &w.ovf);

@@ -27,7 +27,11 @@
  *        plus, on a topology with local_copy (an SG2260 machine file), that
  *        weight times the rank's local copy chunks of the step that cannot
  *        hide: no step of their window (schedule_copy_deadline) has the
- *        rank on a link without receiving a reduction.
+ *        rank on a link without receiving a reduction. On a topology with
+ *        stage_tpb (an SG2260 machine file that stages reductions in L2)
+ *        c is instead the time the step's stagings add to b, pipelined on
+ *        each rank's DDR<->L2 path with the link transfers (cost.c,
+ *        step_pipelined), in chunks of the compute term.
  * Local copies (src rank == dst rank) cost nothing otherwise. */
 #ifndef COLLC_COST_H
 #define COLLC_COST_H

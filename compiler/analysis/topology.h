@@ -68,6 +68,12 @@ typedef struct TopoModel {
                              compute term (c), where the copy cannot hide
                              behind the rank's link traffic (cost.h); 0 (the
                              built-in topologies): local copies are free */
+    Rat stage_tpb;        /* a chunk crossing the rank's DDR<->L2 path, in
+                             the time units of the bandwidth term (b): the
+                             SG2260 machine files that stage reductions in
+                             L2 set it, and cost.c then pipelines a step's
+                             stagings with its link transfers (cost.h); 0:
+                             the compute term is added in series */
     /* Routing tables (graphs), one BFS row per source, computed lazily:
      * parent[src * nnodes + v] = link entering v on the BFS tree of src. */
     int32_t *parent;

@@ -24,6 +24,10 @@ int sg_next_line(const char **p, const char **line, size_t *len);
 int sg_parse_u64(const char *s, uint64_t *out);   /* dec / 0x hex / suffix K M G */
 int sg_parse_double(const char *s, double *out);
 
+/* The address fields of d that point at data (a WRITE fill has no source):
+ * pointers into d in f[0..return). */
+int sg2260_desc_addrs(Sg2260Desc *d, uint64_t **f);
+
 /* dst[i] = dst[i] (op) src[i] for count elements (fp.c). */
 void sg_reduce_row(Sg2260Dtype t, Sg2260Op op, uint8_t *dst, const uint8_t *src, size_t count);
 

@@ -368,11 +368,44 @@ typedef struct Sg2260Init {
     size_t n;
 } Sg2260Init;
 
+/* A named region the descriptors' addresses point into (a buffer of the
+ * layout, the staging area, the L2 slots): the same address on every chip.
+ * The image's relocation table lists every descriptor address inside one,
+ * so that sg2260_bundle_relocate can move it. */
+enum { SG2260_MAX_BASES = 80, SG2260_BASE_NAME = 32, SG2260_LAUNCH_CDMA = 3, SG2260_LAUNCH_PORTS = 4 };
+typedef struct Sg2260Base {
+    char name[SG2260_BASE_NAME]; /* letters, digits, '_', '.'; NUL-terminated */
+    uint64_t addr;               /* tagged 45-bit address (sg2260.h's SG2260_L2 for L2) */
+    uint64_t bytes;
+} Sg2260Base;
+
+/* The CDMA ports of one rank's launch, in the order of the firmware's ring
+ * set-up (tpu_sccl_init with use_ring = 1, which descriptor mode runs):
+ * for the right chip (rank + 1) its receive port, then its send port when
+ * that differs; then the same for the left chip (rank - 1); N = 2 has the
+ * one peer. Launch slot i programs port ports[i]; the firmware has three.
+ * More ports than SG2260_LAUNCH_PORTS are not kept (the launch cannot run). */
+typedef struct Sg2260Launch {
+    int chip, rank;
+    int nports;
+    int ports[SG2260_LAUNCH_PORTS];
+    int peers[SG2260_LAUNCH_PORTS]; /* the chip each port faces */
+    int missing;                    /* a neighbour without a link (no launch), or -1 */
+} Sg2260Launch;
+
 typedef struct Sg2260Bundle {
     Sg2260ProgramSlot *slots;
     int nslots, capslots;
     Sg2260Init *inits;
     int ninits, capinits;
+    /* The launch of every rank (sg2260_bundle_set_launch); 0: the bundle
+     * names no ranks and its image holds no launch records. */
+    int nranks;
+    Sg2260Launch launch[SG2260_MAX_CHIPS];
+    int nbases;
+    Sg2260Base bases[SG2260_MAX_BASES];
+    int linked;          /* 1: image_addr is where the image sits in every chip's memory */
+    uint64_t image_addr; /* the launch records' command addresses are image_addr + offset */
 } Sg2260Bundle;
 
 /* Program of (chip, engine, index), created empty if absent. Creating a
@@ -406,6 +439,34 @@ int sg2260_bundle_write_c(FILE *out, const Sg2260Bundle *b, const char *name, Sg
 /* 1 if the bytes start with the bundle magic. */
 int sg2260_bundle_is_binary(const uint8_t *bytes, size_t n);
 int sg2260_bundle_decode(const uint8_t *bytes, size_t n, Sg2260Bundle *b, Sg2260Error *err);
+/* The launch of each of nranks ranks, rank r on chips[r] (launch.c): its
+ * CDMA ports from the machine's port table as Sg2260Launch describes. 0,
+ * or -1 with *err (a chip twice or one the machine lacks). */
+int sg2260_bundle_set_launch(Sg2260Bundle *b, const Sg2260Machine *m, int nranks, const int *chips, Sg2260Error *err);
+/* Adds a base (a name of letters, digits, '_' and '.' below SG2260_BASE_NAME
+ * bytes, distinct). 0 or -1. */
+int sg2260_bundle_add_base(Sg2260Bundle *b, const char *name, uint64_t addr, uint64_t bytes, Sg2260Error *err);
+/* The base that holds addr, or -1. */
+int sg2260_bundle_base_of(const Sg2260Bundle *b, uint64_t addr);
+/* Moves base `name` to addr: every descriptor address inside it keeps its
+ * offset from the base. "image" names the image itself (the launch
+ * records' command addresses). addr must be 128-byte aligned, in the same
+ * memory as the base (DDR or L2) and the moved base must not overlap
+ * another base, or the image a DDR base. 0, or -1 with *err. */
+int sg2260_bundle_relocate(Sg2260Bundle *b, const char *name, uint64_t addr, Sg2260Error *err);
+/* n moves at once (names[i] to addrs[i]): the checks apply to the layout
+ * after all of them (two bases may trade places), each descriptor address
+ * moves once, with the base that held it; a name given twice is an error.
+ * 0, or -1 with *err and b unchanged. */
+int sg2260_bundle_relocate_all(Sg2260Bundle *b, int n, const char *const *names, const uint64_t *addrs,
+                               Sg2260Error *err);
+/* Why rank r's launch cannot run this bundle's programs on its chip (a
+ * ring neighbour without a link, more than three ports, a CDMA program on a
+ * port no launch slot programs), in buf; 1 then, 0 when it can run them. */
+int sg2260_launch_problem(const Sg2260Bundle *b, int r, char *buf, size_t cap);
+/* The bundle image's header, bases and launch records as text
+ * (`collc sg2260 dump`; docs/sg2260.md "Bundle image"). */
+int sg2260_bundle_dump(FILE *out, const uint8_t *bytes, size_t n, Sg2260Error *err);
 
 /* Reference ring programs (what a lowering of the ring algorithm produces):
  * each chip's buffer at `base` holds n chunks of `elems` elements; position

@@ -418,10 +418,11 @@ int main(void) {
         uint8_t *bimg;
         long bn = sg2260_bundle_encode(&b1, &bimg, &err);
         CHECK(bn == 128 * 5 && sg2260_bundle_is_binary(bimg, (size_t)bn));
-        CHECK(bimg[12] == 3 && bimg[14] == 4); /* version 3, four programs */
-        CHECK(bimg[16 + 3 * 24 + 1] == SG2260_VSDMA && bimg[16 + 3 * 24 + 2] == 3);
-        CHECK(bimg[16 + 1 * 24 + 16] == 2 && bimg[16 + 2 * 24 + 16] == 3); /* command counts, END included */
-        CHECK(bimg[16 + 3 * 24 + 20] == 144 && bimg[16 + 3 * 24 + 21] == 0); /* the VSDMA's base message id */
+        CHECK(bimg[12] == 4 && bimg[14] == 4); /* version 4, four programs */
+        CHECK(bimg[16] == 0 && bimg[18] == 0 && bimg[19] == 0); /* no launch records, no bases, not linked */
+        CHECK(bimg[32 + 3 * 24 + 1] == SG2260_VSDMA && bimg[32 + 3 * 24 + 2] == 3);
+        CHECK(bimg[32 + 1 * 24 + 16] == 2 && bimg[32 + 2 * 24 + 16] == 3); /* command counts, END included */
+        CHECK(bimg[32 + 3 * 24 + 20] == 144 && bimg[32 + 3 * 24 + 21] == 0); /* the VSDMA's base message id */
         CHECK_MSG(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == 0 && b2.nslots == 4, "%s", err.msg);
         static char t1[8192], t2[8192];
         bundle_text(&b1, &m, t1, sizeof t1);
@@ -438,10 +439,10 @@ int main(void) {
         CHECK(strstr(csrc, "const unsigned char ring_prog[640] __attribute__((aligned(128))) = {\n    0x53, 0x47,") != NULL);
         CHECK(strstr(csrc, "const unsigned long ring_prog_size = 640ul;") != NULL);
         CHECK(sg2260_bundle_write_c(stdout, &b1, "1bad", &err) == -1 && !strcmp(err.code, "bad-name"));
-        bimg[16 + 8] = 3; /* misaligned program offset */
+        bimg[32 + 8] = 3; /* misaligned program offset */
         CHECK(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == -1 && !strcmp(err.code, "bad-image"));
-        bimg[16 + 8] = 0;
-        bimg[12] = 1; /* the v1 image of collc's own layout is not read */
+        bimg[32 + 8] = 0;
+        bimg[12] = 3; /* the v3 image (no launch records) is not read */
         CHECK(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == -1 && !strcmp(err.code, "bad-image"));
         bimg[0] = 'X';
         CHECK(!sg2260_bundle_is_binary(bimg, (size_t)bn));
@@ -453,6 +454,66 @@ int main(void) {
         for (int i = 1; i < sl->prog.ndescs; i++) sl->notes[i].peer = -1;
         bundle_text(&b1, &m, t1, sizeof t1);
         CHECK_MSG(strstr(t1, "; step 3 line 14 chip 2: rank 0 -> 1: copy in[0][1]\n") != NULL, "%s", t1);
+        sg2260_bundle_free(&b1);
+    }
+
+    /* Launch records and relocation (v4 image). The struct's field offsets
+     * are the firmware's packed sg_api_c2c_descriptor_t (26688507495):
+     * u64 reduce_data_addr, u64 cdma_cmd_addr[3], u64 vsdma_cmd_addr[8], u64
+     * gdma_cmd_addr, i32 cdma_cmd_num[3] at 104, i32 vsdma_cmd_num[8] at 116,
+     * i32 gdma_cmd_num at 148, cdma_engine_num 152, vsdma_engine_num 156,
+     * loop 160, sccl_args_t { nranks 164, rank 168, use_ring 172,
+     * chip_map[16] 176 }: 240 bytes. */
+    {
+        Sg2260Machine m;
+        sg2260_machine_default(&m);
+        Sg2260Bundle b1, b2;
+        const char *txt = ".program chip=0 peer=2\nSEND dtype=fp32 src=0x80 elems=8\nSYS TX_SEND_MSG id=3 count=1\nSYS END\n"
+                          ".program chip=2 peer=0\nRECV dtype=fp32 dst=0x80 elems=8\nSYS END\n"
+                          ".program chip=0 gdma\nSYS WAIT_MSG id=3 count=1\nCOPY dtype=fp32 src=0x80 dst=l2:0 elems=8\nSYS END\n";
+        CHECK_MSG(sg2260_bundle_parse(txt, "t", &m, &b1, &err) == 0, "%s", err.msg);
+        int chips[2] = {0, 2};
+        CHECK(sg2260_bundle_set_launch(&b1, &m, 2, chips, &err) == 0);
+        CHECK(sg2260_bundle_add_base(&b1, "x", 0x80, 0x100, &err) == 0);
+        CHECK(sg2260_bundle_add_base(&b1, "x", 0x1000, 0x100, &err) == -1); /* twice */
+        CHECK(sg2260_bundle_add_base(&b1, "a#2", 0x1000, 0x100, &err) == -1);
+        uint8_t *bimg;
+        long bn = sg2260_bundle_encode(&b1, &bimg, &err);
+        /* header 32, directory 3 * 24, one base of 48, two launch records of
+         * 256, three relocations of 12 (SEND src, RECV dst, COPY src) = 700,
+         * padded to 768; programs 128 + 128 + 128 */
+        CHECK(bn == 768 + 3 * 128);
+        CHECK(bimg[16] == 2 && bimg[18] == 1 && bimg[20] == 3);
+        const uint8_t *rec0 = bimg + 32 + 3 * 24 + 48, *st0 = rec0 + 16;
+        CHECK(rec0[0] == 0 && rec0[1] == 0 && rec0[2] == 1 && rec0[3] == 1 && rec0[4] == 0 && rec0[8] == 2);
+        /* chip 0: its CDMA port 0 program (3 commands) in slot 0, at offset 768;
+         * its GDMA program (3 commands) third in the directory (the text's order), at 1024 */
+        CHECK(st0[8] == 0x00 && st0[9] == 0x03 && st0[104] == 3 && st0[152] == 1 && st0[156] == 0);
+        CHECK(st0[96] == 0x00 && st0[97] == 0x04 && st0[148] == 3);
+        CHECK(st0[160] == 1 && st0[164] == 2 && st0[168] == 0 && st0[172] == 1 && st0[176] == 0 && st0[180] == 2);
+        const uint8_t *st1 = rec0 + 256 + 16;
+        CHECK(st1[104] == 2 && st1[148] == 0 && st1[168] == 1);
+        free(bimg);
+        /* relocation: x moves, addresses in it keep their offset; the
+         * image's command addresses follow image= */
+        CHECK(sg2260_bundle_relocate(&b1, "x", 0x10000, &err) == 0);
+        CHECK(b1.slots[0].prog.descs[0].src == 0x10000 && b1.slots[1].prog.descs[0].dst == 0x10000 &&
+              b1.slots[2].prog.descs[1].src == 0x10000 && b1.slots[2].prog.descs[1].dst == SG2260_L2(0));
+        CHECK(sg2260_bundle_relocate(&b1, "x", 0x10010, &err) == -1 && !strcmp(err.code, "bad-base"));
+        CHECK(sg2260_bundle_relocate(&b1, "y", 0x10000, &err) == -1 && !strcmp(err.code, "unknown-base"));
+        CHECK(sg2260_bundle_relocate(&b1, "image", 0x10080, &err) == -1 && !strcmp(err.code, "base-overlap"));
+        CHECK(sg2260_bundle_relocate(&b1, "image", 0x200000, &err) == 0);
+        bn = sg2260_bundle_encode(&b1, &bimg, &err);
+        CHECK(bimg[19] == 1 && bimg[24 + 2] == 0x20);
+        st0 = bimg + 32 + 3 * 24 + 48 + 16;
+        CHECK(st0[8] == 0x00 && st0[9] == 0x03 && st0[10] == 0x20);
+        CHECK_MSG(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == 0 && b2.linked && b2.image_addr == 0x200000 &&
+                      b2.bases[0].addr == 0x10000,
+                  "%s", err.msg);
+        sg2260_bundle_free(&b2);
+        bimg[32 + 3 * 24 + 48 + 16 + 104] = 7; /* a command count the program does not have */
+        CHECK(sg2260_bundle_decode(bimg, (size_t)bn, &b2, &err) == -1 && !strcmp(err.code, "bad-image"));
+        free(bimg);
         sg2260_bundle_free(&b1);
     }
 

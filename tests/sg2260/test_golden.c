@@ -364,6 +364,23 @@ static u64 le64(const uint8_t *p) {
 
 static int g_compared;
 
+/* The kinds compared ("CDMA SEND", "GDMA SYS WAIT_MSG", ...), so that a
+ * compiled bundle's test can say which ones its programs have. */
+static char g_kinds[64][40];
+static int g_nkinds;
+
+static void saw_kind(int eng, const Line *L) {
+    static const char *const engines[] = {"CDMA", "GDMA", "VSDMA"};
+    char k[40];
+    snprintf(k, sizeof k, "%s %s%s%s", engines[eng], L->cmd, strcmp(L->cmd, "SYS") ? "" : " ",
+             strcmp(L->cmd, "SYS") ? "" : L->sub);
+    for (int i = 0; i < g_nkinds; i++)
+        if (!strcmp(g_kinds[i], k)) return;
+    if (g_nkinds < 64) strcpy(g_kinds[g_nkinds++], k);
+}
+
+static int cmp_kind(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
 /* Compares the firmware's words of `lines` (one program of engine eng)
  * with an encoded image; `what` names the program in messages. */
 static void compare_program(int eng, char **lines, int n, const uint8_t *img, size_t size, const char *what) {
@@ -387,6 +404,7 @@ static void compare_program(int eng, char **lines, int n, const uint8_t *img, si
         }
         pos += (size_t)k * 16;
         g_compared++;
+        saw_kind(eng, &L);
     }
 }
 
@@ -520,10 +538,10 @@ static int program_key(const char *line, int *chip, int *eng, int *index) {
 /* The image's directory entry of (chip, engine, index): its bytes. Layout:
  * docs/sg2260.md "Bundle image". */
 static const uint8_t *image_program(const uint8_t *img, size_t n, int chip, int eng, int index, size_t *size) {
-    if (n < 16 || memcmp(img, "SG2260CDMA\0\0", 12)) return NULL;
+    if (n < 32 || memcmp(img, "SG2260CDMA\0\0", 12) || (img[12] | img[13] << 8) != 4) return NULL;
     unsigned count = img[14] | (unsigned)img[15] << 8;
-    for (unsigned i = 0; i < count && 16 + (i + 1) * 24 <= n; i++) {
-        const uint8_t *e = img + 16 + i * 24;
+    for (unsigned i = 0; i < count && 32 + (i + 1) * 24 <= n; i++) {
+        const uint8_t *e = img + 32 + i * 24;
         if (e[0] != chip || e[1] != eng || e[2] != index) continue;
         u64 sz = e[4] | (u64)e[5] << 8 | (u64)e[6] << 16 | (u64)e[7] << 24, off = le64(e + 8);
         if (off > n || sz > n - off) return NULL;
@@ -559,6 +577,10 @@ static int check_compiled(const char *asm_path, const char *img_path) {
         i = j - 1;
     }
     printf("%d programs, %d descriptors equal to the firmware's words\n", programs, g_compared);
+    qsort(g_kinds, (size_t)g_nkinds, sizeof g_kinds[0], cmp_kind);
+    printf("kinds:");
+    for (int i = 0; i < g_nkinds; i++) printf("%s %s", i ? "," : "", g_kinds[i]);
+    printf("\n");
     free(lines);
     free(text);
     free(img);

@@ -155,6 +155,42 @@ static const char *reduce_types(Sg2260Op op, char *buf, size_t size) {
     return buf;
 }
 
+/* The base name of buffer k (`name`) in out: its characters outside the
+ * image's set (letters, digits, '_', '.'; an inlined call's "acc#2") become
+ * '_'; a name that is then too long, starts with a digit or is taken
+ * already is "bufferK". */
+static void base_name(const Sg2260Bundle *b, const char *name, int k, char out[SG2260_BASE_NAME]) {
+    size_t n = strlen(name);
+    int ok = n > 0 && n < SG2260_BASE_NAME && !(name[0] >= '0' && name[0] <= '9') && strcmp(name, "image");
+    for (size_t i = 0; ok && i <= n; i++) {
+        char ch = name[i];
+        int keep = !ch || ch == '_' || ch == '.' || ((ch | 32) >= 'a' && (ch | 32) <= 'z') || (ch >= '0' && ch <= '9');
+        out[i] = keep ? ch : '_';
+    }
+    for (int i = 0; ok && i < b->nbases; i++) ok = strcmp(b->bases[i].name, out) != 0;
+    if (!ok) snprintf(out, SG2260_BASE_NAME, "buffer%d", k);
+}
+
+/* The launch of every rank and the bases of the layout (the buffers, the
+ * staging area, the L2 slots), for the bundle image. */
+static Status launch_and_bases(DiagEngine *dx, const Algorithm *alg, const SgOptions *o, const Sg2260Machine *m,
+                               SgLowered *L) {
+    Sg2260Error err;
+    const Sg2260Layout *y = &L->layout;
+    int bad = sg2260_bundle_set_launch(&L->bundle, m, (int)o->N, o->chips, &err);
+    for (int k = 0; !bad && k < y->nbuffers; k++) {
+        char name[SG2260_BASE_NAME];
+        base_name(&L->bundle, alg->buffers[k].name, k, name);
+        bad = sg2260_bundle_add_base(&L->bundle, name, y->base[k], y->bytes[k], &err);
+    }
+    if (!bad && y->staging_bytes)
+        bad = sg2260_bundle_add_base(&L->bundle, "route_staging", y->staging, y->staging_bytes, &err);
+    if (!bad && y->l2_bytes) bad = sg2260_bundle_add_base(&L->bundle, "l2_slots", SG2260_L2(0), y->l2_bytes, &err);
+    if (!bad) return EXIT_GO_ON;
+    diag_error(dx, alg->name_span, err.code, "%s", err.msg);
+    return EXIT_INPUT;
+}
+
 Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
     Session *s = &c->s;
     SgOptions *o = &g->o;
@@ -210,7 +246,7 @@ Status sg_lower_one(Cmd *c, SgState *g, Algorithm *alg, SgLowered *L) {
         return EXIT_INPUT;
     }
     sg2260_bundle_sort(&L->bundle);
-    return EXIT_GO_ON;
+    return launch_and_bases(dx, alg, o, m, L);
 }
 
 void sg_lowered_free(SgLowered *L) {

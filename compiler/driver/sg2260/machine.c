@@ -133,6 +133,9 @@ TopoStatus cost_machine_topology(const Sg2260Machine *m, int64_t N, int64_t port
     int ovf = 0;
     (*out)->local_copy = rat_from_double(p.gamma / (m->ddr_l2_GBps * 1e9), 1000000, &ovf);
     COLLC_ASSERT(!ovf);
+    /* the crossing's time against the link's: beta / ddr_l2_bandwidth */
+    (*out)->stage_tpb = rat_from_double(p.beta / (m->ddr_l2_GBps * 1e9), 1000000, &ovf);
+    COLLC_ASSERT(!ovf);
     return st;
 }
 
