@@ -795,7 +795,8 @@ static int pack_block(void *user, MPI_Datatype dt, int displ, int count, char *b
 
 /* Stages the n blocks of a padded side into s: block r (counts[r]
  * elements of dt at displs[r] extents of user; displs NULL: side by side)
- * at r * stride bytes of a zeroed stage, copied in when `pack`. When
+ * at r * stride bytes of the stage, copied in with zeros after it when
+ * `pack` (an output stage is left as it is: only the blocks are read). When
  * `unpack_all`, every block is copied back by collmpi_unstage; else
  * `unpack` elements from the stage's start to user's. */
 static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, int n,
@@ -811,7 +812,7 @@ static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt
             *why = "a block larger than the largest block the ranks agreed on";
             return COLL_ERR_BAD_COUNT;
         }
-    s->stage = calloc((size_t)n * stride + 1, 1);
+    s->stage = malloc((size_t)n * stride + 1);
     if (!s->stage) {
         *why = "no memory for the padded blocks";
         return COLL_ERR_NOMEM;
@@ -827,11 +828,13 @@ static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt
     m->staged = 1;
     int displ = 0;
     for (int r = 0; pack && r < n; r++) {
-        if (pack_block(user, dt, displs ? displs[r] : displ, counts[r],
-                       s->stage + (size_t)r * stride, 0) != MPI_SUCCESS) {
+        char *slot = s->stage + (size_t)r * stride;
+        size_t bytes = (size_t)counts[r] * (size_t)size;
+        if (pack_block(user, dt, displs ? displs[r] : displ, counts[r], slot, 0) != MPI_SUCCESS) {
             *why = "cannot pack the datatype";
             return COLL_ERR_BAD_DTYPE;
         }
+        memset(slot + bytes, 0, stride - bytes);   /* the padding moves too: zeros */
         displ += counts[r];
     }
     if (!unpack_all) {
