@@ -205,11 +205,14 @@ static void setup(void) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     const char *path = getenv("COLLMPI_CONFIG");
     const char *seg = getenv("COLLMPI_SEGMENT");
+    const char *vpad = getenv("COLLMPI_VPAD");
     /* What must be the same everywhere: the rules' text, whether it could
-     * be read, and the segment size (both sides of a message cut it). */
+     * be read, the segment size (both sides of a message cut it) and the
+     * v-forms' padding limit (pmpi_v.c: it decides). */
     uint64_t h = 0xcbf29ce484222325ULL;
     h = fnv(h, path && *path ? "C" : "-", 1);
     h = fnv(h, seg ? seg : "", seg ? strlen(seg) + 1 : 0);
+    h = fnv(h, vpad ? vpad : "", vpad ? strlen(vpad) + 1 : 0);
     if (path && *path) {
         size_t len = 0;
         char *text = read_file(path, &len);
@@ -246,8 +249,8 @@ static void setup(void) {
     int st = SETUP_OFF;
     if (!agreed) {
         config_errors++;
-        note("collmpi: COLLMPI_CONFIG, its contents or COLLMPI_SEGMENT differ between processes; "
-             "using the MPI library's collectives");
+        note("collmpi: COLLMPI_CONFIG, its contents, COLLMPI_SEGMENT or COLLMPI_VPAD differ "
+             "between processes; using the MPI library's collectives");
         off_reason = "the processes' configurations differ";
     } else {
         for (int i = 0; i < nrules; i++) {
