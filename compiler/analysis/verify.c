@@ -84,6 +84,8 @@ typedef struct VState {
     size_t describe_budget; /* transfers notes may still replay (describe) */
     int overflow;          /* verify-too-large: OVER_IDS or OVER_MEMORY */
     size_t budget;         /* bytes the slots, values and intervals may take */
+    const int64_t *vcounts; /* --vcounts: block r holds vcounts[r] elements (N of
+                              them); NULL: blocks of one size */
     int stream;            /* the schedule is streamed (verify_instance): its
                               transfers are gone, so any finding only counts
                               and stops, and the instance is replayed whole
@@ -580,10 +582,75 @@ static void note_history(VState *v, int buf, int64_t rank, int64_t c) {
     free(hops);
 }
 
-/* ---------------------------------------------------------- postcondition */
+/* ---------------------------------------------------------------- vcounts */
+
+/* The elements of chunk position k of a block of `count` (schedule.h). */
+static int64_t piece(int64_t count, int64_t k, int64_t P) { return count / P + (k < count % P); }
+
+/* The elements of in[rank][chunk] under --vcounts: rank r's own block
+ * (allgather, gather; alltoall: every block rank r sends), or block b of
+ * the N-block input (scatter at the root, reduce_scatter). */
+static int64_t vsize_in(const VState *v, int64_t rank, int64_t chunk) {
+    int64_t P = v->s->split;
+    switch (v->s->alg->coll) {
+    case COLLECTIVE_ALLGATHER:
+    case COLLECTIVE_GATHER:
+    case COLLECTIVE_ALLTOALL: return piece(v->vcounts[rank], chunk % P, P);
+    case COLLECTIVE_SCATTER:
+    case COLLECTIVE_REDUCE_SCATTER: return piece(v->vcounts[chunk / P], chunk % P, P);
+    default: return 0;
+    }
+}
+
+static int64_t vsize_val(const VState *v, uint32_t id) {
+    VView w;
+    view(v, id, &w);
+    return vsize_in(v, w.n ? w.iv[0].lo : 0, w.chunk);
+}
 
 /* Expected contents of out[r][c]: origin chunk, and ranks [lo, hi). */
 typedef struct Expect { int64_t chunk; int32_t lo, hi; } Expect;
+static Expect expected_out(const Schedule *s, int64_t r, int64_t c);
+
+static const char *fmt_vcounts(VState *v) {
+    SBuf b = {0};
+    for (int64_t r = 0; r < v->N; r++)
+        sb_printf(&b, "%s%" PRId64, r ? "," : "", v->vcounts[r]);
+    return sb_done(&b, v->arena);
+}
+
+/* After step k (its transfers xs): every value written into `out` fits
+ * its slot, which holds the block the postcondition puts there. */
+static void check_vcounts(VState *v, size_t k, const Transfer *xs) {
+    const Schedule *s = v->s;
+    const Step *st = &s->steps[k];
+    int rooted_out = s->alg->coll == COLLECTIVE_GATHER || s->alg->coll == COLLECTIVE_REDUCE;
+    for (size_t i = 0; i < st->count && !v->sim.stop; i++) {
+        const Transfer *t = &xs[i];
+        if (t->dst.buffer != BUF_OUT || (rooted_out && t->dst.rank != s->root)) continue;
+        for (int32_t c = t->dst.lo; c < t->dst.hi; c++) {
+            uint32_t id = sim_value(&v->sim, BUF_OUT, t->dst.rank, c);
+            if (id == SIM_UNDEF || id == SIM_POISON) continue;
+            Expect e = expected_out(s, t->dst.rank, c);
+            int64_t have = vsize_val(v, id), room = vsize_in(v, e.lo, e.chunk);
+            if (have <= room) continue;
+            size_t x = st->first + i;
+            if (!count_error(v, "vcount-overflow", t->span)) break;
+            diag_error(v->dx, t->span, "vcount-overflow",
+                       "step %zu writes %" PRId64 " element%s (%s) into %s, which holds %" PRId64
+                       " with --vcounts %s%s",
+                       k + 1, have, have == 1 ? "" : "s", fmt_value(v, id),
+                       fmt_slot(v, BUF_OUT, t->dst.rank, c), room, fmt_vcounts(v),
+                       describe(v, x, 0));
+            diag_note(v->dx, span_none(),
+                      "with blocks of different sizes a slot of `out` holds its own block only: "
+                      "keep other blocks in a scratch buffer (its slots hold the largest)");
+            break;
+        }
+    }
+}
+
+/* ---------------------------------------------------------- postcondition */
 
 static Expect expected_out(const Schedule *s, int64_t r, int64_t c) {
     int64_t P = s->split, N = s->N, root = s->root;
@@ -893,8 +960,9 @@ static void vstate_free(VState *v) {
     free(v->vals); free(v->ivl); free(v->tmp);
 }
 
-unsigned verify_schedule_limited(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
-                                 unsigned max_errors, size_t max_memory, VerifyStats *st) {
+static unsigned verify_schedule_v(const Schedule *s, DiagEngine *dx, DiagEngine *dxw,
+                                  Arena *arena, unsigned max_errors, size_t max_memory,
+                                  const int64_t *vcounts, VerifyStats *st) {
     VState v;
     vstate_init(&v, s, dx, dxw, arena, max_errors, max_memory);
     VerifyStats dummy;
@@ -902,10 +970,20 @@ unsigned verify_schedule_limited(const Schedule *s, DiagEngine *dx, DiagEngine *
     memset(st, 0, sizeof *st);
     st->consistent = -1;
     if (vstate_start(&v, st)) return 1;
-    while (v.sim.next < s->nsteps && !v.sim.stop) sim_step(&v.sim);
+    v.vcounts = vcounts;
+    while (v.sim.next < s->nsteps && !v.sim.stop) {
+        size_t k = v.sim.next;
+        sim_step(&v.sim);
+        if (vcounts && !v.sim.stop) check_vcounts(&v, k, s->xfers + s->steps[k].first);
+    }
     unsigned errors = vstate_finish(&v, st);
     vstate_free(&v);
     return errors;
+}
+
+unsigned verify_schedule_limited(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
+                                 unsigned max_errors, size_t max_memory, VerifyStats *st) {
+    return verify_schedule_v(s, dx, dxw, arena, max_errors, max_memory, NULL, st);
 }
 
 unsigned verify_schedule_ex(const Schedule *s, DiagEngine *dx, DiagEngine *dxw, Arena *arena,
@@ -921,6 +999,7 @@ typedef struct VStream {
     Arena *arena;
     unsigned max_errors;
     size_t max_memory;
+    const int64_t *vcounts;
     int started;   /* vstate_start ran */
     int replay;    /* something to report, or a limit: verify it whole */
 } VStream;
@@ -930,13 +1009,16 @@ static int stream_step(void *user, const Schedule *hdr, const Transfer *xs) {
     if (!w->started) {
         vstate_init(&w->v, hdr, NULL, NULL, w->arena, w->max_errors, w->max_memory);
         w->v.stream = 1;
+        w->v.vcounts = w->vcounts;
         w->started = 1;
         if (vstate_start(&w->v, &w->st)) return w->replay = 1;
         w->v.sim.streaming = 1;
     }
     /* the simulator's 32-bit transfer and step ids (sim_init's limits) */
     if (hdr->nxfers >= UINT32_MAX || hdr->nsteps >= UINT32_MAX) return w->replay = 1;
+    size_t k = w->v.sim.next;
     sim_step_xfers(&w->v.sim, xs);
+    if (w->vcounts && !w->v.sim.stop) check_vcounts(&w->v, k, xs);
     if (w->v.errors || w->v.sim.faulted || w->v.overflow) return w->replay = 1;
     return 0;
 }
@@ -950,6 +1032,7 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
     w->arena = arena;
     w->max_errors = max_errors;
     w->max_memory = p->max_memory;
+    w->vcounts = p->vcounts;
     w->st.consistent = -1;
     Schedule sch;
     InstStatus ist = instantiate_stream(alg, p, dxi, &sch, failed_require, stream_step, w);
@@ -990,7 +1073,7 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
 
     ist = instantiate(alg, p, dxi, &sch, failed_require);
     if (ist != INST_OK) return ist;
-    verify_schedule_limited(&sch, dx, dxw, arena, max_errors, p->max_memory, st);
+    verify_schedule_v(&sch, dx, dxw, arena, max_errors, p->max_memory, p->vcounts, st);
     schedule_free(&sch);
     return INST_OK;
 }

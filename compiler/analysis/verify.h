@@ -100,6 +100,8 @@ typedef struct VerifyOptions {
     int skip_inapplicable;    /* a point of the default param sweep: applying
                                  to no N is no error and prints nothing
                                  (returns VERIFY_NOTHING) */
+    const int64_t *vcounts;   /* --vcounts: block r holds vcounts[r] elements, for the
+                                 one N of ns (NULL: blocks of one size) */
     int correctness_only;     /* compile, run, sim: no rank-consistency warning
                                  (a property `collc verify` reports, not an
                                  error to stop for) */

@@ -166,6 +166,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             p.ndefines = o->ndefines;
             p.max_transfers = o->max_transfers;
             p.max_memory = o->max_memory;
+            p.vcounts = o->vcounts;
             const Stmt *req = NULL;
             VerifyStats st;
             InstStatus ist = verify_instance(alg, &p, reported || big_shown ? quiet : dx,

@@ -12,12 +12,16 @@
  * at a time with the others at their defaults, because a param-dependent
  * bug (a group stride right for A = 2 only) hides at the default. A value
  * that the algorithm's requires exclude for every N is left out silently;
- * --quick checks the defaults only, with the quick N set. */
+ * --quick checks the defaults only, with the quick N set.
+ *
+ * --vcounts C0,C1,...: the v-form with block r of Cr elements, for the one
+ * N that is their number (verify.c: vcount-overflow). */
 #include "driver/command.h"
 #include "analysis/verify.h"
 #include "driver/progress.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The constant default of param `sym`, in *v; 0 when it is an expression
@@ -71,9 +75,46 @@ static int verify_point(Cmd *c, const Algorithm *alg, VerifyOptions *vo, const D
     return r;
 }
 
+enum { VCOUNTS_MAX = 4096 };
+
+/* --vcounts: the block sizes, and N their number (a -N must be that one). */
+static Status check_vcounts(Cmd *c) {
+    const char *list = c->o.vcounts;
+    if (!list) return EXIT_GO_ON;
+    static int64_t v[VCOUNTS_MAX], N;   /* one command per process */
+    size_t n = 0;
+    for (const char *p = list;;) {
+        char *end;
+        if (*p < '0' || *p > '9')
+            return usage_error("verify", "--vcounts expects non-negative counts separated by commas, got '%s'", list);
+        long long x = strtoll(p, &end, 10);
+        if (x > INT32_MAX)
+            return usage_error("verify", "--vcounts: %lld is too large (at most %d)", x, INT32_MAX);
+        if (n == VCOUNTS_MAX)
+            return usage_error("verify", "--vcounts: more than %d blocks", VCOUNTS_MAX);
+        v[n++] = x;
+        if (*end == 0) break;
+        if (*end != ',')
+            return usage_error("verify", "--vcounts expects non-negative counts separated by commas, got '%s'", list);
+        p = end + 1;
+    }
+    if (c->nns && (c->nns != 1 || c->ns[0] != (int64_t)n))
+        return usage_error("verify", "--vcounts gives %zu blocks, so N = %zu; -N says otherwise", n, n);
+    N = (int64_t)n;
+    c->ns = &N;
+    c->nns = 1;
+    c->ctx = v;
+    return EXIT_GO_ON;
+}
+
+static int vform_collective(Collective coll) {
+    return coll == COLLECTIVE_ALLGATHER || coll == COLLECTIVE_GATHER || coll == COLLECTIVE_SCATTER ||
+           coll == COLLECTIVE_ALLTOALL || coll == COLLECTIVE_REDUCE_SCATTER;
+}
+
 int cmd_verify(int argc, char **argv) {
     Cmd c = {0};
-    Status st = cmd_begin(&c, CMD_verify, argc, argv, NULL);
+    Status st = cmd_begin(&c, CMD_verify, argc, argv, check_vcounts);
     VerifyOptions vo = {
         .ns = c.ns,
         .nns = c.nns,
@@ -83,16 +124,31 @@ int cmd_verify(int argc, char **argv) {
         .max_errors = (unsigned)c.o.max_errors,
         .progress = progress_verify,
         .quick = c.o.quick,
+        .vcounts = c.o.vcounts ? c.ctx : NULL,
     };
     int failed = 0;
     /* one summary line per algorithm and point of a -D sweep (and of the
      * default sweep) */
     for (int k = 0; st == EXIT_GO_ON && k < c.nalgs; k++) {
+        if (vo.vcounts && !vform_collective(c.algs[k]->coll)) {
+            diag_error(c.s.dx, c.algs[k]->name_span, "vcounts-collective",
+                       "--vcounts: '%s' is %s %s, whose blocks have one size (block sizes apply to "
+                       "allgather, gather, scatter, alltoall and reduce_scatter)",
+                       c.algs[k]->name,
+                       strchr("aeiou", collective_info[c.algs[k]->coll].keyword[0]) ? "an" : "a",
+                       collective_info[c.algs[k]->coll].keyword);
+            failed |= VERIFY_FAILED;
+            continue;
+        }
         size_t points = session_sweep_points(&c.s, c.algs[k]);
         for (size_t pt = 0; pt < points; pt++) {
             const Define *defs;
             int ndefs = session_defines(&c.s, c.algs[k], pt, &defs);
-            failed |= verify_point(&c, c.algs[k], &vo, defs, ndefs, session_sweep_label(&c.s, c.algs[k], pt));
+            const char *label = session_sweep_label(&c.s, c.algs[k], pt);
+            if (vo.vcounts)   /* the summary says which blocks were proven */
+                label = arena_printf(&c.s.arena, "%s%svcounts = %s", label, *label ? ", " : "",
+                                     c.o.vcounts);
+            failed |= verify_point(&c, c.algs[k], &vo, defs, ndefs, label);
         }
     }
     /* a failure wins over a resource limit: 1 means wrong, 3 only unproven */

@@ -53,6 +53,7 @@ typedef struct SchedParams {
     int64_t max_N;            /* 0 = default SCHED_DEFAULT_MAX_N */
     size_t max_memory;        /* verify: bytes of state one instance may
                                  take; 0 = verify_default_memory() */
+    const int64_t *vcounts;   /* verify --vcounts: the N block sizes (NULL: one size) */
 } SchedParams;
 
 #define SCHED_DEFAULT_MAX_TRANSFERS ((size_t)50 * 1000 * 1000)

@@ -464,6 +464,7 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
     m->count = (size_t)a->sendcount * m->red_per;
     m->total_bytes = m->count * coll_dtype_size(m->dtype) *
                      (a->coll == COLL_REDUCE_SCATTER ? (size_t)m->nranks : 1);
+    if (a->vpad) m->total_bytes = a->vpad->total;
     return COLL_OK;
 }
 
@@ -523,6 +524,7 @@ int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why) {
         *why = "unknown collective";
         return COLL_ERR_INTERNAL;
     }
+    if (a->vpad) b = (long long)a->vpad->pad;   /* padded blocks: the agreed size */
     if (b < 0) {
         *why = "bad count or datatype";
         return COLL_ERR_BAD_COUNT;
@@ -531,7 +533,8 @@ int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why) {
     m->op = COLL_SUM;
     m->plain = plain_type(a->sendtype) && plain_type(a->recvtype);
     m->count = (size_t)b;
-    m->total_bytes = (size_t)b * (a->coll == COLL_BROADCAST ? 1 : (size_t)N);
+    m->total_bytes =
+        a->vpad ? a->vpad->total : (size_t)b * (a->coll == COLL_BROADCAST ? 1 : (size_t)N);
     return COLL_OK;
 }
 
@@ -607,6 +610,7 @@ static memo_entry *memo_slot(const collmpi_args *a, void (*tag)(void)) {
 
 const collmpi_call *collmpi_memo_find(const collmpi_args *a, void (*tag)(void),
                                       const coll_alg_info **info, const void **chosen) {
+    if (a->vpad) return NULL;   /* decided by the counts themselves */
     memo_entry *e = memo_slot(a, tag);
     if (!e->valid || e->coll != a->coll || e->sendcount != a->sendcount ||
         e->recvcount != a->recvcount || e->root != a->root || e->sendtype != a->sendtype ||
@@ -621,7 +625,7 @@ const collmpi_call *collmpi_memo_find(const collmpi_args *a, void (*tag)(void),
 void collmpi_memo_store(const collmpi_args *a, void (*tag)(void), const collmpi_call *m,
                         const coll_alg_info *info, const void *chosen) {
     coll_op op;
-    if (!m->cc || m->user_op || !plain_type(a->sendtype) || !plain_type(a->recvtype) ||
+    if (a->vpad || !m->cc || m->user_op || !plain_type(a->sendtype) || !plain_type(a->recvtype) ||
         (a->op != MPI_OP_NULL && !named_op(a->op, &op)))
         return;
     memo_entry *e = memo_slot(a, tag);
@@ -703,6 +707,10 @@ static void free_stages(collmpi_call *m) {
     free(m->in.stage);
     free(m->out.stage);
     m->in.stage = m->out.stage = NULL;
+    free(m->out.vcounts);
+    free(m->out.vdispls);
+    m->out.vcounts = m->out.vdispls = NULL;
+    m->out.vn = 0;
     if (m->in.owned) PMPI_Type_free(&m->in.type);
     if (m->out.owned) PMPI_Type_free(&m->out.type);
     m->in.owned = m->out.owned = 0;
@@ -765,6 +773,169 @@ static int prepare_reduction(const collmpi_args *a, collmpi_call *m, const char 
     return rc;
 }
 
+/* ---- padded v-forms (collmpi_vpad) ---- */
+
+/* Packs (unpack = 0) the `count` elements of dt at `displ` extents of user
+ * into buf, or unpacks them back. */
+static int pack_block(void *user, MPI_Datatype dt, int displ, int count, char *buf, int unpack) {
+    MPI_Aint lb, extent;
+    int rc = PMPI_Type_get_extent(dt, &lb, &extent);
+    if (rc != MPI_SUCCESS || count <= 0) return rc;
+    /* integer arithmetic: user may be MPI_BOTTOM with absolute displacements */
+    void *u = (void *)((uintptr_t)user + (uintptr_t)((MPI_Aint)displ * extent));
+    coll_dtype named;
+    if (named_dtype(dt, &named)) {
+        size_t bytes = (size_t)count * (size_t)extent;
+        if (unpack) memcpy(u, buf, bytes);
+        else memcpy(buf, u, bytes);
+        return MPI_SUCCESS;
+    }
+    return pack_all(u, dt, (size_t)count, buf, unpack);
+}
+
+/* Stages the n blocks of a padded side into s: block r (counts[r]
+ * elements of dt at displs[r] extents of user; displs NULL: side by side)
+ * at r * stride bytes of the stage, copied in with zeros after it when
+ * `pack` (an output stage is left as it is: only the blocks are read). When
+ * `unpack_all`, every block is copied back by collmpi_unstage; else
+ * `unpack` elements from the stage's start to user's. */
+static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, int n,
+                  const int *counts, const int *displs, size_t stride, int pack, int unpack_all,
+                  size_t unpack, const char **why) {
+    int size = 0;
+    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) {
+        *why = "bad datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    for (int r = 0; r < n; r++)
+        if (counts[r] < 0 || (size_t)counts[r] * (size_t)size > stride) {
+            *why = "a block larger than the largest block the ranks agreed on";
+            return COLL_ERR_BAD_COUNT;
+        }
+    s->stage = malloc((size_t)n * stride + 1);
+    if (!s->stage) {
+        *why = "no memory for the padded blocks";
+        return COLL_ERR_NOMEM;
+    }
+    if (PMPI_Type_dup(dt, &s->type) != MPI_SUCCESS) {
+        free(s->stage);
+        s->stage = NULL;
+        *why = "cannot duplicate the datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    s->owned = 1;
+    s->user = user;
+    m->staged = 1;
+    int displ = 0;
+    for (int r = 0; pack && r < n; r++) {
+        char *slot = s->stage + (size_t)r * stride;
+        size_t bytes = (size_t)counts[r] * (size_t)size;
+        if (pack_block(user, dt, displs ? displs[r] : displ, counts[r], slot, 0) != MPI_SUCCESS) {
+            *why = "cannot pack the datatype";
+            return COLL_ERR_BAD_DTYPE;
+        }
+        memset(slot + bytes, 0, stride - bytes);   /* the padding moves too: zeros */
+        displ += counts[r];
+    }
+    if (!unpack_all) {
+        s->unpack_count = unpack;
+        return COLL_OK;
+    }
+    s->vcounts = malloc(sizeof *s->vcounts * (size_t)n);
+    s->vdispls = malloc(sizeof *s->vdispls * (size_t)n);
+    if (!s->vcounts || !s->vdispls) {
+        *why = "no memory for the padded blocks";
+        return COLL_ERR_NOMEM;
+    }
+    memcpy(s->vcounts, counts, sizeof *counts * (size_t)n);
+    memcpy(s->vdispls, displs, sizeof *displs * (size_t)n);
+    s->vn = n;
+    s->vstride = stride;
+    return COLL_OK;
+}
+
+/* collmpi_prepare of a v-form on padded blocks: every side that moves is
+ * staged (its blocks of `pad` bytes side by side). */
+static int prepare_padded(const collmpi_args *a, collmpi_call *m, const char **why) {
+    const collmpi_vpad *v = a->vpad;
+    int N = m->nranks, me = m->rank;
+    int is_root = me == a->root;
+    const void *sb = a->sendbuf;
+    void *rb = a->recvbuf;
+    size_t pad = v->pad;
+    int rc = COLL_OK;
+    if (a->coll == COLL_REDUCE_SCATTER) {
+        /* the input: N blocks side by side (rcounts); the output: this
+         * rank's block at the start of recvbuf */
+        int mine = v->rcounts[me];
+        if (sb == MPI_IN_PLACE) {
+            sb = COLL_IN_PLACE;
+            rc = vstage(m, &m->out, rb, a->sendtype, N, v->rcounts, NULL, pad, 1, 0,
+                        (size_t)mine, why);
+        } else {
+            rc = vstage(m, &m->in, (void *)sb, a->sendtype, N, v->rcounts, NULL, pad, 1, 0, 0,
+                        why);
+            sb = m->in.stage;
+            if (rc == COLL_OK)
+                rc = vstage(m, &m->out, rb, a->sendtype, 1, &mine, NULL, pad, 0, 0, (size_t)mine,
+                            why);
+        }
+        m->sendbuf = sb;
+        m->recvbuf = rc == COLL_OK ? m->out.stage : NULL;
+        return rc;
+    }
+    int coll = a->coll;
+    int has_in = coll != COLL_SCATTER || is_root;
+    int has_out = coll != COLL_GATHER || is_root;
+    int in_multi = coll == COLL_SCATTER || coll == COLL_ALLTOALL;
+    int out_multi = coll != COLL_SCATTER;
+    if (!has_in) sb = NULL;
+    if (!has_out) rb = NULL;
+    int scatter_root_in_place = coll == COLL_SCATTER && is_root && rb == MPI_IN_PLACE;
+    if ((sb == MPI_IN_PLACE && (coll == COLL_SCATTER || !has_out)) ||
+        (rb == MPI_IN_PLACE && !scatter_root_in_place)) {
+        *why = "MPI_IN_PLACE where MPI does not allow it";
+        return COLL_ERR_IN_PLACE;
+    }
+    if (sb == MPI_IN_PLACE) {
+        /* the input is in recvbuf, in its blocks */
+        m->sendbuf = COLL_IN_PLACE;
+        rc = vstage(m, &m->out, rb, a->recvtype, N, v->rcounts, a->rdispls, pad, 1, 1, 0, why);
+        m->recvbuf = m->out.stage;
+        return rc;
+    }
+    /* A side of one block must be the size of its block on the other side. */
+    if (has_in && has_out && !scatter_root_in_place && coll != COLL_ALLTOALL) {
+        long long one = coll == COLL_SCATTER ? type_bytes(a->recvcount, a->recvtype)
+                                             : type_bytes(a->sendcount, a->sendtype);
+        long long blk = coll == COLL_SCATTER ? type_bytes(v->scounts[me], a->sendtype)
+                                             : type_bytes(v->rcounts[me], a->recvtype);
+        if (one < 0 || one != blk) {
+            *why = "send and receive block sizes differ";
+            return COLL_ERR_BAD_COUNT;
+        }
+    }
+    if (has_in) {
+        rc = in_multi ? vstage(m, &m->in, (void *)sb, a->sendtype, N, v->scounts, a->sdispls, pad,
+                               1, 0, 0, why)
+                      : vstage(m, &m->in, (void *)sb, a->sendtype, 1, &a->sendcount, NULL, pad, 1,
+                               0, 0, why);
+        sb = m->in.stage;
+    }
+    if (rc == COLL_OK && scatter_root_in_place) {
+        rb = COLL_IN_PLACE;
+    } else if (rc == COLL_OK && has_out) {
+        rc = out_multi ? vstage(m, &m->out, rb, a->recvtype, N, v->rcounts, a->rdispls, pad, 0, 1,
+                                0, why)
+                       : vstage(m, &m->out, rb, a->recvtype, 1, &a->recvcount, NULL, pad, 0, 0,
+                                (size_t)(a->recvcount > 0 ? a->recvcount : 0), why);
+        rb = m->out.stage;
+    }
+    m->sendbuf = sb;
+    m->recvbuf = rb;
+    return rc;
+}
+
 int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
     static const char *dummy;
     if (!why) why = &dummy;
@@ -772,6 +943,11 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
     m->in = m->out = (collmpi_stage){0};
     m->staged = 0;
     int rc;
+    if (a->vpad) {
+        rc = prepare_padded(a, m, why);
+        if (rc != COLL_OK) free_stages(m);
+        return rc;
+    }
     if (collrt_collectives[a->coll].reducing) {
         rc = prepare_reduction(a, m, why);
         if (rc != COLL_OK) free_stages(m);
@@ -884,6 +1060,15 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
 
 int collmpi_unstage(collmpi_call *m, int status, int *mpi_err) {
     if (!m->staged) return status;
+    collmpi_stage *o = &m->out;
+    for (int r = 0; status == COLL_OK && o->stage && r < o->vn; r++) {
+        int rc = pack_block(o->user, o->type, o->vdispls[r], o->vcounts[r],
+                            o->stage + (size_t)r * o->vstride, 1);
+        if (rc != MPI_SUCCESS) {
+            *mpi_err = rc;
+            status = COLL_ERR_TRANSPORT;
+        }
+    }
     if (status == COLL_OK && m->out.stage && m->out.unpack_count) {
         int rc = pack_all(m->out.user, m->out.type, m->out.unpack_count, m->out.stage, 1);
         if (rc != MPI_SUCCESS) {
@@ -1044,13 +1229,13 @@ static int run(const collmpi_args *a, void (*fn)(void)) {
 int collmpi_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                   collmpi_rooted_fn fn) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    int root, MPI_Comm comm, collmpi_rooted_fn fn) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
@@ -1058,7 +1243,7 @@ int collmpi_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    collmpi_rooted_fn fn) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
@@ -1066,33 +1251,33 @@ int collmpi_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     collmpi_rooted_fn fn) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, collmpi_fn fn) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                  MPI_Datatype dt, MPI_Op op, MPI_Comm comm, collmpi_fn fn) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm, 0, NULL, NULL};
+                      op, 0, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                       MPI_Comm comm, collmpi_fn fn) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
 int collmpi_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, collmpi_fn fn) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }

@@ -47,7 +47,10 @@ const coll_alg_info *collmpi_probed(const coll_comm *c);
  * with `vform` set and that size as the counts; the side with N blocks
  * (a scatter's or alltoall's input, a gather's, allgather's or alltoall's
  * output) may then lie at displacements sdispls / rdispls (in extents of
- * its datatype, as MPI counts them; NULL: block r at r * count). */
+ * its datatype, as MPI counts them; NULL: block r at r * count).
+ * A v-form whose blocks differ in size may run as the regular call on
+ * blocks padded to the largest (`vpad`, see collmpi_vpad). */
+typedef struct collmpi_vpad collmpi_vpad;
 typedef struct collmpi_args {
     coll_collective coll;
     const void *sendbuf;
@@ -59,7 +62,26 @@ typedef struct collmpi_args {
     MPI_Comm comm;
     int vform;               /* called as the v-form (COLLMPI_DEBUG names it) */
     const int *sdispls, *rdispls;
+    const collmpi_vpad *vpad;     /* NULL: the blocks have one size */
 } collmpi_args;
+
+/* A v-form run on padded blocks: the algorithm moves N blocks of `pad`
+ * bytes each (the largest block of the call, the same on every rank);
+ * block r holds counts[r] elements of the side's datatype, at displs[r]
+ * of the application's buffer, followed by zero bytes. The N-block sides
+ * are sdispls/scounts and rdispls/rcounts (in place, the input is in the
+ * receive buffer with rcounts); a side of one block (an allgather's,
+ * gather's input, a scatter's output) is the call's own sendcount or
+ * recvcount. MPI_Reduce_scatter's input has its N blocks (rcounts) side by
+ * side; its output is this rank's block. collmpi_decide takes `pad` as the
+ * block's bytes (the call's counts of the N-block sides are not read) and
+ * `total` as the call's size. */
+struct collmpi_vpad {
+    size_t pad;              /* bytes of a padded block */
+    size_t total;            /* bytes of the blocks themselves */
+    size_t padded;           /* bytes moved padded (N or N * N blocks of `pad`) */
+    const int *scounts, *rcounts;
+};
 
 /* A buffer of the call that the application describes with a datatype that
  * is not contiguous: the algorithm works on a contiguous copy (`stage`),
@@ -72,6 +94,9 @@ typedef struct collmpi_stage {
     size_t count;            /* elements of `type` to pack */
     size_t unpack_count;     /* elements to unpack (0: none) */
     char *stage;             /* NULL: nothing staged */
+    int vn;                  /* padded blocks to unpack (0: none; else instead of unpack_count) */
+    int *vcounts, *vdispls;  /* ... block r: vcounts[r] elements to vdispls[r] extents of user */
+    size_t vstride;          /* ... from r * vstride bytes of the stage */
 } collmpi_stage;
 
 /* The same call in the runtime's terms. collmpi_decide fills what every
@@ -181,6 +206,47 @@ enum {
 /* The name of the form of m: "MPI_Iallreduce", "MPI_Allreduce_init",
  * "MPI_Iallgatherv", "MPI_Reduce_scatter_init". */
 const char *collmpi_form_name(coll_collective coll, const collmpi_call *m);
+
+/* ---- v-forms of the PMPI library (pmpi_v.c) ---- */
+
+/* A v-call as its regular collective: `a`, whose vpad (if set) is &pad. */
+typedef struct collmpi_vcall {
+    collmpi_args a;
+    collmpi_vpad pad;
+} collmpi_vcall;
+/* How the ranks know a v-call's counts. */
+enum {
+    COLLMPI_V_LOCAL,         /* every rank knows every count */
+    COLLMPI_V_AGREE,         /* the ranks agree on the sizes (one MPI_Allgather) */
+    COLLMPI_V_NO_AGREE       /* they would have to, and cannot (a nonblocking call) */
+};
+/* Each maps the v-call in its form (COLLMPI_FORM_*) to v->a: 1, or 0 for
+ * "use the MPI library" with the reason logged (COLLMPI_DEBUG). Collective
+ * with COLLMPI_V_AGREE. */
+int collmpi_v_allgatherv(collmpi_vcall *v, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int displs[], MPI_Datatype recvtype, MPI_Comm comm, int form);
+int collmpi_v_gatherv(collmpi_vcall *v, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree);
+int collmpi_v_scatterv(collmpi_vcall *v, const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree);
+int collmpi_v_alltoallv(collmpi_vcall *v, const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, int form, int agree);
+int collmpi_v_reduce_scatter(collmpi_vcall *v, const void *sendbuf, void *recvbuf,
+                             const int recvcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                             int form);
+/* A copy of v with its counts (n of each), in one malloc'ed block (NULL:
+ * out of memory). */
+collmpi_vpad *collmpi_vpad_copy(const collmpi_vpad *v, int n);
+/* pmpi.c: whether some rule may serve a's collective (1), or 0 with the
+ * reason logged; collmpi_pmpi_library logs why the MPI library serves a
+ * and returns 0. */
+int collmpi_pmpi_gate(const collmpi_args *a, int form);
+int collmpi_pmpi_library(const collmpi_args *a, int form);
 
 /* ---- COLLMPI_DEBUG (collmpi.c) ---- */
 

@@ -4,7 +4,7 @@
  * MPI_Gather, MPI_Scatter and MPI_Alltoall, their nonblocking forms
  * (MPI_Iallgather ...: the same rules, see "nonblocking collectives"
  * below) with MPI_Test*, MPI_Wait* and MPI_Request_get_status, their
- * persistent forms, the v-forms (MPI_Allgatherv ...: see "v-forms" below),
+ * persistent forms, the v-forms (MPI_Allgatherv ...: see pmpi_v.c),
  * and MPI_Init / MPI_Init_thread. Each call is matched against the rules of the file
  * named by COLLMPI_CONFIG:
  *
@@ -205,11 +205,14 @@ static void setup(void) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     const char *path = getenv("COLLMPI_CONFIG");
     const char *seg = getenv("COLLMPI_SEGMENT");
+    const char *vpad = getenv("COLLMPI_VPAD");
     /* What must be the same everywhere: the rules' text, whether it could
-     * be read, and the segment size (both sides of a message cut it). */
+     * be read, the segment size (both sides of a message cut it) and the
+     * v-forms' padding limit (pmpi_v.c: it decides). */
     uint64_t h = 0xcbf29ce484222325ULL;
     h = fnv(h, path && *path ? "C" : "-", 1);
     h = fnv(h, seg ? seg : "", seg ? strlen(seg) + 1 : 0);
+    h = fnv(h, vpad ? vpad : "", vpad ? strlen(vpad) + 1 : 0);
     if (path && *path) {
         size_t len = 0;
         char *text = read_file(path, &len);
@@ -246,8 +249,8 @@ static void setup(void) {
     int st = SETUP_OFF;
     if (!agreed) {
         config_errors++;
-        note("collmpi: COLLMPI_CONFIG, its contents or COLLMPI_SEGMENT differ between processes; "
-             "using the MPI library's collectives");
+        note("collmpi: COLLMPI_CONFIG, its contents, COLLMPI_SEGMENT or COLLMPI_VPAD differ "
+             "between processes; using the MPI library's collectives");
         off_reason = "the processes' configurations differ";
     } else {
         for (int i = 0; i < nrules; i++) {
@@ -440,7 +443,8 @@ static void log_served(const collmpi_args *a, const collmpi_call *m, const rule 
     if (!collmpi_debug()) return;
     char detail[600];
     snprintf(detail, sizeof detail, "(collc, %s%s)", r->object,
-             !staged                      ? ""
+             a->vpad                      ? "; uneven blocks padded to the largest"
+             : !staged                    ? ""
              : a->sdispls || a->rdispls ? "; blocks at their displacements packed"
                                         : "; non-contiguous datatype packed");
     collmpi_log(a->coll, m, 0, r->alg, detail);
@@ -554,6 +558,7 @@ static int try_collc_start(const collmpi_args *a, MPI_Request *request, int *cod
         const char *why;
         nb->m = m;
         nb->a = *a;
+        nb->a.vpad = NULL;   /* the caller's; the stages keep what the completion needs */
         nb->r = r;
         rc = collmpi_prepare(a, &nb->m, &why);
         log_served(a, &nb->m, r, nb->m.staged);
@@ -601,7 +606,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
@@ -609,7 +614,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
@@ -618,7 +623,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, M
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm, 0, NULL, NULL};
+                      op, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm);
@@ -626,7 +631,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
-                      root, comm, 0, NULL, NULL};
+                      root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Bcast(buffer, count, dt, root, comm);
@@ -635,7 +640,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -644,7 +649,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -653,7 +658,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -662,7 +667,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -672,7 +677,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
@@ -680,7 +685,7 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
@@ -689,7 +694,7 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype dt,
                               MPI_Op op, MPI_Comm comm, MPI_Request *request) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm, 0, NULL, NULL};
+                      op, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, dt, op, comm, request);
@@ -698,7 +703,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm,
                MPI_Request *request) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
-                      root, comm, 0, NULL, NULL};
+                      root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ibcast(buffer, count, dt, root, comm, request);
@@ -707,7 +712,7 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -716,7 +721,7 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -726,7 +731,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                 MPI_Request *request) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -737,73 +742,16 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                          request);
 }
 
-/* ---- v-forms ----
- * MPI_Allgatherv, MPI_Gatherv, MPI_Scatterv, MPI_Alltoallv and
- * MPI_Reduce_scatter (with their I- and _init forms) are served by the
- * rules of the regular collective when all their blocks have one size:
- * the call is then that collective, with its blocks at the call's
- * displacements (staged side by side when they are not). Whether the
- * sizes are all one must be decided alike on every rank. The counts of
- * MPI_Allgatherv and MPI_Reduce_scatter are known to every rank; those of
- * MPI_Gatherv and MPI_Scatterv (the root's) and of MPI_Alltoallv (a row
- * and a column of the matrix on each rank) are not, and the ranks agree
- * on them first with one MPI_Allreduce of two integers (the smallest and
- * the largest block), in the blocking and the persistent forms (at init).
- * A nonblocking call cannot wait for that agreement: MPI_Igatherv,
- * MPI_Iscatterv and MPI_Ialltoallv go to the MPI library. */
+/* ---- v-forms (pmpi_v.c) ---- */
 
-/* The blocks a v-call's rank knows of: the smallest and the largest in
- * bytes (lo < 0: a negative count or a bad datatype; the MPI library
- * reports it) and their total (COLLMPI_DEBUG's size). */
-typedef struct vsizes {
-    long long lo, hi;
-    size_t total;
-} vsizes;
-
-enum {
-    V_LOCAL,        /* every rank knows every count */
-    V_AGREE,        /* the ranks agree on the sizes (one MPI_Allreduce) */
-    V_NO_AGREE      /* they would have to, and cannot (a nonblocking call) */
-};
-
-static void vs_add(vsizes *v, int count, MPI_Datatype dt) {
-    int size = 0;
-    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) {
-        v->lo = -1;
-        return;
-    }
-    long long b = (long long)count * size;
-    if (v->lo >= 0 && b < v->lo) v->lo = b;
-    if (b > v->hi) v->hi = b;
-    v->total += (size_t)b;
-}
-
-static void vs_add_all(vsizes *v, const int *counts, int n, MPI_Datatype dt) {
-    if (!counts) v->lo = -1;
-    for (int r = 0; counts && r < n; r++) vs_add(v, counts[r], dt);
-}
-
-/* The size of comm (an intracommunicator) and this rank in it; 0 for a
- * null, invalid or inter-communicator, whose arrays are not read here. */
-static int v_comm(MPI_Comm comm, int *n, int *rank) {
-    int inter = 1;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return 0;
-    PMPI_Comm_size(comm, n);
-    PMPI_Comm_rank(comm, rank);
-    return 1;
-}
-
-/* COLLMPI_DEBUG's line for a v-call that the MPI library serves before any
- * rule was looked at: the reason as choose() gives it. */
-static int v_library(const collmpi_args *a, int form) {
+int collmpi_pmpi_library(const collmpi_args *a, int form) {
     if (collmpi_debug()) {
         collmpi_call m;
         const coll_alg_info *info;
@@ -812,143 +760,20 @@ static int v_library(const collmpi_args *a, int form) {
     return 0;
 }
 
-/* Whether the v-call a (its counts set to its first block's) is its
- * regular collective on every rank: 1, or 0 with the reason logged (the
- * MPI library serves it). */
-static int v_regular(const collmpi_args *a, vsizes vs, int agree, int form, int nranks, int rank) {
+int collmpi_pmpi_gate(const collmpi_args *a, int form) {
     int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
-    if (st != SETUP_READY || !(rule_colls & (1u << a->coll))) return v_library(a, form);
-    const char *why = NULL;
-    if (agree == V_NO_AGREE) {
-        why = "the nonblocking form would have to agree on the other ranks' counts first";
-    } else {
-        if (agree == V_AGREE) {
-            long long x[2] = {vs.lo, -vs.hi};
-            if (PMPI_Allreduce(MPI_IN_PLACE, x, 2, MPI_LONG_LONG, MPI_MIN, a->comm) != MPI_SUCCESS)
-                x[0] = -1;
-            vs.lo = x[0];
-            vs.hi = -x[1];
-        }
-        if (vs.lo < 0) why = "a negative count or a bad datatype";
-        else if (vs.lo != vs.hi) why = "blocks of different sizes (served when all have one size)";
-    }
-    if (!why) return 1;
-    collmpi_call m;
-    memset(&m, 0, sizeof m);
-    m.nranks = nranks;
-    m.rank = rank;
-    m.form = form;
-    m.vform = 1;
-    m.total_bytes = vs.total;
-    collmpi_log(a->coll, &m, 0, "MPI library:", why);
-    return 0;
-}
-
-/* displs, or NULL when block r is at r * count (nothing to stage). */
-static const int *v_displs(const int *displs, int n, int count) {
-    for (int r = 0; displs && r < n; r++)
-        if ((long long)displs[r] != (long long)r * count) return displs;
-    return NULL;
-}
-
-static int v_allgatherv(collmpi_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const int recvcounts[], const int displs[],
-                        MPI_Datatype recvtype, MPI_Comm comm, int form) {
-    int n = 0, rank = 0;
-    *a = (collmpi_args){COLL_ALLGATHER, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype,
-                        MPI_OP_NULL, 0, comm, 1, NULL, NULL};
-    if (!v_comm(comm, &n, &rank)) return v_library(a, form);
-    vsizes vs = {0, 0, 0};
-    vs.lo = LLONG_MAX;
-    vs_add_all(&vs, recvcounts, n, recvtype);
-    if (recvcounts) a->recvcount = recvcounts[0];
-    if (!v_regular(a, vs, V_LOCAL, form, n, rank)) return 0;
-    a->rdispls = v_displs(displs, n, a->recvcount);
+    if (st != SETUP_READY || !(rule_colls & (1u << a->coll))) return collmpi_pmpi_library(a, form);
     return 1;
-}
-
-/* Gatherv and Scatterv: the root's side has a block per rank (many_counts
- * of many_type at displs), every rank one block (one_count of one_type;
- * none on the root in place). *count and *displs are the many side's fields
- * of a (recvcount/rdispls for Gatherv, sendcount/sdispls for Scatterv). */
-static int v_rooted(collmpi_args *a, int one_count, MPI_Datatype one_type, int one_in_place,
-                    const int many_counts[], MPI_Datatype many_type, const int displs[], int *count,
-                    const int **displs_out, int form, int agree) {
-    int n = 0, rank = 0, root = a->root;
-    if (!v_comm(a->comm, &n, &rank) || root < 0 || root >= n) return v_library(a, form);
-    vsizes vs = {LLONG_MAX, 0, 0};
-    if (rank != root || !one_in_place) vs_add(&vs, one_count, one_type);
-    if (rank == root) {
-        vs.total = 0;
-        vs_add_all(&vs, many_counts, n, many_type);
-        if (many_counts) *count = many_counts[0];
-    }
-    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
-    if (rank == root) *displs_out = v_displs(displs, n, *count);
-    return 1;
-}
-
-static int v_gatherv(collmpi_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const int displs[],
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
-    *a = (collmpi_args){COLL_GATHER, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype,
-                        MPI_OP_NULL, root, comm, 1, NULL, NULL};
-    return v_rooted(a, sendcount, sendtype, sendbuf == MPI_IN_PLACE, recvcounts, recvtype, displs,
-                    &a->recvcount, &a->rdispls, form, agree);
-}
-
-static int v_scatterv(collmpi_args *a, const void *sendbuf, const int sendcounts[],
-                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
-    *a = (collmpi_args){COLL_SCATTER, sendbuf, recvbuf, 0, recvcount, sendtype, recvtype,
-                        MPI_OP_NULL, root, comm, 1, NULL, NULL};
-    return v_rooted(a, recvcount, recvtype, recvbuf == MPI_IN_PLACE, sendcounts, sendtype, displs,
-                    &a->sendcount, &a->sdispls, form, agree);
-}
-
-static int v_alltoallv(collmpi_args *a, const void *sendbuf, const int sendcounts[],
-                       const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                       const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                       MPI_Comm comm, int form, int agree) {
-    int n = 0, rank = 0;
-    *a = (collmpi_args){COLL_ALLTOALL, sendbuf, recvbuf, 0, 0, sendtype, recvtype,
-                        MPI_OP_NULL, 0, comm, 1, NULL, NULL};
-    if (!v_comm(comm, &n, &rank)) return v_library(a, form);
-    vsizes vs = {LLONG_MAX, 0, 0};
-    if (sendbuf != MPI_IN_PLACE) {
-        vs_add_all(&vs, sendcounts, n, sendtype);
-        if (sendcounts) a->sendcount = sendcounts[0];
-    }
-    vs.total = 0;
-    vs_add_all(&vs, recvcounts, n, recvtype);
-    if (recvcounts) a->recvcount = recvcounts[0];
-    if (!v_regular(a, vs, agree, form, n, rank)) return 0;
-    if (sendbuf != MPI_IN_PLACE) a->sdispls = v_displs(sdispls, n, a->sendcount);
-    a->rdispls = v_displs(rdispls, n, a->recvcount);
-    return 1;
-}
-
-static int v_reduce_scatter(collmpi_args *a, const void *sendbuf, void *recvbuf,
-                            const int recvcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
-                            int form) {
-    int n = 0, rank = 0;
-    *a = (collmpi_args){COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, 0, dt, MPI_DATATYPE_NULL, op, 0,
-                        comm, 1, NULL, NULL};
-    if (!v_comm(comm, &n, &rank)) return v_library(a, form);
-    vsizes vs = {LLONG_MAX, 0, 0};
-    vs_add_all(&vs, recvcounts, n, dt);
-    if (recvcounts) a->sendcount = recvcounts[0];
-    return v_regular(a, vs, V_LOCAL, form, n, rank);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_allgatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                      COLLMPI_FORM_BLOCKING) &&
-        try_collc(&a, &code))
+        try_collc(&v.a, &code))
         return code;
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
@@ -957,11 +782,11 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_gatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                  comm, COLLMPI_FORM_BLOCKING, V_AGREE) &&
-        try_collc(&a, &code))
+    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                  comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
+        try_collc(&v.a, &code))
         return code;
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                         comm);
@@ -970,11 +795,11 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_scatterv(&a, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, COLLMPI_FORM_BLOCKING, V_AGREE) &&
-        try_collc(&a, &code))
+    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
+        try_collc(&v.a, &code))
         return code;
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                          comm);
@@ -983,11 +808,11 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                    recvtype, comm, COLLMPI_FORM_BLOCKING, V_AGREE) &&
-        try_collc(&a, &code))
+    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype, comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
+        try_collc(&v.a, &code))
         return code;
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
@@ -995,10 +820,10 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_reduce_scatter(&a, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_BLOCKING) &&
-        try_collc(&a, &code))
+    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_BLOCKING) &&
+        try_collc(&v.a, &code))
         return code;
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
 }
@@ -1006,11 +831,11 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_allgatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                      COLLMPI_FORM_NONBLOCKING) &&
-        try_collc_start(&a, request, &code))
+        try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                             comm, request);
@@ -1019,11 +844,11 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_gatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                  comm, COLLMPI_FORM_NONBLOCKING, V_NO_AGREE) &&
-        try_collc_start(&a, request, &code))
+    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                  comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
+        try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                          comm, request);
@@ -1032,11 +857,11 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_scatterv(&a, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, COLLMPI_FORM_NONBLOCKING, V_NO_AGREE) &&
-        try_collc_start(&a, request, &code))
+    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
+        try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                           comm, request);
@@ -1046,11 +871,11 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                    recvtype, comm, COLLMPI_FORM_NONBLOCKING, V_NO_AGREE) &&
-        try_collc_start(&a, request, &code))
+    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype, comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
+        try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                            recvtype, comm, request);
@@ -1058,10 +883,10 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_reduce_scatter(&a, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_NONBLOCKING) &&
-        try_collc_start(&a, request, &code))
+    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_NONBLOCKING) &&
+        try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request);
 }
@@ -1152,6 +977,7 @@ struct preq {
     collmpi_args a;          /* its displacements (a v-form's) are copies, dcopy */
     const rule *r;
     int *dcopy[2];
+    collmpi_vpad *vcopy;     /* a.vpad's copy (padded v-form) */
 };
 
 /* The inactive handles: receives from MPI_PROC_NULL on MPI_COMM_SELF,
@@ -1192,6 +1018,7 @@ static void pers_free(preq *p) {
     if (!p) return;
     free(p->dcopy[0]);
     free(p->dcopy[1]);
+    free(p->vcopy);
     free(p);
 }
 
@@ -1223,6 +1050,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
         int fail = 0;
         p->a.sdispls = p->dcopy[0] = copy_displs(a->sdispls, m.nranks, &fail);
         p->a.rdispls = p->dcopy[1] = copy_displs(a->rdispls, m.nranks, &fail);
+        if (a->vpad && !(p->a.vpad = p->vcopy = collmpi_vpad_copy(a->vpad, m.nranks))) fail = 1;
         if (fail) rc = COLL_ERR_NOMEM;
     }
     if (rc == COLL_OK) {
@@ -1413,7 +1241,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
 #ifdef COLLMPI_PERSISTENT
 int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Allreduce)(sendbuf, recvbuf, count, dt, op, comm, info, request);
@@ -1421,7 +1249,7 @@ int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 
 int PINIT(Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                   int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Reduce)(sendbuf, recvbuf, count, dt, op, root, comm, info, request);
@@ -1431,7 +1259,7 @@ int PINIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcoun
                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request) {
     collmpi_args a = {COLL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, 0, dt, MPI_DATATYPE_NULL,
-                      op, 0, comm, 0, NULL, NULL};
+                      op, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Reduce_scatter_block)(sendbuf, recvbuf, recvcount, dt, op, comm, info, request);
@@ -1440,7 +1268,7 @@ int PINIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcoun
 int PINIT(Bcast)(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm comm, MPI_Info info,
                  MPI_Request *request) {
     collmpi_args a = {COLL_BROADCAST, buffer, buffer, count, 0, dt, MPI_DATATYPE_NULL, MPI_OP_NULL,
-                      root, comm, 0, NULL, NULL};
+                      root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Bcast)(buffer, count, dt, root, comm, info, request);
@@ -1450,7 +1278,7 @@ int PINIT(Allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request) {
     collmpi_args a = {COLL_ALLGATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -1461,7 +1289,7 @@ int PINIT(Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                     MPI_Request *request) {
     collmpi_args a = {COLL_ALLTOALL, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, 0, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, 0, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -1472,7 +1300,7 @@ int PINIT(Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                   MPI_Request *request) {
     collmpi_args a = {COLL_GATHER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -1483,7 +1311,7 @@ int PINIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                    MPI_Request *request) {
     collmpi_args a = {COLL_SCATTER, sendbuf, recvbuf, sendcount, recvcount, sendtype, recvtype,
-                      MPI_OP_NULL, root, comm, 0, NULL, NULL};
+                      MPI_OP_NULL, root, comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -1494,11 +1322,11 @@ int PINIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PINIT(Allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_allgatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                      COLLMPI_FORM_PERSISTENT) &&
-        try_collc_init(&a, request, &code))
+        try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                               comm, info, request);
@@ -1507,11 +1335,11 @@ int PINIT(Allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int PINIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_gatherv(&a, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                  comm, COLLMPI_FORM_PERSISTENT, V_AGREE) &&
-        try_collc_init(&a, request, &code))
+    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                  comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
+        try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            root, comm, info, request);
@@ -1520,11 +1348,11 @@ int PINIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PINIT(Scatterv)(const void *sendbuf, const int sendcounts[], const int displs[],
                     MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_scatterv(&a, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, COLLMPI_FORM_PERSISTENT, V_AGREE) &&
-        try_collc_init(&a, request, &code))
+    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                   comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
+        try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                             root, comm, info, request);
@@ -1534,11 +1362,11 @@ int PINIT(Alltoallv)(const void *sendbuf, const int sendcounts[], const int sdis
                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                      const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_alltoallv(&a, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                    recvtype, comm, COLLMPI_FORM_PERSISTENT, V_AGREE) &&
-        try_collc_init(&a, request, &code))
+    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                    recvtype, comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
+        try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                              recvtype, comm, info, request);
@@ -1547,10 +1375,10 @@ int PINIT(Alltoallv)(const void *sendbuf, const int sendcounts[], const int sdis
 int PINIT(Reduce_scatter)(const void *sendbuf, void *recvbuf, const int recvcounts[],
                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Info info,
                           MPI_Request *request) {
-    collmpi_args a;
+    collmpi_vcall v;
     int code;
-    if (v_reduce_scatter(&a, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_PERSISTENT) &&
-        try_collc_init(&a, request, &code))
+    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_PERSISTENT) &&
+        try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Reduce_scatter)(sendbuf, recvbuf, recvcounts, dt, op, comm, info, request);
 }

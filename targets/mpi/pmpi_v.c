@@ -1,0 +1,277 @@
+/* pmpi_v.c - the v-forms of the PMPI library (pmpi.c): which regular call
+ * serves an MPI_Allgatherv, MPI_Gatherv, MPI_Scatterv, MPI_Alltoallv or
+ * MPI_Reduce_scatter (and their I- and _init forms).
+ *
+ * They are served by the rules of the regular collective (allgather,
+ * gather, scatter, alltoall, reduce_scatter), the size of the call being
+ * the bytes of its blocks:
+ *  - when all their blocks have one size, the call is that collective,
+ *    with its blocks at the call's displacements (staged side by side when
+ *    they are not);
+ *  - when they differ, the call is that collective on blocks padded to the
+ *    largest (collmpi_vpad: each block staged with zero bytes after it),
+ *    if padding costs little: the bytes the padded call moves (N blocks of
+ *    the largest, N * N for MPI_Alltoallv) are at most COLLMPI_VPAD times
+ *    the bytes of the blocks (default 1.25; 1 never pads). Otherwise the
+ *    MPI library serves the call.
+ * Every rank must decide alike. The counts of MPI_Allgatherv and
+ * MPI_Reduce_scatter are known to every rank; those of MPI_Gatherv and
+ * MPI_Scatterv (the root's) and of MPI_Alltoallv (a row and a column of
+ * the matrix on each rank) are not, and the ranks agree on them first with
+ * one MPI_Allgather of three integers per rank (its smallest and largest
+ * block and its share of the total), in the blocking and the persistent
+ * forms (at init). A nonblocking call cannot wait for that agreement:
+ * MPI_Igatherv, MPI_Iscatterv and MPI_Ialltoallv go to the MPI library. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+/* The blocks a v-call's rank knows of: the smallest and the largest in
+ * bytes (lo < 0: a negative count or a bad datatype; the MPI library
+ * reports it) and their total (this rank's share of the call's). */
+typedef struct vsizes {
+    long long lo, hi;
+    long long total;
+} vsizes;
+
+static void vs_add(vsizes *v, int count, MPI_Datatype dt, int in_total) {
+    int size = 0;
+    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) {
+        v->lo = -1;
+        return;
+    }
+    long long b = (long long)count * size;
+    if (v->lo >= 0 && b < v->lo) v->lo = b;
+    if (b > v->hi) v->hi = b;
+    if (in_total) v->total += b;
+}
+
+static void vs_add_all(vsizes *v, const int *counts, int n, MPI_Datatype dt, int in_total) {
+    if (!counts) v->lo = -1;
+    for (int r = 0; counts && r < n; r++) vs_add(v, counts[r], dt, in_total);
+}
+
+/* The largest ratio of padded to actual bytes (COLLMPI_VPAD). */
+static double vpad_limit(void) {
+    static double limit = -1;
+    if (limit < 0) {
+        const char *e = getenv("COLLMPI_VPAD");
+        char *end = NULL;
+        double x = e && *e ? strtod(e, &end) : 1.25;
+        limit = end && *end ? 1.25 : x < 1 ? 1 : x;
+    }
+    return limit;
+}
+
+/* The size of comm (an intracommunicator) and this rank in it; 0 for a
+ * null, invalid or inter-communicator, whose arrays are not read here. */
+static int v_comm(MPI_Comm comm, int *n, int *rank) {
+    int inter = 1;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 0;
+    PMPI_Comm_size(comm, n);
+    PMPI_Comm_rank(comm, rank);
+    return 1;
+}
+
+/* Whether v's call is its regular collective on every rank, with v->pad
+ * set when on padded blocks (nblocks of them): 1, or 0 with the reason
+ * logged (the MPI library serves it). */
+static int v_regular(collmpi_vcall *v, vsizes vs, int agree, int form, int nranks, int rank,
+                     size_t nblocks) {
+    collmpi_args *a = &v->a;
+    a->vpad = NULL;
+    if (!collmpi_pmpi_gate(a, form)) return 0;
+    const char *why = NULL;
+    char text[160];
+    if (agree == COLLMPI_V_NO_AGREE) {
+        why = "the nonblocking form would have to agree on the other ranks' counts first";
+    } else {
+        if (agree == COLLMPI_V_AGREE) {
+            long long mine[3] = {vs.lo, vs.hi, vs.total};
+            long long *all = malloc(sizeof *all * 3 * (size_t)nranks);
+            int ok = all && PMPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, a->comm) ==
+                                MPI_SUCCESS;
+            vs.lo = ok ? LLONG_MAX : -1;
+            vs.total = 0;
+            for (int r = 0; ok && r < nranks; r++) {
+                if (all[3 * r] < vs.lo) vs.lo = all[3 * r];
+                if (all[3 * r + 1] > vs.hi) vs.hi = all[3 * r + 1];
+                vs.total += all[3 * r + 2];
+            }
+            free(all);
+        }
+        if (vs.lo < 0) {
+            why = "a negative count or a bad datatype";
+        } else if (vs.lo != vs.hi) {
+            /* uneven: padded to the largest when that costs little */
+            double padded = (double)nblocks * (double)vs.hi, limit = vpad_limit();
+            if (padded <= limit * (double)vs.total) {
+                v->pad = (collmpi_vpad){(size_t)vs.hi, (size_t)vs.total, nblocks * (size_t)vs.hi,
+                                        NULL, NULL};
+                a->vpad = &v->pad;
+            } else {
+                snprintf(text, sizeof text,
+                         "blocks of different sizes (padded to the largest they would move "
+                         "%.2fx the bytes; COLLMPI_VPAD=%.2f)",
+                         padded / (double)vs.total, limit);
+                why = text;
+            }
+        }
+    }
+    if (!why) return 1;
+    collmpi_call m;
+    memset(&m, 0, sizeof m);
+    m.nranks = nranks;
+    m.rank = rank;
+    m.form = form;
+    m.vform = 1;
+    m.total_bytes = vs.total > 0 ? (size_t)vs.total : 0;
+    collmpi_log(a->coll, &m, 0, "MPI library:", why);
+    return 0;
+}
+
+/* displs, or NULL when block r is at r * count (nothing to stage). */
+static const int *v_displs(const int *displs, int n, int count) {
+    for (int r = 0; displs && r < n; r++)
+        if ((long long)displs[r] != (long long)r * count) return displs;
+    return NULL;
+}
+
+int collmpi_v_allgatherv(collmpi_vcall *v, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int displs[], MPI_Datatype recvtype, MPI_Comm comm, int form) {
+    collmpi_args *a = &v->a;
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_ALLGATHER, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype,
+                        MPI_OP_NULL, 0, comm, 1, NULL, NULL, NULL};
+    if (!v_comm(comm, &n, &rank)) return collmpi_pmpi_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    vs_add_all(&vs, recvcounts, n, recvtype, 1);
+    if (recvcounts) a->recvcount = recvcounts[0];
+    if (!v_regular(v, vs, COLLMPI_V_LOCAL, form, n, rank, (size_t)n)) return 0;
+    if (a->vpad) {
+        v->pad.rcounts = recvcounts;
+        a->rdispls = displs;
+        if (!displs) return collmpi_pmpi_library(a, form);
+    } else {
+        a->rdispls = v_displs(displs, n, a->recvcount);
+    }
+    return 1;
+}
+
+/* Gatherv and Scatterv: the root's side has a block per rank (many_counts
+ * of many_type at displs), every rank one block (one_count of one_type;
+ * none on the root in place). *count, *displs and *vcounts are the many
+ * side's fields (recvcount/rdispls/rcounts for Gatherv, sendcount/sdispls/
+ * scounts for Scatterv). */
+static int v_rooted(collmpi_vcall *v, int one_count, MPI_Datatype one_type, int one_in_place,
+                    const int many_counts[], MPI_Datatype many_type, const int displs[], int *count,
+                    const int **displs_out, const int **vcounts, int form, int agree) {
+    collmpi_args *a = &v->a;
+    int n = 0, rank = 0, root = a->root;
+    if (!v_comm(a->comm, &n, &rank) || root < 0 || root >= n) return collmpi_pmpi_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    if (rank != root || !one_in_place) vs_add(&vs, one_count, one_type, 0);
+    if (rank == root) {
+        vs_add_all(&vs, many_counts, n, many_type, 1);
+        if (many_counts) *count = many_counts[0];
+    }
+    if (!v_regular(v, vs, agree, form, n, rank, (size_t)n)) return 0;
+    if (rank == root && a->vpad) {
+        *vcounts = many_counts;
+        *displs_out = displs;
+        *count = 0;
+    } else if (rank == root) {
+        *displs_out = v_displs(displs, n, *count);
+    }
+    return 1;
+}
+
+int collmpi_v_gatherv(collmpi_vcall *v, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
+    collmpi_args *a = &v->a;
+    *a = (collmpi_args){COLL_GATHER, sendbuf, recvbuf, sendcount, 0, sendtype, recvtype,
+                        MPI_OP_NULL, root, comm, 1, NULL, NULL, NULL};
+    return v_rooted(v, sendcount, sendtype, sendbuf == MPI_IN_PLACE, recvcounts, recvtype, displs,
+                    &a->recvcount, &a->rdispls, &v->pad.rcounts, form, agree);
+}
+
+int collmpi_v_scatterv(collmpi_vcall *v, const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, int form, int agree) {
+    collmpi_args *a = &v->a;
+    *a = (collmpi_args){COLL_SCATTER, sendbuf, recvbuf, 0, recvcount, sendtype, recvtype,
+                        MPI_OP_NULL, root, comm, 1, NULL, NULL, NULL};
+    return v_rooted(v, recvcount, recvtype, recvbuf == MPI_IN_PLACE, sendcounts, sendtype, displs,
+                    &a->sendcount, &a->sdispls, &v->pad.scounts, form, agree);
+}
+
+int collmpi_v_alltoallv(collmpi_vcall *v, const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, int form, int agree) {
+    collmpi_args *a = &v->a;
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_ALLTOALL, sendbuf, recvbuf, 0, 0, sendtype, recvtype,
+                        MPI_OP_NULL, 0, comm, 1, NULL, NULL, NULL};
+    if (!v_comm(comm, &n, &rank)) return collmpi_pmpi_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    if (sendbuf != MPI_IN_PLACE) {
+        vs_add_all(&vs, sendcounts, n, sendtype, 0);
+        if (sendcounts) a->sendcount = sendcounts[0];
+    }
+    vs_add_all(&vs, recvcounts, n, recvtype, 1);
+    if (recvcounts) a->recvcount = recvcounts[0];
+    if (!v_regular(v, vs, agree, form, n, rank, (size_t)n * (size_t)n)) return 0;
+    if (a->vpad) {
+        v->pad.scounts = sendbuf != MPI_IN_PLACE ? sendcounts : NULL;
+        v->pad.rcounts = recvcounts;
+        a->sdispls = sendbuf != MPI_IN_PLACE ? sdispls : NULL;
+        a->rdispls = rdispls;
+        a->sendcount = a->recvcount = 0;
+        if (!rdispls || (sendbuf != MPI_IN_PLACE && !sdispls)) return collmpi_pmpi_library(a, form);
+        return 1;
+    }
+    if (sendbuf != MPI_IN_PLACE) a->sdispls = v_displs(sdispls, n, a->sendcount);
+    a->rdispls = v_displs(rdispls, n, a->recvcount);
+    return 1;
+}
+
+int collmpi_v_reduce_scatter(collmpi_vcall *v, const void *sendbuf, void *recvbuf,
+                             const int recvcounts[], MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                             int form) {
+    collmpi_args *a = &v->a;
+    int n = 0, rank = 0;
+    *a = (collmpi_args){COLL_REDUCE_SCATTER, sendbuf, recvbuf, 0, 0, dt, MPI_DATATYPE_NULL, op, 0,
+                        comm, 1, NULL, NULL, NULL};
+    if (!v_comm(comm, &n, &rank)) return collmpi_pmpi_library(a, form);
+    vsizes vs = {LLONG_MAX, 0, 0};
+    vs_add_all(&vs, recvcounts, n, dt, 1);
+    if (recvcounts) a->sendcount = recvcounts[0];
+    if (!v_regular(v, vs, COLLMPI_V_LOCAL, form, n, rank, (size_t)n)) return 0;
+    if (a->vpad) {
+        int size = 0;
+        PMPI_Type_size(dt, &size);
+        if (size <= 0 || v->pad.pad / (size_t)size > INT_MAX) return collmpi_pmpi_library(a, form);
+        a->sendcount = (int)(v->pad.pad / (size_t)size);   /* the largest block's count */
+        v->pad.rcounts = recvcounts;
+    }
+    return 1;
+}
+
+collmpi_vpad *collmpi_vpad_copy(const collmpi_vpad *v, int n) {
+    size_t arr = sizeof(int) * (size_t)n;
+    collmpi_vpad *c = malloc(sizeof *c + 2 * arr);
+    if (!c) return NULL;
+    *c = *v;
+    int *s = (int *)(c + 1), *r = s + n;
+    if (v->scounts) c->scounts = memcpy(s, v->scounts, arr);
+    if (v->rcounts) c->rcounts = memcpy(r, v->rcounts, arr);
+    return c;
+}
