@@ -1,9 +1,9 @@
 /* synth_pipe.c - the pipelined engine of the synthesizer (synth.h), made
  * for topologies whose routes between neighbouring ranks pass switches,
  * NICs or chips off the ranks (ForestColl's setting: such nodes relay but
- * hold no data), and tried on every topology: on uneven bandwidths without
- * switches its steps of one time budget also fill the slow links that the
- * other engines leave idle.
+ * hold no data), and tried for AllGather and ReduceScatter on every
+ * topology: on uneven bandwidths without switches its steps of one time
+ * budget also fill the slow links that the other engines leave idle.
  *
  * Every step has one time budget tau, the same for every step of a spread:
  * a link may carry as many chunks as cross it in tau (tau / its time per
@@ -345,4 +345,6 @@ const SynthEngine synth_engine_pipelined = {
     .method = pipe_method,
     .spread = pipe_spread,
     .rounds = SYNTH_STEPS_PIPELINE,
+    .relays_only = 1,
+    .spreads_anywhere = 1,
 };
