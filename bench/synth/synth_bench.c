@@ -2,6 +2,7 @@
  *
  *   synth_bench [--max-n N] [--only COLLECTIVE] [--collc PATH]
  *   synth_bench --random COUNT [--seed S] [--only COLLECTIVE] [--collc PATH] [--rows]
+ *   synth_bench --random COUNT [--seed S] --write DIR
  *
  * For every row of a fixed list (the four rows of docs/synth.md section 5,
  * other built-in topologies at N <= 16, torus(8,8) at N = 64 and
@@ -24,7 +25,8 @@
  * distribution of the CPU seconds per collective (median, 90th percentile,
  * maximum, runs over 0.5 s), how many runs failed, and how many reached the
  * bandwidth bound, with the worst ratio to it. --rows also prints one row
- * per run. */
+ * per run. --write DIR only writes the topologies, DIR/randSEED.coll (each
+ * with its `topology rand` block), and runs nothing. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -77,11 +79,15 @@ static void field(const char *text, const char *key, char *buf, size_t size) {
     buf[n] = 0;
 }
 
-/* "4·α + 7/16·M/β + ..." -> "7/16" */
+/* "4·α + 7/16·M/β + ..." -> "7/16"; "4·α + M/β" -> "1" */
 static void beta_of(const char *terms, char *buf, size_t size) {
     const char *e = strstr(terms, "·M/β");
     snprintf(buf, size, "?");
-    if (!e) return;
+    if (!e) {
+        e = strstr(terms, "M/β");
+        if (e && (e == terms || e[-1] == ' ')) snprintf(buf, size, "1");
+        return;
+    }
     const char *s = e;
     while (s > terms && s[-1] != ' ') s--;
     size_t n = (size_t)(e - s);
@@ -253,20 +259,36 @@ int main(int argc, char **argv) {
     long random = 0;
     unsigned long seed = 1;
     int rows = 0;
+    const char *write_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) max_n = atol(argv[++i]);
         else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc) random = atol(argv[++i]);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--rows") == 0) rows = 1;
+        else if (strcmp(argv[i], "--write") == 0 && i + 1 < argc) write_dir = argv[++i];
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--collc") == 0 && i + 1 < argc) collc = argv[++i];
         else {
             fprintf(stderr, "usage: synth_bench [--max-n N] [--only COLLECTIVE] [--collc PATH]\n"
-                            "       synth_bench --random COUNT [--seed S] [--only COLLECTIVE] [--collc PATH] [--rows]\n");
+                            "       synth_bench --random COUNT [--seed S] [--only COLLECTIVE] [--collc PATH] [--rows]\n"
+                            "       synth_bench --random COUNT [--seed S] --write DIR\n");
             return 2;
         }
     }
     const char *dir = getenv("TMPDIR");
+    if (random > 0 && write_dir) {
+        for (long i = 0; i < random; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/rand%lu.coll", write_dir, seed + (unsigned long)i);
+            long n = random_topology(seed + (unsigned long)i, path);
+            if (n < 0) {
+                perror(path);
+                return 1;
+            }
+            printf("%lu %ld\n", seed + (unsigned long)i, n);
+        }
+        return 0;
+    }
     if (random > 0) {
         char tdir[4096];
         snprintf(tdir, sizeof tdir, "%s/synth_bench_XXXXXX", dir && *dir ? dir : P_tmpdir);

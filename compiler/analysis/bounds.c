@@ -20,10 +20,12 @@
  * add the topology. */
 #include "analysis/cost.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/maxflow.h"
 #include "support/util.h"
 
 /* Bytes (fraction of M) that must enter and leave a node set S holding k of
@@ -186,6 +188,123 @@ static void eval_cut(CutCtx *c, const char *kind) {
 
 static void set_all(CutCtx *c, int v) { memset(c->in_s, v, (size_t)c->t->nnodes); }
 
+/* S := the nodes the source of f's last run no longer reaches (its
+ * minimum cut's sink side) into c->in_s; returns how many ranks S holds. */
+static int64_t sink_side(CutCtx *c, MaxFlow *f, int src, int32_t *queue, uint8_t *seen) {
+    int64_t nn = c->t->nnodes, k = 0;
+    memset(seen, 0, (size_t)f->nnodes);
+    int qh = 0, qt = 0;
+    queue[qt++] = src;
+    seen[src] = 1;
+    while (qh < qt) {
+        int u = queue[qh++];
+        for (int32_t e = f->head[u]; e >= 0; e = f->next[e])
+            if (f->cap[e] > 0 && !seen[f->to[e]]) {
+                seen[f->to[e]] = 1;
+                queue[qt++] = f->to[e];
+            }
+    }
+    for (int64_t x = 0; x < nn; x++) {
+        c->in_s[x] = !seen[x];
+        k += x < c->N && !seen[x];
+    }
+    return k;
+}
+
+/* The cuts of least capacity between rank s0 (the root, or rank 0) and
+ * every other rank, both ways, by maximum flows: the cuts that bind where
+ * a whole block must cross (AllReduce, Broadcast, Reduce); each priced
+ * exactly by eval_cut. */
+static void min_cuts(CutCtx *c) {
+    TopoModel *t = c->t;
+    int64_t nn = t->nnodes, N = c->N, s0 = c->root >= 0 ? c->root : 0;
+    MaxFlow f;
+    maxflow_init(&f, (int)nn);
+    for (size_t li = 0; li < t->nlinks; li++) {
+        double cap = 1073741824.0 / rat_to_double(t->links[li].tpb);
+        maxflow_edge(&f, t->links[li].from, t->links[li].to, cap > 4e18 ? INT64_MAX / 4 : (int64_t)cap);
+    }
+    int32_t *queue = xmalloc((size_t)nn * sizeof *queue);
+    uint8_t *seen = xmalloc((size_t)nn);
+    for (int64_t v = 0; v < N; v++) {
+        if (v == s0) continue;
+        for (int dir = 0; dir < 2; dir++) {
+            maxflow_reset(&f);
+            int a = (int)(dir ? v : s0), b = (int)(dir ? s0 : v);
+            maxflow_run(&f, a, b);
+            sink_side(c, &f, a, queue, seen);
+            eval_cut(c, NULL);
+        }
+    }
+    free(queue);
+    free(seen);
+    maxflow_free(&f);
+}
+
+/* The AllGather cuts of a topology too large to try every cut, found by
+ * maximum flows (ForestColl's bound, [ForestColl24] in docs/references.md:
+ * (M/N)·max over the node sets S that hold a rank of |ranks outside S| /
+ * (bandwidth into S)).
+ * T bounds every S exactly when, for every rank v, a flow of 1 reaches v
+ * from a source with an arc of 1/N to every rank over the links at T times
+ * their bandwidth: the minimum cut on v's side is |ranks in S|/N + T·(into
+ * S), at least 1 for every S holding v. Starting from the best bound so
+ * far, a minimum cut below 1 is a set S whose own bound exceeds T, and T
+ * moves up to it (Newton's method on a concave, piecewise linear function:
+ * a few rounds). The flows run in scaled integers; every S they find is
+ * priced exactly by eval_cut, so a rounding can only miss a cut, never
+ * overstate one. reverse: the links turned round, the cuts that data must
+ * leave (ReduceScatter's). */
+static void flow_cuts(CutCtx *c, int reverse) {
+    TopoModel *t = c->t;
+    int64_t nn = t->nnodes, N = c->N;
+    const double K = 1073741824.0; /* 2^30: the flow of a whole block */
+    double *bw = xmalloc((t->nlinks ? t->nlinks : 1) * sizeof *bw);
+    for (size_t li = 0; li < t->nlinks; li++) bw[li] = 1.0 / rat_to_double(t->links[li].tpb);
+    MaxFlow f;
+    maxflow_init(&f, (int)nn + 1);
+    int src = (int)nn;
+    int64_t share = (int64_t)(K / (double)N), full = share * N;
+    for (int64_t u = 0; u < N; u++) maxflow_edge(&f, src, (int)u, share);
+    size_t first_link = f.nedges;
+    for (size_t li = 0; li < t->nlinks; li++) {
+        const TopoLink *l = &t->links[li];
+        maxflow_edge(&f, reverse ? l->to : l->from, reverse ? l->from : l->to, 0);
+    }
+    int32_t *queue = xmalloc((size_t)(nn + 1) * sizeof *queue);
+    uint8_t *seen = xmalloc((size_t)(nn + 1));
+    double T = rat_to_double(c->best);
+    for (int round = 0; round < 32; round++) {
+        double next = T;
+        for (size_t li = 0; li < t->nlinks; li++) {
+            double cap = K * T * bw[li];
+            maxflow_set_cap(&f, first_link + 2 * li, cap > 4e18 ? INT64_MAX / 4 : (int64_t)cap);
+        }
+        for (int64_t v = 0; v < N; v++) {
+            maxflow_reset(&f);
+            int64_t flow = maxflow_run(&f, src, (int)v);
+            if (flow + (int64_t)t->nlinks + N >= full) continue; /* every S holding v within rounding */
+            int64_t k = sink_side(c, &f, src, queue, seen);
+            double into = 0;
+            for (size_t li = 0; li < t->nlinks; li++) {
+                const TopoLink *l = &t->links[li];
+                int32_t a = reverse ? l->to : l->from, b = reverse ? l->from : l->to;
+                if (seen[a] && !seen[b]) into += bw[li];
+            }
+            if (k == 0 || k == N || into <= 0) continue;
+            double r = (double)(N - k) / (double)N / into;
+            eval_cut(c, NULL);
+            if (r > next) next = r;
+        }
+        if (!(next > T * (1 + 1e-12))) break;
+        T = next;
+    }
+    free(queue);
+    free(seen);
+    free(bw);
+    maxflow_free(&f);
+}
+
 static void bandwidth_cuts(CutCtx *c) {
     TopoModel *t = c->t;
     int64_t nn = t->nnodes, N = c->N;
@@ -239,6 +358,14 @@ static void bandwidth_cuts(CutCtx *c) {
             eval_cut(c, "bisection cut");
         }
     }
+    /* the cuts maximum flows find (up to 64 ranks and 256 nodes: N or 2N
+     * flows, a few rounds of them for AllGather and ReduceScatter) */
+    if ((c->coll == COLLECTIVE_ALLGATHER || c->coll == COLLECTIVE_REDUCE_SCATTER) && N <= 64 && nn <= 256 &&
+        !t->port_limit)
+        flow_cuts(c, c->coll == COLLECTIVE_REDUCE_SCATTER);
+    else if ((c->coll == COLLECTIVE_ALLREDUCE || c->coll == COLLECTIVE_BROADCAST || c->coll == COLLECTIVE_REDUCE) &&
+             N <= 64 && nn <= 256)
+        min_cuts(c);
 }
 
 static int64_t ceil_log(int64_t N, int64_t base) {

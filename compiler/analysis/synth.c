@@ -285,14 +285,16 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     /* routes between neighbours through switches, NICs or off-rank chips */
     int relays = 0;
     for (size_t a = 0; a < s.g.narcs; a++) relays |= s.g.link_first[a + 1] - s.g.link_first[a] > 1;
+    int spread = o->coll == COLLECTIVE_ALLGATHER || o->coll == COLLECTIVE_REDUCE_SCATTER;
     int failed = 0, napply = 0;
-    for (size_t k = 0; k < ARRAY_LEN(engines); k++)
-        napply += engines[k]->applies(o) && (relays || !engines[k]->relays_only);
+#define TRIED(e) ((e)->applies(o) && (relays || !(e)->relays_only || ((e)->spreads_anywhere && spread)))
+    for (size_t k = 0; k < ARRAY_LEN(engines); k++) napply += TRIED(engines[k]);
     for (size_t k = 0; k < ARRAY_LEN(engines) && !failed; k++)
-        if (engines[k]->applies(o) && (relays || !engines[k]->relays_only)) {
+        if (TRIED(engines[k])) {
             s.effort_end = s.g.work + SYNTH_EFFORT / napply;
             for (int th = 0; th < nthetas && !failed; th++) failed = try_series(&s, engines[k], thetas[th]) != 0;
         }
+#undef TRIED
     out->effort_bound = s.effort_hit;
     free(s.lo);
     free(s.hi);

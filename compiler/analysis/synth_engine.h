@@ -62,6 +62,8 @@ struct SynthEngine {
                            telephone rounds (1) or SYNTH_STEPS_PIPELINE */
     int relays_only;    /* tried only where a route between neighbours passes
                            a node that is not a rank (a switch, a NIC) */
+    int spreads_anywhere; /* relays_only, but AllGather and ReduceScatter on
+                             every topology */
 };
 
 /* The rows of synth_engines.def, in the order synth_run tries them. */

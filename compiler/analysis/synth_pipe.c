@@ -1,7 +1,9 @@
-/* synth_pipe.c - the pipelined engine of the synthesizer (synth.h), for
- * topologies whose routes between neighbouring ranks pass switches, NICs or
- * chips off the ranks (ForestColl's setting: such nodes relay but hold no
- * data).
+/* synth_pipe.c - the pipelined engine of the synthesizer (synth.h), made
+ * for topologies whose routes between neighbouring ranks pass switches,
+ * NICs or chips off the ranks (ForestColl's setting: such nodes relay but
+ * hold no data), and tried for AllGather and ReduceScatter on every
+ * topology: on uneven bandwidths without switches its steps of one time
+ * budget also fill the slow links that the other engines leave idle.
  *
  * Every step has one time budget tau, the same for every step of a spread:
  * a link may carry as many chunks as cross it in tau (tau / its time per
@@ -331,7 +333,7 @@ static void pipe_try(SynthBuild *b, const int32_t *lo, const int32_t *hi) {
 }
 
 static void pipe_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
-    synth_method_spread(o, "pipelined out-trees through the switches (every chunk into a region once, "
+    synth_method_spread(o, "pipelined out-trees, through the switches where there are (every chunk into a region once, "
                            "every link filled to the step's time)",
                         weighted, buf, size);
 }
@@ -344,4 +346,5 @@ const SynthEngine synth_engine_pipelined = {
     .spread = pipe_spread,
     .rounds = SYNTH_STEPS_PIPELINE,
     .relays_only = 1,
+    .spreads_anywhere = 1,
 };

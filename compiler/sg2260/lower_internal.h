@@ -10,6 +10,8 @@
 typedef struct LMsg {
     int from, to;          /* chips */
     int link;              /* the link it crosses */
+    int link_key;          /* its place among the links, whatever order the
+                            * file declares parallel links in (link_key()) */
     int tx_port, rx_port;  /* from's and to's end of that link */
     int hop;               /* index on the route (0 = leaves the source) */
     size_t order;          /* creation order, keeps transfer order per link */

@@ -55,10 +55,37 @@ static int route(const Sg2260Machine *m, int a, int b, int *path) {
     return n;
 }
 
+/* The links between chips a and b, fastest first (file order among equal
+ * rates), at most SG2260_MAX_LINKS; returns how many. */
+static int links_by_rate(const Sg2260Machine *m, int a, int b, int *ls) {
+    int nl = sg2260_machine_links_between(m, a, b, ls, SG2260_MAX_LINKS);
+    for (int i = 1; i < nl; i++) /* stable: insertion sort by rate, descending */
+        for (int j = i; j > 0 && sg2260_machine_link_rate(m, ls[j]) > sg2260_machine_link_rate(m, ls[j - 1]); j--) {
+            int x = ls[j];
+            ls[j] = ls[j - 1];
+            ls[j - 1] = x;
+        }
+    return nl;
+}
+
+/* Link l's place in the order the messages of a step are listed in: the
+ * first file position of the links between its two chips, then its place
+ * among them fastest first. Swapping two parallel links in the file changes
+ * no message's place. */
+static int link_key(const Sg2260Machine *m, int l) {
+    int ls[SG2260_MAX_LINKS];
+    int nl = links_by_rate(m, m->links[l].a, m->links[l].b, ls), first = l, pos = 0;
+    for (int i = 0; i < nl; i++) {
+        if (ls[i] < first) first = ls[i];
+        if (ls[i] == l) pos = i;
+    }
+    return first * SG2260_MAX_LINKS + pos;
+}
+
 static int cmp_msg(const void *pa, const void *pb) {
     const LMsg *a = pa, *b = pb;
     if (a->from != b->from) return a->from < b->from ? -1 : 1;
-    if (a->link != b->link) return a->link < b->link ? -1 : 1;
+    if (a->link_key != b->link_key) return a->link_key < b->link_key ? -1 : 1;
     if (a->hop != b->hop) return a->hop < b->hop ? -1 : 1;
     return a->order < b->order ? -1 : a->order > b->order;
 }
@@ -208,29 +235,34 @@ static void report_nolinks(Planner *P) {
 }
 
 /* Splits n elements over the links between a and b (in proportion to their
- * rates, pieces aligned to L->align) into len[]/link[]; returns how many. */
+ * rates, pieces aligned to L->align) into len[]/link[]; returns how many.
+ * The links are taken fastest first (file order among equal rates), and the
+ * fastest takes what the rounding leaves and every message too small to
+ * split: the pieces, their order in the buffer and their times do not
+ * depend on the order the machine file declares parallel links in. */
 static int spread(const Lowering *L, int a, int b, uint64_t n, uint64_t *len, int *link) {
     const Sg2260Machine *m = L->m;
     int ls[SG2260_MAX_LINKS];
-    int nl = sg2260_machine_links_between(m, a, b, ls, SG2260_MAX_LINKS);
+    int nl = links_by_rate(m, a, b, ls);
     uint64_t unit = L->align / L->es;
-    int first = m->port_link[a][sg2260_machine_port_to(m, a, b)];
     if (nl < 2 || n < 2 * unit) {
-        len[0] = n, link[0] = first;
+        len[0] = n, link[0] = nl > 0 ? ls[0] : m->port_link[a][sg2260_machine_port_to(m, a, b)];
         return 1;
     }
     double total = 0;
     for (int i = 0; i < nl; i++) total += sg2260_machine_link_rate(m, ls[i]);
-    uint64_t done = 0;
+    uint64_t share[SG2260_MAX_LINKS], rest = n;
+    for (int i = 1; i < nl; i++) {
+        share[i] = (uint64_t)((double)n * sg2260_machine_link_rate(m, ls[i]) / total) / unit * unit;
+        if (share[i] > rest) share[i] = rest;
+        rest -= share[i];
+    }
+    share[0] = rest;
     int k = 0;
     for (int i = 0; i < nl; i++) {
-        uint64_t share = i == nl - 1 ? n - done
-                                     : (uint64_t)((double)n * sg2260_machine_link_rate(m, ls[i]) / total) / unit * unit;
-        if (share > n - done) share = n - done;
-        if (!share) continue;
-        len[k] = share, link[k] = ls[i];
+        if (!share[i]) continue;
+        len[k] = share[i], link[k] = ls[i];
         k++;
-        done += share;
     }
     return k;
 }
@@ -293,8 +325,9 @@ static void link_messages(Planner *P, StepWork *w, size_t xi, uint64_t src, uint
             uint64_t poff = 0, next = 0;
             for (int j = 0; j < npar; j++) {
                 uint64_t bytes = plen[j] * es;
-                LMsg lm = {.from = u, .to = v, .link = plink[j], .tx_port = port_at(m, plink[j], u),
-                           .rx_port = port_at(m, plink[j], v), .hop = h, .order = P->order++, .xi = xi,
+                LMsg lm = {.from = u, .to = v, .link = plink[j], .link_key = link_key(m, plink[j]),
+                           .tx_port = port_at(m, plink[j], u), .rx_port = port_at(m, plink[j], v), .hop = h,
+                           .order = P->order++, .xi = xi,
                            .src = cur + poff * es, .elems = plen[j], .segment = (int)k + j,
                            .op = last && reduce ? L->o->op : SG2260_OP_NONE,
                            .in_port = h ? sg2260_machine_recv_port(m, u, path[h - 1]) : -1,
