@@ -12,6 +12,10 @@
  * depending on the order the algorithm reduces in. Guard bytes
  * around every buffer catch writes out of bounds.
  *
+ * Every (type, operator) pair runs at every N and root, but only the first
+ * with every count and layout (see main for how the others turn through
+ * them).
+ *
  * Output: one line per failing case, then "N passed, N failed"; exit 1 on
  * any failure. `--quick` trims the matrix (used under sanitizers).
  * `--start` runs every case through the nonblocking form instead:
@@ -299,13 +303,33 @@ int main(int argc, char **argv) {
             size_t counts[5] = {0, 1, (size_t)(N > 1 ? N - 1 : 2), (size_t)N, (size_t)N + 5};
             const coll_dtype *dts = reducing ? all_dt : move_dt;
             size_t ndt = reducing ? sizeof all_dt / sizeof *all_dt : sizeof move_dt / sizeof *move_dt;
+            size_t nops = reducing ? sizeof ops / sizeof *ops : 1;
+            /* Every count, in place and not, with the first type (and
+             * operator); every other (type, operator) pair once per (N,
+             * root), its count and in-place choice turning with the pair's
+             * index and with N, so that across the N each pair meets every
+             * count and both layouts. The schedule moves the same chunks
+             * whatever the type: what a type changes is the element size
+             * of every offset and the kernel, and a pair crossed with every
+             * count at every N repeated the same movements (ten times the
+             * cases, in threads waiting on each other). --quick: f32 and
+             * f64 (f32 alone for the nonblocking and persistent forms,
+             * whose progress and restart code does not see the type), sum
+             * and max, the first root. */
+            int pair = 0;
             for (size_t di = 0; di < ndt; di++)
-                for (size_t oi = 0; oi < (reducing ? sizeof ops / sizeof *ops : 1); oi++) {
+                for (size_t oi = 0; oi < nops; oi++) {
                     coll_op op = reducing ? ops[oi] : COLL_SUM;
                     if (reducing && coll_op_supported(dts[di], op) != COLL_OK) continue;
+                    pair++;
                     for (int ci = 0; ci < 5; ci++)
                         for (int ip = 0; ip < 2; ip++) {
-                            if (quick && (di > 1 || (oi > 0 && oi != 2) || ri > 0)) continue;
+                            if (quick && (di > ((g_start || g_init) ? 0u : 1u) ||
+                                          (oi > 0 && oi != 2) || ri > 0))
+                                continue;
+                            if (!quick && pair > 1 &&
+                                (ci != (pair + (int)ni) % 5 || ip != (pair / 5 + (int)ni + ri) % 2))
+                                continue;
                             run_case((Case){N, root, ip, counts[ci], dts[di], op});
                         }
                 }
