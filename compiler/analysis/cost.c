@@ -299,7 +299,9 @@ static int32_t link_between(const TopoModel *t, int64_t a, int64_t b) {
  *    step); the sends are timed from the step's start, at their link's
  *    rate, without the wait for the peer's credits.
  * The step lasts max(bw, the slowest rank's path), a rank without staged
- * reductions taking bw plus its exposed copies; the excess over bw is
+ * reductions taking bw plus its exposed copies, and a rank that receives a
+ * routed reduction bw plus all its crossings (in series, as step_compute:
+ * this timing knows only a transfer's last hop); the excess over bw is
  * expressed in chunks of the compute term (two crossings). Clears the
  * counts. */
 static Rat step_pipelined(CostWork *w, const Step *st, Rat bw) {
@@ -353,9 +355,20 @@ static Rat step_pipelined(CostWork *w, const Step *st, Rat bw) {
         w->tx_to[r] = rat_add(rat_max(w->tx_to[r], landed),
                               rat_mul(rat_int(e->src.hi - e->src.lo), x, ovf), ovf);
     }
+    /* a rank that receives a routed reduction: its stagings in series with
+     * bw (the timing above knows only the last hop) */
+    for (size_t i = 0; i < n; i++) {
+        const Transfer *e = &s->xfers[st->first + i];
+        if (e->op == XFER_REDUCE && w->landed_len[i] >= 0 && topo_route(t, e->src.rank, e->dst.rank, w->route) > 1)
+            w->reduced[e->dst.rank] = -w->reduced[e->dst.rank] - 1;
+    }
     for (size_t xi = st->first; xi < st->first + n; xi++) {
         int64_t r = s->xfers[xi].dst.rank;
-        if (w->reduced[r] > 0) T = rat_max(T, w->tx_to[r]);
+        if (w->reduced[r] < 0) {
+            Rat serial = rat_mul(rat_add(rat_int(2 * (-w->reduced[r] - 1)), w->copied ? rat_int(w->copied[r]) : rat_zero(),
+                                         ovf), x, ovf);
+            T = rat_max(T, rat_add(bw, serial, ovf));
+        } else if (w->reduced[r] > 0) T = rat_max(T, w->tx_to[r]);
         else if (w->copied && w->copied[r]) T = rat_max(T, rat_add(bw, rat_mul(rat_int(w->copied[r]), x, ovf), ovf));
     }
     for (size_t i = 0; i < n; i++) {
