@@ -664,46 +664,7 @@ static int pack_all(void *user, MPI_Datatype dt, size_t count, char *buf, int un
     return MPI_SUCCESS;
 }
 
-/* Stages `count` elements of `dt` at `user` into s (copying them in when
- * `pack`); `unpack` elements are copied back by collmpi_unstage. */
-static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
-                 int pack, size_t unpack, const char **why) {
-    int size = 0;
-    PMPI_Type_size(dt, &size);
-    size_t bytes = count * (size_t)(size > 0 ? size : 0);
-    s->stage = malloc(bytes ? bytes : 1);
-    if (!s->stage) {
-        *why = "no memory for a contiguous copy of a non-contiguous datatype";
-        return COLL_ERR_NOMEM;
-    }
-    /* A duplicate of the type: the application may free its datatype
-     * before a nonblocking call completes (MPI allows it), and the unpack
-     * comes at the completion. */
-    if (PMPI_Type_dup(dt, &s->type) != MPI_SUCCESS) {
-        free(s->stage);
-        s->stage = NULL;
-        *why = "cannot duplicate the datatype";
-        return COLL_ERR_BAD_DTYPE;
-    }
-    s->owned = 1;
-    s->user = user;
-    s->count = count;
-    s->unpack_count = unpack;
-    m->staged = 1;
-    if (pack && pack_all(user, dt, count, s->stage, 0) != MPI_SUCCESS) {
-        *why = "cannot pack the datatype";
-        return COLL_ERR_BAD_DTYPE;
-    }
-    return COLL_OK;
-}
-
-/* Whether a side of `count` elements of `dt` has to be staged (never when
- * every type of the call is a named one). */
-static int needs_stage(const collmpi_call *m, MPI_Datatype dt, size_t count) {
-    return count && !m->plain && !contiguous_type(dt, 0);
-}
-
-/* The padded stages of the last calls, kept (two per thread, the largest)
+/* The stages of the last calls, kept (two per thread, the largest)
  * instead of freed: a new buffer every call costs its pages' first touch
  * and perhaps the MPI library's handling of new memory (a 1 MiB
  * MPI_Allgatherv padded took 5 ms with a new buffer per call, 1.3 ms with
@@ -728,8 +689,34 @@ static char *vstage_alloc(size_t need, size_t *cap) {
     return malloc(need);
 }
 
+/* A thread's kept stages are freed when it ends. */
+static pthread_key_t vkept_key;
+static int vkept_keyed;   /* vkept_key exists */
+static pthread_once_t vkept_once = PTHREAD_ONCE_INIT;
+
+static void vkept_release(void *kept) {
+    struct vkept *k = kept;
+    for (int i = 0; i < 2; i++) {
+        free(k[i].p);
+        k[i].p = NULL;
+    }
+}
+
+static void vkept_key_create(void) {
+    vkept_keyed = pthread_key_create(&vkept_key, vkept_release) == 0;
+}
+
 static void vstage_free(char *p, size_t cap) {
     if (!p) return;
+    static _Thread_local int registered;
+    if (!registered) {
+        pthread_once(&vkept_once, vkept_key_create);
+        if (!vkept_keyed || pthread_setspecific(vkept_key, vkept) != 0) {
+            free(p);   /* not kept: it could not be freed at the thread's end */
+            return;
+        }
+        registered = 1;
+    }
     int slot = vkept[0].p == NULL ? 0 : vkept[1].p == NULL ? 1 : vkept[0].cap < vkept[1].cap ? 0 : 1;
     if (vkept[slot].p && vkept[slot].cap >= cap) {
         free(p);
@@ -738,6 +725,47 @@ static void vstage_free(char *p, size_t cap) {
     free(vkept[slot].p);
     vkept[slot].p = p;
     vkept[slot].cap = cap;
+}
+
+/* Stages `count` elements of `dt` at `user` into s (copying them in when
+ * `pack`); `unpack` elements are copied back by collmpi_unstage. */
+static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
+                 int pack, size_t unpack, const char **why) {
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    size_t bytes = count * (size_t)(size > 0 ? size : 0);
+    s->stage = vstage_alloc(bytes ? bytes : 1, &s->vcap);
+    if (!s->stage) {
+        s->vcap = 0;
+        *why = "no memory for a contiguous copy of a non-contiguous datatype";
+        return COLL_ERR_NOMEM;
+    }
+    /* A duplicate of the type: the application may free its datatype
+     * before a nonblocking call completes (MPI allows it), and the unpack
+     * comes at the completion. */
+    if (PMPI_Type_dup(dt, &s->type) != MPI_SUCCESS) {
+        vstage_free(s->stage, s->vcap);
+        s->stage = NULL;
+        s->vcap = 0;
+        *why = "cannot duplicate the datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    s->owned = 1;
+    s->user = user;
+    s->count = count;
+    s->unpack_count = unpack;
+    m->staged = 1;
+    if (pack && pack_all(user, dt, count, s->stage, 0) != MPI_SUCCESS) {
+        *why = "cannot pack the datatype";
+        return COLL_ERR_BAD_DTYPE;
+    }
+    return COLL_OK;
+}
+
+/* Whether a side of `count` elements of `dt` has to be staged (never when
+ * every type of the call is a named one). */
+static int needs_stage(const collmpi_call *m, MPI_Datatype dt, size_t count) {
+    return count && !m->plain && !contiguous_type(dt, 0);
 }
 
 static void free_stages(collmpi_call *m) {
