@@ -1305,7 +1305,8 @@ int collmpi_bcast(void *buffer, int count, MPI_Datatype dt, int root, MPI_Comm c
 
 int collmpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    int root, MPI_Comm comm, collmpi_rooted_fn fn) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root,
+                      comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
@@ -1341,7 +1342,8 @@ int collmpi_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcou
 
 int collmpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                       MPI_Comm comm, collmpi_fn fn) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0,
+                      comm, 0, NULL, NULL, NULL};
     return run(&a, FN(fn));
 }
 
