@@ -97,6 +97,8 @@ typedef struct collmpi_stage {
     int vn;                  /* padded blocks to unpack (0: none; else instead of unpack_count) */
     int *vcounts, *vdispls;  /* ... block r: vcounts[r] elements to vdispls[r] extents of user */
     size_t vstride;          /* ... from r * vstride bytes of the stage */
+    size_t vcap;             /* the stage's bytes: it is kept for a later call
+                                when freed (collmpi.c) */
 } collmpi_stage;
 
 /* The same call in the runtime's terms. collmpi_decide fills what every

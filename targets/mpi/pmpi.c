@@ -606,7 +606,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                   MPI_Comm comm) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0,
+                      comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
@@ -614,7 +615,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                MPI_Comm comm) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root,
+                      comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc(&a, &code)) return code;
     return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
@@ -677,7 +679,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0,
+                      comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Iallreduce(sendbuf, recvbuf, count, dt, op, comm, request);
@@ -685,7 +688,8 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root,
+                      comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_start(&a, request, &code)) return code;
     return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root, comm, request);
@@ -771,8 +775,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                     COLLMPI_FORM_BLOCKING) &&
+    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype, comm, COLLMPI_FORM_BLOCKING) &&
         try_collc(&v.a, &code))
         return code;
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -784,8 +788,8 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Comm comm) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                  comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
+    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          root, comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
         try_collc(&v.a, &code))
         return code;
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
@@ -797,8 +801,8 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                  int root, MPI_Comm comm) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
+    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
         try_collc(&v.a, &code))
         return code;
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
@@ -810,8 +814,8 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                    recvtype, comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
+    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                            rdispls, recvtype, comm, COLLMPI_FORM_BLOCKING, COLLMPI_V_AGREE) &&
         try_collc(&v.a, &code))
         return code;
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -822,7 +826,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
                        MPI_Datatype dt, MPI_Op op, MPI_Comm comm) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_BLOCKING) &&
+    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm,
+                                 COLLMPI_FORM_BLOCKING) &&
         try_collc(&v.a, &code))
         return code;
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm);
@@ -833,8 +838,8 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm, MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                     COLLMPI_FORM_NONBLOCKING) &&
+    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype, comm, COLLMPI_FORM_NONBLOCKING) &&
         try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -846,8 +851,8 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm, MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                  comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
+    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          root, comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
         try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
@@ -859,8 +864,8 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm, MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
+    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
         try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
@@ -873,8 +878,9 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                    recvtype, comm, COLLMPI_FORM_NONBLOCKING, COLLMPI_V_NO_AGREE) &&
+    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                            rdispls, recvtype, comm, COLLMPI_FORM_NONBLOCKING,
+                            COLLMPI_V_NO_AGREE) &&
         try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -885,7 +891,8 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Datatype dt, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_NONBLOCKING) &&
+    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm,
+                                 COLLMPI_FORM_NONBLOCKING) &&
         try_collc_start(&v.a, request, &code))
         return code;
     return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, dt, op, comm, request);
@@ -1241,7 +1248,8 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
 #ifdef COLLMPI_PERSISTENT
 int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_ALLREDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, 0,
+                      comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Allreduce)(sendbuf, recvbuf, count, dt, op, comm, info, request);
@@ -1249,7 +1257,8 @@ int PINIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 
 int PINIT(Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                   int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root, comm, 0, NULL, NULL, NULL};
+    collmpi_args a = {COLL_REDUCE, sendbuf, recvbuf, count, 0, dt, MPI_DATATYPE_NULL, op, root,
+                      comm, 0, NULL, NULL, NULL};
     int code;
     if (try_collc_init(&a, request, &code)) return code;
     return PPINIT(Reduce)(sendbuf, recvbuf, count, dt, op, root, comm, info, request);
@@ -1324,8 +1333,8 @@ int PINIT(Allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                     COLLMPI_FORM_PERSISTENT) &&
+    if (collmpi_v_allgatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype, comm, COLLMPI_FORM_PERSISTENT) &&
         try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -1337,8 +1346,8 @@ int PINIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                  comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
+    if (collmpi_v_gatherv(&v, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          root, comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
         try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -1350,8 +1359,8 @@ int PINIT(Scatterv)(const void *sendbuf, const int sendcounts[], const int displ
                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                   comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
+    if (collmpi_v_scatterv(&v, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
         try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
@@ -1364,8 +1373,8 @@ int PINIT(Alltoallv)(const void *sendbuf, const int sendcounts[], const int sdis
                      MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                    recvtype, comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
+    if (collmpi_v_alltoallv(&v, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                            rdispls, recvtype, comm, COLLMPI_FORM_PERSISTENT, COLLMPI_V_AGREE) &&
         try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -1377,7 +1386,8 @@ int PINIT(Reduce_scatter)(const void *sendbuf, void *recvbuf, const int recvcoun
                           MPI_Request *request) {
     collmpi_vcall v;
     int code;
-    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm, COLLMPI_FORM_PERSISTENT) &&
+    if (collmpi_v_reduce_scatter(&v, sendbuf, recvbuf, recvcounts, dt, op, comm,
+                                 COLLMPI_FORM_PERSISTENT) &&
         try_collc_init(&v.a, request, &code))
         return code;
     return PPINIT(Reduce_scatter)(sendbuf, recvbuf, recvcounts, dt, op, comm, info, request);

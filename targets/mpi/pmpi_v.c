@@ -40,7 +40,8 @@ typedef struct vsizes {
 
 static void vs_add(vsizes *v, int count, MPI_Datatype dt, int in_total) {
     int size = 0;
-    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) {
+    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
+        size < 0) {
         v->lo = -1;
         return;
     }
@@ -94,8 +95,8 @@ static int v_regular(collmpi_vcall *v, vsizes vs, int agree, int form, int nrank
         if (agree == COLLMPI_V_AGREE) {
             long long mine[3] = {vs.lo, vs.hi, vs.total};
             long long *all = malloc(sizeof *all * 3 * (size_t)nranks);
-            int ok = all && PMPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, a->comm) ==
-                                MPI_SUCCESS;
+            int ok = all && PMPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG,
+                                           a->comm) == MPI_SUCCESS;
             vs.lo = ok ? LLONG_MAX : -1;
             vs.total = 0;
             for (int r = 0; ok && r < nranks; r++) {
