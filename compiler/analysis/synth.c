@@ -47,6 +47,8 @@ static int better(const SynthOptions *o, const CostTerms *a, int64_t pa, const C
     return pa < pb;
 }
 
+int synth_better(const SynthOptions *o, const CostTerms *a, const CostTerms *b) { return better(o, a, 0, b, 0); }
+
 /* Owner weights of a one-block AllReduce that balance what the ranks must
  * receive in its AllGather half: rank v owns w_v = max(0, 1 - lambda*cap_v)
  * (cap_v = the bandwidth into v, sum w = 1), so a rank with fewer or slower

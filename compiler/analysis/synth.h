@@ -82,6 +82,10 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
                       char *err, size_t errsz);
 
 /* The header comment of the printed algorithm (lines without "// "). */
+/* 1 when cost a is strictly better than b under o->objective: bandwidth:
+ * the smaller β term, then γ, then α; latency: α, then β; balanced: the
+ * time at o->machine's size. */
+int synth_better(const SynthOptions *o, const CostTerms *a, const CostTerms *b);
 size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult *r, Arena *arena,
                     const char ***lines);
 

@@ -455,6 +455,21 @@ static int each_import_dir(Session *s, const char *from, int (*fn)(const char *d
     return found;
 }
 
+const char *session_examples_dir(Session *s) {
+    /* the last folder each_import_dir searches */
+    char exe[4096];
+    ssize_t m = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (m <= 0) return NULL;
+    exe[m] = '\0';
+    char *eslash = strrchr(exe, '/');
+    if (!eslash) return NULL;
+    const char *dir = arena_printf(&s->arena, "%.*s/" COLLC_DATA_RELDIR "/dsl-examples", (int)(eslash - exe), exe);
+    char *real = realpath(dir, NULL);
+    const char *out = real ? arena_printf(&s->arena, "%s", real) : NULL;
+    free(real);
+    return out;
+}
+
 typedef struct ImportFind {
     Session *s;
     const char *file;  /* as written */

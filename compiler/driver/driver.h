@@ -121,6 +121,9 @@ int session_load(Session *s, const char *path);
 /* Flushes diagnostics (SARIF is written here), frees everything, and returns
  * the exit status to use given `status` and the error count. */
 int session_close(Session *s, int status);
+/* The folder of the shipped examples (<folder of collc>/COLLC_DATA_RELDIR/
+ * dsl-examples, installed and staged in the build tree), or NULL. */
+const char *session_examples_dir(Session *s);
 /* The algorithms selected by --algorithm (or all), in file order. */
 int session_algorithms(Session *s, Algorithm ***out);
 
