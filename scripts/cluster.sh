@@ -204,8 +204,8 @@ kill_tree() {
   kill -TERM "$1" 2>/dev/null || true
 }
 
-# watch_job DONE N CMD...: runs CMD with its output on stdout; once N lines
-# equal to DONE have appeared and CMD has not ended 10 s later, ends it and
+# watch_job DONE N CMD...: runs CMD with its output on stdout; once DONE
+# has appeared N times and CMD has not ended 10 s later, ends it and
 # exits 0 (the ranks' work is done; only MPI_Finalize hangs).
 watch_job() {
   local done=$1 n=$2; shift 2
@@ -217,7 +217,10 @@ watch_job() {
   while kill -0 "$job" 2>/dev/null; do
     sleep 0.5
     show_new
-    if (( since == 0 )) && (( $(grep -cxF -- "$done" "$out") >= n )); then since=$SECONDS; fi
+    # every occurrence counts, not only whole lines: the launcher forwards
+    # the ranks' stdout and stderr through separate pipes, and a rank's
+    # LINE can share its line with another rank's (or the library's) text
+    if (( since == 0 )) && (( $(grep -oF -- "$done" "$out" | wc -l) >= n )); then since=$SECONDS; fi
     if (( since > 0 && SECONDS - since >= 10 )) && kill -0 "$job" 2>/dev/null; then
       kill_tree "$job"
       wait "$job" 2>/dev/null || true
