@@ -727,22 +727,18 @@ static void vstage_free(char *p, size_t cap) {
     vkept[slot].cap = cap;
 }
 
-/* Stages `count` elements of `dt` at `user` into s (copying them in when
- * `pack`); `unpack` elements are copied back by collmpi_unstage. */
-static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
-                 int pack, size_t unpack, const char **why) {
-    int size = 0;
-    PMPI_Type_size(dt, &size);
-    size_t bytes = count * (size_t)(size > 0 ? size : 0);
-    s->stage = vstage_alloc(bytes ? bytes : 1, &s->vcap);
+/* Opens stage s of `bytes` for the user buffer `user` of type dt: the
+ * memory, and a duplicate of the type (the application may free its
+ * datatype before a nonblocking call completes, as MPI allows, and the
+ * unpack comes at the completion). */
+static int stage_open(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t bytes,
+                      const char *nomem, const char **why) {
+    s->stage = vstage_alloc(bytes, &s->vcap);
     if (!s->stage) {
         s->vcap = 0;
-        *why = "no memory for a contiguous copy of a non-contiguous datatype";
+        *why = nomem;
         return COLL_ERR_NOMEM;
     }
-    /* A duplicate of the type: the application may free its datatype
-     * before a nonblocking call completes (MPI allows it), and the unpack
-     * comes at the completion. */
     if (PMPI_Type_dup(dt, &s->type) != MPI_SUCCESS) {
         vstage_free(s->stage, s->vcap);
         s->stage = NULL;
@@ -752,9 +748,22 @@ static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt,
     }
     s->owned = 1;
     s->user = user;
+    m->staged = 1;
+    return COLL_OK;
+}
+
+/* Stages `count` elements of `dt` at `user` into s (copying them in when
+ * `pack`); `unpack` elements are copied back by collmpi_unstage. */
+static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
+                 int pack, size_t unpack, const char **why) {
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    size_t bytes = count * (size_t)(size > 0 ? size : 0);
+    int rc = stage_open(m, s, user, dt, bytes ? bytes : 1,
+                        "no memory for a contiguous copy of a non-contiguous datatype", why);
+    if (rc != COLL_OK) return rc;
     s->count = count;
     s->unpack_count = unpack;
-    m->staged = 1;
     if (pack && pack_all(user, dt, count, s->stage, 0) != MPI_SUCCESS) {
         *why = "cannot pack the datatype";
         return COLL_ERR_BAD_DTYPE;
@@ -880,22 +889,8 @@ static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt
             *why = "a block larger than the largest block the ranks agreed on";
             return COLL_ERR_BAD_COUNT;
         }
-    s->stage = vstage_alloc((size_t)n * stride + 1, &s->vcap);
-    if (!s->stage) {
-        s->vcap = 0;
-        *why = "no memory for the padded blocks";
-        return COLL_ERR_NOMEM;
-    }
-    if (PMPI_Type_dup(dt, &s->type) != MPI_SUCCESS) {
-        vstage_free(s->stage, s->vcap);
-        s->stage = NULL;
-        s->vcap = 0;
-        *why = "cannot duplicate the datatype";
-        return COLL_ERR_BAD_DTYPE;
-    }
-    s->owned = 1;
-    s->user = user;
-    m->staged = 1;
+    int rc = stage_open(m, s, user, dt, (size_t)n * stride + 1, "no memory for the padded blocks", why);
+    if (rc != COLL_OK) return rc;
     int displ = 0;
     for (int r = 0; pack && r < n; r++) {
         char *slot = s->stage + (size_t)r * stride;
