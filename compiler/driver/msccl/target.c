@@ -161,7 +161,9 @@ static Status ms_compile_ranges(Cmd *c) {
             const Algorithm *alg = sub[seg_alg[k]].alg;
             if (written[seg_alg[k]]) continue; /* the envelope of lines has each once */
             written[seg_alg[k]] = 1;
-            const char *path = dir ? arena_printf(&c->s.arena, "%s/%s.xml", dir, alg->name)
+            size_t dl = dir ? strlen(dir) : 0;
+            while (dl > 1 && dir[dl - 1] == '/') dl--; /* -o algos/ */
+            const char *path = dir ? arena_printf(&c->s.arena, "%.*s/%s.xml", (int)dl, dir, alg->name)
                                    : default_output_path(&c->s.arena, alg->name, ".xml");
             failed |= compile_one(c, alg, path, (int64_t)a, k + 1 < nseg ? (int64_t)b - 1 : 0);
         }
