@@ -47,16 +47,23 @@ static Status read_ranks(Cmd *c, CmdRanks ranks, const char *counts) {
     COLLC_UNREACHABLE("ranks of a command");
 }
 
-/* Without -N, a command that needs one N takes the N every selected
- * algorithm is for (an MSCCL file's ngpus, a synthesized schedule's
- * `require N == K`); otherwise -N is missing, as before. */
-static Status file_n(Cmd *c, const char *counts) {
+/* The N every selected algorithm is for (an MSCCL file's ngpus, a
+ * synthesized schedule's `require N == K`), or -1. */
+static int64_t files_n(const Cmd *c) {
     int64_t n = -1;
     for (int k = 0; k < c->nalgs; k++) {
         int64_t f = ast_fixed_n(c->algs[k]);
-        if (f < 0 || (n >= 0 && f != n)) return options_single_n(&c->o, -1, counts, &c->N);
+        if (f < 0 || (n >= 0 && f != n)) return -1;
         n = f;
     }
+    return n;
+}
+
+/* Without -N, a command that needs one N takes the N every selected
+ * algorithm is for; otherwise -N is missing, as before. */
+static Status file_n(Cmd *c, const char *counts) {
+    int64_t n = files_n(c);
+    if (n < 0) return options_single_n(&c->o, -1, counts, &c->N);
     c->N = n;
     return EXIT_GO_ON;
 }
@@ -87,6 +94,13 @@ Status cmd_begin(Cmd *c, CommandId id, int argc, char **argv, Status (*check)(Cm
         st = file_n(c, counts);
         if (st == EXIT_GO_ON && check) st = check(c);
     }
+    /* a cost model's command without -N prices at the N every algorithm is
+     * for (an MSCCL file for 16 GPUs at 16) rather than DRIVER_MODEL_N,
+     * unless its check chose another (tune: the machine file's shape);
+     * c->ns points at c->N there */
+    if ((ranks == RANKS_LIST_MODEL || ranks == RANKS_ONE_MODEL) && c->o.ns.n == 0 && c->N == DRIVER_MODEL_N &&
+        files_n(c) > 0)
+        c->N = files_n(c);
     return st;
 }
 

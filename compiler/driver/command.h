@@ -24,9 +24,9 @@ struct Target;
 typedef enum CmdRanks {
     RANKS_NONE,       /* no -N (check) */
     RANKS_LIST,       /* a list; without -N the command's default (verify's set) */
-    RANKS_LIST_MODEL, /* a list; without -N, DRIVER_MODEL_N */
+    RANKS_LIST_MODEL, /* a list; without -N, the N every algorithm is for, else DRIVER_MODEL_N */
     RANKS_ONE,        /* one N, required */
-    RANKS_ONE_MODEL,  /* one N; without -N, DRIVER_MODEL_N */
+    RANKS_ONE_MODEL,  /* one N; without -N, as RANKS_LIST_MODEL */
 } CmdRanks;
 
 /* One run of a command. The caller may set `target` and `ctx` before

@@ -2,11 +2,17 @@
  * MSCCL-IR for N GPUs (compiler/msccl/msccl_write.c), then reads the file
  * back with the rules of the executor's parser and verifies what it reads
  * (compiler/msccl/msccl_xml.c, msccl_sched.c), so that a file collc writes
- * is one the executor accepts and that computes its collective. */
+ * is one the executor accepts and that computes its collective. With
+ * --ranges=compare, each algorithm's minBytes and maxBytes are the sizes
+ * where `collc compare` finds it the fastest of the input's (the lower
+ * envelope that `collc tune` writes its rules from, tune.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "driver/pipeline.h"
 #include "driver/target.h"
+#include "driver/tune.h"
 #include "front/front.h"
 #include "msccl/msccl.h"
 #include "msccl/msccl_write.h"
@@ -26,6 +32,18 @@ static int ms_op(DriverOp op) { (void)op; return 0; }
 
 static const char *const proto_names[] = {"Simple", "LL", "LL128"};
 
+/* --ranges=compare: the cost model the contenders are priced with. */
+static CostCli ms_cost;
+
+/* The options of that cost model. */
+static const struct {
+    OptionId id;
+    const char *spelling;
+} model_options[] = {
+    {OPT_ALPHA, "--alpha"}, {OPT_BETA, "--beta"},   {OPT_GAMMA, "--gamma"},     {OPT_TOPO, "--topo"},
+    {OPT_MACHINE, "--machine"}, {OPT_PORTS, "--ports"}, {OPT_ROUTING, "--routing"}, {OPT_RANGE, "--range"},
+};
+
 static Status ms_options(Cmd *c) {
     const DriverOptions *d = &c->o;
     if (d->emit) {
@@ -35,7 +53,21 @@ static Status ms_options(Cmd *c) {
     }
     if (d->max_bytes && d->min_bytes > d->max_bytes)
         return usage_error(d->name, "--min-bytes is more than --max-bytes");
-    return EXIT_GO_ON;
+    if (d->ranges != RANGES_COMPARE) {
+        /* the cost model's options only price the contenders of --ranges=compare */
+        for (size_t k = 0; k < ARRAY_LEN(model_options); k++)
+            if (d->given[model_options[k].id])
+                return usage_error(d->name, "%s prices the algorithms of --ranges=compare; without it the size range is --min-bytes .. --max-bytes",
+                                   model_options[k].spelling);
+        return EXIT_GO_ON;
+    }
+    if (d->given[OPT_MIN_BYTES] || d->given[OPT_MAX_BYTES])
+        return usage_error(d->name, "--ranges=compare takes minBytes and maxBytes from the comparison; it cannot be "
+                                    "combined with --min-bytes or --max-bytes");
+    if (d->output && strcmp(d->output, "-") == 0)
+        return usage_error(d->name, "--ranges=compare writes a file per algorithm: -o names a folder");
+    c->ctx = &ms_cost;
+    return cost_cli_check(c);
 }
 
 /* The file read back as the executor reads it, and verified. */
@@ -59,7 +91,7 @@ static int read_back(Cmd *c, const Algorithm *src, const char *path, char *text,
     return 0;
 }
 
-static int compile_one(Cmd *c, const Algorithm *alg, const char *path) {
+static int compile_one(Cmd *c, const Algorithm *alg, const char *path, int64_t min_bytes, int64_t max_bytes) {
     Session *s = &c->s;
     Schedule sched;
     if (pipeline_prepare(c, alg, 0, PIPE_LOWER, &sched) != EXIT_GO_ON) return 1;
@@ -67,8 +99,8 @@ static int compile_one(Cmd *c, const Algorithm *alg, const char *path) {
         .proto = proto_names[c->o.proto],
         .channels = c->o.given[OPT_CHANNELS] ? (int)c->o.channels : 1,
         .inplace = c->o.inplace,
-        .min_bytes = c->o.min_bytes,
-        .max_bytes = c->o.max_bytes,
+        .min_bytes = min_bytes,
+        .max_bytes = max_bytes,
     };
     char *text = NULL;
     size_t len = 0;
@@ -87,7 +119,70 @@ static int compile_one(Cmd *c, const Algorithm *alg, const char *path) {
     return failed;
 }
 
+/* --ranges=compare: per collective, the lower envelope of the contenders'
+ * times on the topology (as compare and tune find it); the algorithm of
+ * each segment is written with the segment's sizes, the first from 0, each
+ * next from the byte where it takes over (tune_bound) and the last without
+ * an upper bound, so that the files meet with no gap or overlap. The
+ * algorithms that are the fastest nowhere are left out with a warning. */
+static Status ms_compile_ranges(Cmd *c) {
+    CostCli *cc = c->ctx;
+    const char *dir = c->o.output;
+    if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        diag_error(c->s.dx, span_none(), "io", "cannot make the folder '%s': %s", dir, strerror(errno));
+        return EXIT_INPUT;
+    }
+    TopoModel *t = NULL;
+    Status st = cost_cli_topology_for(&c->s, cc, c->N, &t);
+    if (st != EXIT_GO_ON) return st;
+    CompareLine *lines = xcalloc((size_t)c->nalgs + 1, sizeof *lines), *sub = xcalloc((size_t)c->nalgs + 1, sizeof *sub);
+    int nl = 0, failed = 0;
+    st = compare_algorithm_lines(c, cc, t, lines, &nl);
+    if (st == EXIT_GO_ON && nl == 0) {
+        diag_error(c->s.dx, span_none(), "no-algorithm", "no algorithm to compare at N = %lld", (long long)c->N);
+        st = EXIT_INPUT;
+    }
+    char topo[96], lo[32], hi[32];
+    if (st == EXIT_GO_ON) {
+        topo_describe(t, topo, sizeof topo);
+        cost_fmt_bytes(cc->range_lo, lo, sizeof lo);
+        cost_fmt_bytes(cc->range_hi, hi, sizeof hi);
+    }
+    for (int coll = 0; st == EXIT_GO_ON && coll < COLLECTIVE__COUNT; coll++) {
+        int seg_alg[COMPARE_MAX_SEGMENTS];
+        double seg_lo[COMPARE_MAX_SEGMENTS];
+        int nseg = collective_envelope(cc, lines, nl, (Collective)coll, sub, seg_alg, seg_lo, NULL);
+        int ns = compare_lines_of(lines, nl, (Collective)coll, NULL);
+        unsigned char *written = xcalloc((size_t)ns + 1, 1);
+        for (int k = 0; k < nseg; k++) {
+            unsigned long long a = k == 0 ? 0 : tune_bound(seg_lo[k]);
+            unsigned long long b = k + 1 < nseg ? tune_bound(seg_lo[k + 1]) : 0;
+            if (k + 1 < nseg && b <= a) continue; /* a crossover within one byte */
+            const Algorithm *alg = sub[seg_alg[k]].alg;
+            if (written[seg_alg[k]]) continue; /* the envelope of lines has each once */
+            written[seg_alg[k]] = 1;
+            size_t dl = dir ? strlen(dir) : 0;
+            while (dl > 1 && dir[dl - 1] == '/') dl--; /* -o algos/ */
+            const char *path = dir ? arena_printf(&c->s.arena, "%.*s/%s.xml", (int)dl, dir, alg->name)
+                                   : default_output_path(&c->s.arena, alg->name, ".xml");
+            failed |= compile_one(c, alg, path, (int64_t)a, k + 1 < nseg ? (int64_t)b - 1 : 0);
+        }
+        for (int k = 0; k < ns; k++)
+            if (!written[k])
+                diag_warning(c->s.dx, sub[k].alg->name_span, "never-fastest",
+                             "'%s' is the fastest %s at no size of %s .. %s at N = %lld on %s; no file written for it",
+                             sub[k].name, collective_info[coll].keyword, lo, hi, (long long)c->N, topo);
+        free(written);
+    }
+    free(lines);
+    free(sub);
+    topo_free(t);
+    if (st != EXIT_GO_ON) return st;
+    return failed ? EXIT_INPUT : EXIT_GO_ON;
+}
+
 static Status ms_compile(Cmd *c) {
+    if (c->o.ranges == RANGES_COMPARE) return ms_compile_ranges(c);
     const char *out = c->o.output;
     if (c->nalgs > 1 && out && strcmp(out, "-"))
         return usage_error(c->o.name, "-o names one file, but there are %d algorithms (use "
@@ -96,7 +191,7 @@ static Status ms_compile(Cmd *c) {
     for (int k = 0; k < c->nalgs; k++) {
         const char *path = out ? out
                                : default_output_path(&c->s.arena, c->algs[k]->name, ".xml");
-        failed |= compile_one(c, c->algs[k], path);
+        failed |= compile_one(c, c->algs[k], path, c->o.min_bytes, c->o.max_bytes);
     }
     return failed ? EXIT_INPUT : EXIT_GO_ON;
 }
