@@ -41,6 +41,8 @@ typedef enum SynthObjective {
     SYNTH_BANDWIDTH, /* smallest β coefficient, then fewest chunks */
     SYNTH_LATENCY,   /* fewest and cheapest steps: one chunk per block */
     SYNTH_BALANCED,  /* smallest time at the machine's M, α, β, γ */
+    SYNTH_PARETO,    /* the frontier of (α term, β term) over every
+                        candidate (synth_pareto) */
 } SynthObjective;
 
 typedef struct SynthOptions {
@@ -81,11 +83,20 @@ int synth_supports(Collective coll);
 SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult *out,
                       char *err, size_t errsz);
 
-/* The header comment of the printed algorithm (lines without "// "). */
+/* o->objective == SYNTH_PARETO: the Pareto frontier of the candidates
+ * synth_run would try, over (α term, β term): every candidate that no other
+ * candidate beats in one term without losing in the other (on a tie in
+ * both, the smaller γ term, then the smaller split, is kept). *pts (malloc'ed,
+ * free() it after schedule_free() of every point's sched) holds *npts
+ * points, the smallest α term first (so the largest β term first). */
+SynthStatus synth_pareto(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult **pts,
+                         size_t *npts, char *err, size_t errsz);
+
 /* 1 when cost a is strictly better than b under o->objective: bandwidth:
  * the smaller β term, then γ, then α; latency: α, then β; balanced: the
  * time at o->machine's size. */
 int synth_better(const SynthOptions *o, const CostTerms *a, const CostTerms *b);
+/* The header comment of the printed algorithm (lines without "// "). */
 size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult *r, Arena *arena,
                     const char ***lines);
 
