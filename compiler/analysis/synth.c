@@ -343,7 +343,12 @@ static SynthStatus run(Search *sp, const SynthOptions *o, TopoModel *t, Arena *a
     for (size_t k = 0; k < ARRAY_LEN(engines) && !failed; k++)
         if (TRIED(engines[k])) {
             s.effort_end = s.g.work + SYNTH_EFFORT / napply;
-            for (int th = 0; th < nthetas && !failed; th++) failed = try_series(&s, engines[k], thetas[th]) != 0;
+            int nvar = engines[k]->variants > 1 ? engines[k]->variants : 1;
+            for (int var = 0; var < nvar && !failed; var++) {
+                s.g.variant = var;
+                for (int th = 0; th < nthetas && !failed; th++) failed = try_series(&s, engines[k], thetas[th]) != 0;
+            }
+            s.g.variant = 0;
         }
 #undef TRIED
     out->effort_bound = s.effort_hit;

@@ -13,7 +13,9 @@
  *    partial sums of a chunk on a rank in one step.
  *  - pipelined (synth_pipe.c), where routes pass switches or NICs: steps of
  *    one time budget, every link carrying what crosses it in that time, each
- *    chunk over every link once (out-trees through the switches, packed).
+ *    chunk over every link once (out-trees through the switches, packed);
+ *  - step-bounded (synth_pipe.c), for SYNTH_PARETO only: the pipelined
+ *    greedy in a given number of steps, each with a budget of its own.
  * AllReduce is ReduceScatter + AllGather of owner chunks (uniform owners or
  * owners weighted by receive bandwidth), Broadcast a pipelined telephone
  * spread from the root or a scatter + AllGather, Reduce their mirrors
@@ -113,6 +115,8 @@ typedef struct SynthGraph {
     int32_t *links;
     int32_t *dist;         /* [N*N] hops of the rank graph, -1 = unreachable */
     int greedy_steps;      /* steps split greedily (multi-link routes) */
+    int variant;           /* the engine variant of the candidate being built
+                              (SynthEngine.variants) */
     int64_t work;          /* effort spent so far: the telephone engine's
                               assignments times the ranks and chunks they
                               match (synth.c's effort bound) */
