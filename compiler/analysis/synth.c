@@ -273,6 +273,12 @@ static int try_series(Search *s, const SynthEngine *e, double theta) {
         } else {
             stale++;
         }
+        /* a schedule at every bound, α too, is the whole frontier */
+        if (s->pareto && rat_eq(total.a, s->bounds.lb.a) && rat_eq(total.b, s->bounds.lb.b) &&
+            rat_eq(total.c, s->bounds.lb.c)) {
+            s->at_bounds = 1;
+            break;
+        }
         /* a finer split cannot beat a schedule at every bound */
         if (o->objective == SYNTH_BANDWIDTH && rat_eq(total.b, s->bounds.lb.b) && rat_eq(total.c, s->bounds.lb.c)) {
             s->at_bounds = 1;
@@ -340,11 +346,11 @@ static SynthStatus run(Search *sp, const SynthOptions *o, TopoModel *t, Arena *a
     int failed = 0, napply = 0;
 #define TRIED(e) ((e)->applies(o) && (relays || !(e)->relays_only || ((e)->spreads_anywhere && spread)))
     for (size_t k = 0; k < ARRAY_LEN(engines); k++) napply += TRIED(engines[k]);
-    for (size_t k = 0; k < ARRAY_LEN(engines) && !failed; k++)
+    for (size_t k = 0; k < ARRAY_LEN(engines) && !failed && !(s.pareto && s.at_bounds); k++)
         if (TRIED(engines[k])) {
             s.effort_end = s.g.work + SYNTH_EFFORT / napply;
             int nvar = engines[k]->variants > 1 ? engines[k]->variants : 1;
-            for (int var = 0; var < nvar && !failed; var++) {
+            for (int var = 0; var < nvar && !failed && !(s.pareto && s.at_bounds); var++) {
                 s.g.variant = var;
                 for (int th = 0; th < nthetas && !failed; th++) failed = try_series(&s, engines[k], thetas[th]) != 0;
             }

@@ -402,47 +402,41 @@ const SynthEngine synth_engine_pipelined = {
  * engine variant, g->variant). The budgets are whole multiples r_1 .. r_S
  * of the fastest link's time per chunk (rounds, as SCCL counts them): for
  * the fewest rounds T from what the ranks must receive over their links on,
- * every split of T into S steps is tried, and the fastest sequence that
- * delivers every chunk in S steps is kept. None within the tries: the
- * ordinary pipelined spread. */
-enum { BOUNDED_MAX_RUNS = 6000, BOUNDED_MAX_EXTRA = 24, BOUNDED_SEEDS = 16 };
+ * the splits of T into S steps are tried, the most even first, each with
+ * BOUNDED_SEEDS orders of the greedy's ties (at the first T; one later),
+ * and the first sequence that delivers every chunk in S steps is kept.
+ * None within BOUNDED_MAX_RUNS tries: the ordinary pipelined spread. */
+enum { BOUNDED_MAX_RUNS = 128, BOUNDED_MAX_EXTRA = 24, BOUNDED_SEEDS = 16, BOUNDED_MAX_SPLITS = 4096 };
 
-typedef struct Bounded {
-    Pipe *p;
-    const int32_t *lo, *hi;
-    int S;
-    double unit;
-    int *r;          /* [S] the rounds of the sequence being built */
-    double *tau;     /* [S] */
-    int runs, found;
-    double best_time;
-    SynthMoves best;
-} Bounded;
-
-/* Every split of `left` rounds over steps k .. S-1, at least one each. */
-static void bounded_seq(Bounded *bd, int k, int left) {
-    if (bd->runs >= BOUNDED_MAX_RUNS) return;
-    if (k == bd->S - 1) {
-        bd->r[k] = left;
-        for (int t = 0; t < bd->S; t++) bd->tau[t] = bd->r[t] * bd->unit * (1 + 1e-9);
-        bd->runs++;
-        SynthMoves m;
-        if (!pipe_run_seq(bd->p, bd->lo, bd->hi, bd->tau, 1, bd->S, &m)) return;
-        double t = pipe_time(bd->p, &m);
-        if (!bd->found || t < bd->best_time * (1 - 1e-12)) {
-            if (bd->found) synth_moves_free(&bd->best);
-            bd->best = m;
-            bd->best_time = t;
-            bd->found = 1;
-        } else {
-            synth_moves_free(&m);
-        }
+/* Every split of `left` rounds over steps k .. S-1 (at least one each)
+ * appended to seq (S ints each) while there is room. */
+static void bounded_splits(int S, int k, int left, int *r, int *seq, int *n) {
+    if (*n >= BOUNDED_MAX_SPLITS) return;
+    if (k == S - 1) {
+        r[k] = left;
+        memcpy(seq + (size_t)*n * (size_t)S, r, (size_t)S * sizeof *r);
+        (*n)++;
         return;
     }
-    for (int r = 1; r <= left - (bd->S - 1 - k); r++) {
-        bd->r[k] = r;
-        bounded_seq(bd, k + 1, left - r);
+    for (int x = 1; x <= left - (S - 1 - k); x++) {
+        r[k] = x;
+        bounded_splits(S, k + 1, left - x, r, seq, n);
     }
+}
+
+/* The more even split first (the smaller largest step), then in order;
+ * ctx: the steps of a split. */
+static int cmp_split(const void *pa, const void *pb, void *ctx) {
+    const int *a = pa, *b = pb;
+    int S = *(const int *)ctx, ma = 0, mb = 0;
+    for (int t = 0; t < S; t++) {
+        if (a[t] > ma) ma = a[t];
+        if (b[t] > mb) mb = b[t];
+    }
+    if (ma != mb) return ma < mb ? -1 : 1;
+    for (int t = 0; t < S; t++)
+        if (a[t] != b[t]) return a[t] < b[t] ? -1 : 1;
+    return 0;
 }
 
 static void bounded_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
@@ -450,38 +444,40 @@ static void bounded_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, 
     int diam = 0;
     for (int64_t k = 0; k < N * N; k++)
         if (g->dist[k] > diam) diam = g->dist[k];
+    int S = diam + g->variant;
     Pipe p;
     pipe_init(&p, g, hi, reverse);
-    Bounded bd;
-    memset(&bd, 0, sizeof bd);
-    bd.p = &p;
-    bd.lo = lo;
-    bd.hi = hi;
-    bd.S = diam + g->variant;
-    bd.unit = INFINITY;
+    double unit = INFINITY;
     for (size_t l = 0; l < p.nl; l++)
-        if (p.tpb[l] > 0) bd.unit = fmin(bd.unit, p.tpb[l]);
+        if (p.tpb[l] > 0) unit = fmin(unit, p.tpb[l]);
     /* the fewest rounds: what a rank lacks over what it can receive */
     double lb = 0;
-    for (int64_t v = 0; v < N; v++) {
-        int64_t lack = p.X - (hi[v] - lo[v]);
-        lb = fmax(lb, (double)lack / p.incap[v]);
-    }
-    int T0 = (int)ceil(lb / bd.unit - 1e-9);
-    if (T0 < bd.S) T0 = bd.S;
-    bd.r = xmalloc((size_t)bd.S * sizeof *bd.r);
-    bd.tau = xmalloc((size_t)bd.S * sizeof *bd.tau);
-    if (isfinite(bd.unit))
-        for (int T = T0; T <= T0 + BOUNDED_MAX_EXTRA && !bd.found && bd.runs < BOUNDED_MAX_RUNS; T++)
-            for (uint32_t seed = 0; seed < BOUNDED_SEEDS && !bd.found; seed++) {
+    for (int64_t v = 0; v < N; v++) lb = fmax(lb, (double)(p.X - (hi[v] - lo[v])) / p.incap[v]);
+    int T0 = isfinite(unit) ? (int)ceil(lb / unit - 1e-9) : 0;
+    if (T0 < S) T0 = S;
+    int *r = xmalloc((size_t)S * sizeof *r);
+    int *seq = xmalloc((size_t)BOUNDED_MAX_SPLITS * (size_t)S * sizeof *seq);
+    double *tau = xmalloc((size_t)S * sizeof *tau);
+    int runs = 0, found = 0;
+    for (int T = T0; isfinite(unit) && T <= T0 + BOUNDED_MAX_EXTRA && !found && runs < BOUNDED_MAX_RUNS; T++) {
+        int n = 0;
+        bounded_splits(S, 0, T, r, seq, &n);
+        qsort_r(seq, (size_t)n, (size_t)S * sizeof *seq, cmp_split, &S);
+        for (int i = 0; i < n && !found && runs < BOUNDED_MAX_RUNS; i++) {
+            for (int t = 0; t < S; t++) tau[t] = seq[(size_t)i * (size_t)S + (size_t)t] * unit * (1 + 1e-9);
+            for (uint32_t seed = 0; seed < (T == T0 ? BOUNDED_SEEDS : 1) && !found && runs < BOUNDED_MAX_RUNS;
+                 seed++) {
                 p.seed = seed;
-                bounded_seq(&bd, 0, T);
+                runs++;
+                found = pipe_run_seq(&p, lo, hi, tau, 1, S, out);
             }
-    free(bd.r);
-    free(bd.tau);
+        }
+    }
+    free(r);
+    free(seq);
+    free(tau);
     pipe_fini(&p, g);
-    if (bd.found) *out = bd.best;
-    else pipe_spread(g, lo, hi, reverse, out);
+    if (!found) pipe_spread(g, lo, hi, reverse, out);
 }
 
 static int bounded_applies(const SynthOptions *o) { return o->objective == SYNTH_PARETO && pipe_applies(o); }
