@@ -39,6 +39,7 @@ static int better(const SynthOptions *o, const CostTerms *a, int64_t pa, const C
         break;
     }
     case SYNTH_BANDWIDTH:
+    case SYNTH_PARETO: /* a point of the frontier against one schedule: as bandwidth */
         if ((c = rat_cmp(a->b, b->b))) return c < 0;
         if ((c = rat_cmp(a->c, b->c))) return c < 0;
         if ((c = rat_cmp(a->a, b->a))) return c < 0;
@@ -121,7 +122,20 @@ typedef struct Search {
     double best_theta;
     char *err;
     size_t errsz;
+    int pareto;          /* SYNTH_PARETO: collect the frontier, not one best */
+    SynthResult *front;  /* [nfront] the frontier so far (malloc'ed) */
+    size_t nfront, capfront;
 } Search;
+
+/* Point f (split pf) is at least as good as c (split pc) on the frontier:
+ * no larger α term nor β term, and on a tie in both no larger γ term, then
+ * no larger split. */
+static int covers(const CostTerms *f, int64_t pf, const CostTerms *c, int64_t pc) {
+    if (rat_cmp(f->a, c->a) > 0 || rat_cmp(f->b, c->b) > 0) return 0;
+    if (rat_cmp(f->a, c->a) < 0 || rat_cmp(f->b, c->b) < 0) return 1;
+    int k = rat_cmp(f->c, c->c);
+    return k < 0 || (k == 0 && pf <= pc);
+}
 
 /* The owners of candidate (R chunks per rank, weight theta of the
  * water-filled owners): lo/hi of every rank; P chunks per block. */
@@ -138,16 +152,11 @@ static void owners(Search *s, int64_t P, double theta) {
     }
 }
 
-/* Keeps candidate `cand` (priced at `cr`) as the best so far. */
-static void keep(Search *s, SynthResult *cand, const CostResult *cr, const SynthBuild *b, int64_t R, double theta) {
-    SynthResult *out = s->out;
-    if (s->have) schedule_free(&out->sched);
+/* Candidate `cand` (priced at `cr`) filled in as *out. */
+static void fill(Search *s, SynthResult *out, SynthResult *cand, const CostResult *cr, const SynthBuild *b) {
     cand->bounds = s->bounds;
     *out = *cand;
     out->cost = cr->total;
-    s->best_engine = b->engine;
-    s->best_R = R;
-    s->best_theta = theta;
     out->balanced = s->g.greedy_steps == 0;
     if (s->one_block && b->root_owns_all) {
         snprintf(out->owners, sizeof out->owners, "all of them the root's");
@@ -163,13 +172,48 @@ static void keep(Search *s, SynthResult *cand, const CostResult *cr, const Synth
                 len += (size_t)snprintf(out->owners + len, sizeof out->owners - len, "%s%d",
                                         v ? " " : "owned per rank: ", s->hi[v] - s->lo[v]);
     }
+}
+
+/* Keeps candidate `cand` (priced at `cr`) as the best so far. */
+static void keep(Search *s, SynthResult *cand, const CostResult *cr, const SynthBuild *b, int64_t R, double theta) {
+    if (s->have) schedule_free(&s->out->sched);
+    fill(s, s->out, cand, cr, b);
+    s->best_engine = b->engine;
+    s->best_R = R;
+    s->best_theta = theta;
     s->have = 1;
 }
 
+/* Offers candidate `cand` to the frontier: dropped when a point covers it,
+ * else it joins and the points it covers leave. Returns 1 when it joined. */
+static int offer(Search *s, SynthResult *cand, const CostResult *cr, const SynthBuild *b, double theta) {
+    for (size_t k = 0; k < s->nfront; k++)
+        if (covers(&s->front[k].cost, s->front[k].sched.split, &cr->total, cand->sched.split)) {
+            schedule_free(&cand->sched);
+            return 0;
+        }
+    size_t n = 0;
+    for (size_t k = 0; k < s->nfront; k++) {
+        if (covers(&cr->total, cand->sched.split, &s->front[k].cost, s->front[k].sched.split))
+            schedule_free(&s->front[k].sched);
+        else
+            s->front[n++] = s->front[k];
+    }
+    s->nfront = n;
+    if (s->nfront == s->capfront)
+        s->front = xrealloc(s->front, (s->capfront = s->capfront ? 2 * s->capfront : 8) * sizeof *s->front);
+    SynthResult *p = &s->front[s->nfront++];
+    fill(s, p, cand, cr, b);
+    b->engine->method(s->o, theta > 0, p->method, sizeof p->method);
+    s->have = 1;
+    return 1;
+}
+
 /* Builds and prices the candidate of engine e with R chunks per rank and
- * owner weight theta. Returns 0 and its cost in *total, 1 when its exact
- * costs overflow, -1 when it is too large to build (message in s->err). */
-static int try_one(Search *s, const SynthEngine *e, int64_t R, double theta, CostTerms *total) {
+ * owner weight theta. Returns 0 and its cost in *total (*joined: it joined
+ * the Pareto frontier), 1 when its exact costs overflow, -1 when it is too
+ * large to build (message in s->err). */
+static int try_one(Search *s, const SynthEngine *e, int64_t R, double theta, CostTerms *total, int *joined) {
     const SynthOptions *o = s->o;
     int64_t N = s->N, P = s->one_block ? N * R : R;
     if ((double)P * (double)N > 1e7) {
@@ -196,7 +240,9 @@ static int try_one(Search *s, const SynthEngine *e, int64_t R, double theta, Cos
         return 1;
     }
     *total = cr.total;
-    if (!s->have || better(o, &cr.total, P, &s->out->cost, s->out->sched.split)) keep(s, &cand, &cr, &b, R, theta);
+    *joined = 0;
+    if (s->pareto) *joined = offer(s, &cand, &cr, &b, theta);
+    else if (!s->have || better(o, &cr.total, P, &s->out->cost, s->out->sched.split)) keep(s, &cand, &cr, &b, R, theta);
     else schedule_free(&cand.sched);
     cost_result_free(&cr);
     return 0;
@@ -217,14 +263,21 @@ static int try_series(Search *s, const SynthEngine *e, double theta) {
             break;
         }
         CostTerms total;
-        int r = try_one(s, e, R, theta, &total);
+        int joined;
+        int r = try_one(s, e, R, theta, &total, &joined);
         if (r < 0) return -1;
         if (r > 0) break; /* a split this fine overflows the exact costs: stop here */
-        if (R == 1 || better(o, &total, 0, &series, 0)) {
+        if (R == 1 || (s->pareto ? joined : better(o, &total, 0, &series, 0))) {
             series = total;
             stale = 0;
         } else {
             stale++;
+        }
+        /* a schedule at every bound, α too, is the whole frontier */
+        if (s->pareto && rat_eq(total.a, s->bounds.lb.a) && rat_eq(total.b, s->bounds.lb.b) &&
+            rat_eq(total.c, s->bounds.lb.c)) {
+            s->at_bounds = 1;
+            break;
         }
         /* a finer split cannot beat a schedule at every bound */
         if (o->objective == SYNTH_BANDWIDTH && rat_eq(total.b, s->bounds.lb.b) && rat_eq(total.c, s->bounds.lb.c)) {
@@ -250,8 +303,9 @@ int synth_supports(Collective coll) {
     return 0;
 }
 
-SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult *out,
-                      char *err, size_t errsz) {
+/* synth_run, or with pareto the frontier into s->front (out: scratch). */
+static SynthStatus run(Search *sp, const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx,
+                       SynthResult *out, char *err, size_t errsz) {
     memset(out, 0, sizeof *out);
     const CollectiveInfo *ci = &collective_info[o->coll];
     if (!synth_supports(o->coll)) {
@@ -261,6 +315,7 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     }
     Search s;
     memset(&s, 0, sizeof s);
+    s.pareto = o->objective == SYNTH_PARETO;
     if (synth_graph_build(&s.g, t, err, errsz)) return SYNTH_DISCONNECTED;
     s.o = o;
     s.t = t;
@@ -291,10 +346,15 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     int failed = 0, napply = 0;
 #define TRIED(e) ((e)->applies(o) && (relays || !(e)->relays_only || ((e)->spreads_anywhere && spread)))
     for (size_t k = 0; k < ARRAY_LEN(engines); k++) napply += TRIED(engines[k]);
-    for (size_t k = 0; k < ARRAY_LEN(engines) && !failed; k++)
+    for (size_t k = 0; k < ARRAY_LEN(engines) && !failed && !(s.pareto && s.at_bounds); k++)
         if (TRIED(engines[k])) {
             s.effort_end = s.g.work + SYNTH_EFFORT / napply;
-            for (int th = 0; th < nthetas && !failed; th++) failed = try_series(&s, engines[k], thetas[th]) != 0;
+            int nvar = engines[k]->variants > 1 ? engines[k]->variants : 1;
+            for (int var = 0; var < nvar && !failed && !(s.pareto && s.at_bounds); var++) {
+                s.g.variant = var;
+                for (int th = 0; th < nthetas && !failed; th++) failed = try_series(&s, engines[k], thetas[th]) != 0;
+            }
+            s.g.variant = 0;
         }
 #undef TRIED
     out->effort_bound = s.effort_hit;
@@ -304,11 +364,49 @@ SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEng
     free(s.w);
     synth_graph_free(&s.g);
     if (failed || !s.have) {
-        if (s.have) schedule_free(&out->sched);
+        if (s.have && !s.pareto) schedule_free(&out->sched);
+        for (size_t k = 0; k < s.nfront; k++) schedule_free(&s.front[k].sched);
+        free(s.front);
         if (!failed) snprintf(err, errsz, "no schedule could be priced without overflowing exact costs");
         return SYNTH_TOO_LARGE;
     }
+    if (s.pareto) {
+        for (size_t k = 0; k < s.nfront; k++) s.front[k].effort_bound = s.effort_hit;
+        sp->front = s.front;
+        sp->nfront = s.nfront;
+        return SYNTH_OK;
+    }
     s.best_engine->method(o, s.best_theta > 0, out->method, sizeof out->method);
+    return SYNTH_OK;
+}
+
+SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult *out,
+                      char *err, size_t errsz) {
+    COLLC_ASSERT(o->objective != SYNTH_PARETO);
+    Search sp;
+    return run(&sp, o, t, arena, dx, out, err, errsz);
+}
+
+/* The smaller α term first; on equal α terms the smaller β term. */
+static int cmp_point(const void *x, const void *y) {
+    const SynthResult *a = x, *b = y;
+    int c = rat_cmp(a->cost.a, b->cost.a);
+    return c ? c : rat_cmp(a->cost.b, b->cost.b);
+}
+
+SynthStatus synth_pareto(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult **pts,
+                         size_t *npts, char *err, size_t errsz) {
+    COLLC_ASSERT(o->objective == SYNTH_PARETO);
+    Search sp;
+    memset(&sp, 0, sizeof sp);
+    SynthResult scratch;
+    *pts = NULL;
+    *npts = 0;
+    SynthStatus st = run(&sp, o, t, arena, dx, &scratch, err, errsz);
+    if (st != SYNTH_OK) return st;
+    qsort(sp.front, sp.nfront, sizeof *sp.front, cmp_point);
+    *pts = sp.front;
+    *npts = sp.nfront;
     return SYNTH_OK;
 }
 

@@ -13,7 +13,9 @@
  *    partial sums of a chunk on a rank in one step.
  *  - pipelined (synth_pipe.c), where routes pass switches or NICs: steps of
  *    one time budget, every link carrying what crosses it in that time, each
- *    chunk over every link once (out-trees through the switches, packed).
+ *    chunk over every link once (out-trees through the switches, packed);
+ *  - step-bounded (synth_pipe.c), for SYNTH_PARETO only: the pipelined
+ *    greedy in a given number of steps, each with a budget of its own.
  * AllReduce is ReduceScatter + AllGather of owner chunks (uniform owners or
  * owners weighted by receive bandwidth), Broadcast a pipelined telephone
  * spread from the root or a scatter + AllGather, Reduce their mirrors
@@ -41,6 +43,8 @@ typedef enum SynthObjective {
     SYNTH_BANDWIDTH, /* smallest β coefficient, then fewest chunks */
     SYNTH_LATENCY,   /* fewest and cheapest steps: one chunk per block */
     SYNTH_BALANCED,  /* smallest time at the machine's M, α, β, γ */
+    SYNTH_PARETO,    /* the frontier of (α term, β term) over every
+                        candidate (synth_pareto) */
 } SynthObjective;
 
 typedef struct SynthOptions {
@@ -81,11 +85,20 @@ int synth_supports(Collective coll);
 SynthStatus synth_run(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult *out,
                       char *err, size_t errsz);
 
-/* The header comment of the printed algorithm (lines without "// "). */
+/* o->objective == SYNTH_PARETO: the Pareto frontier of the candidates
+ * synth_run would try, over (α term, β term): every candidate that no other
+ * candidate beats in one term without losing in the other (on a tie in
+ * both, the smaller γ term, then the smaller split, is kept). *pts (malloc'ed,
+ * free() it after schedule_free() of every point's sched) holds *npts
+ * points, the smallest α term first (so the largest β term first). */
+SynthStatus synth_pareto(const SynthOptions *o, TopoModel *t, Arena *arena, DiagEngine *dx, SynthResult **pts,
+                         size_t *npts, char *err, size_t errsz);
+
 /* 1 when cost a is strictly better than b under o->objective: bandwidth:
  * the smaller β term, then γ, then α; latency: α, then β; balanced: the
  * time at o->machine's size. */
 int synth_better(const SynthOptions *o, const CostTerms *a, const CostTerms *b);
+/* The header comment of the printed algorithm (lines without "// "). */
 size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult *r, Arena *arena,
                     const char ***lines);
 
@@ -102,6 +115,8 @@ typedef struct SynthGraph {
     int32_t *links;
     int32_t *dist;         /* [N*N] hops of the rank graph, -1 = unreachable */
     int greedy_steps;      /* steps split greedily (multi-link routes) */
+    int variant;           /* the engine variant of the candidate being built
+                              (SynthEngine.variants) */
     int64_t work;          /* effort spent so far: the telephone engine's
                               assignments times the ranks and chunks they
                               match (synth.c's effort bound) */

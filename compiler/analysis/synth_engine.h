@@ -64,6 +64,8 @@ struct SynthEngine {
                            a node that is not a rank (a switch, a NIC) */
     int spreads_anywhere; /* relays_only, but AllGather and ReduceScatter on
                              every topology */
+    int variants;       /* > 1: its candidates are made once per variant
+                           0 .. variants-1 (SynthGraph.variant) */
 };
 
 /* The rows of synth_engines.def, in the order synth_run tries them. */

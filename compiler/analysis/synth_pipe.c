@@ -49,7 +49,27 @@ typedef struct Pipe {
     size_t *in_first;   /* [N + 1] CSR: the phase's in-neighbours of a rank */
     int32_t *in_from, *in_arc;
     int64_t work;
+    uint32_t seed;      /* 0: ties go to the smaller number; else a fixed
+                           shuffle of the ties (the step-bounded engine) */
 } Pipe;
+
+/* The order of ties under p->seed. */
+static uint32_t pipe_mix(const Pipe *p, uint32_t x) {
+    uint32_t h = (x + 1) * 0x9e3779b9u ^ p->seed * 0x85ebca6bu;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    return h;
+}
+
+/* a before b among ties */
+static int pipe_tie(const Pipe *p, int32_t a, int32_t b) {
+    if (p->seed) {
+        uint32_t ha = pipe_mix(p, (uint32_t)a), hb = pipe_mix(p, (uint32_t)b);
+        if (ha != hb) return ha < hb ? -1 : 1;
+    }
+    return a < b ? -1 : a > b;
+}
 
 /* The topology arc that carries the phase's u -> v. */
 static int32_t pipe_arc(const Pipe *p, int64_t u, int64_t v) {
@@ -85,7 +105,7 @@ static int cmp_rare(const void *pa, const void *pb, void *ctx) {
     const Pipe *p = ((const PipeCmp *)ctx)->p;
     int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
     if (p->nholders[a] != p->nholders[b]) return p->nholders[a] < p->nholders[b] ? -1 : 1;
-    return a < b ? -1 : a > b;
+    return pipe_tie(p, a, b);
 }
 
 static int cmp_behind(const void *pa, const void *pb, void *ctx) {
@@ -93,7 +113,7 @@ static int cmp_behind(const void *pa, const void *pb, void *ctx) {
     int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
     double ra = (double)p->need[a] / p->incap[a], rb = (double)p->need[b] / p->incap[b];
     if (ra != rb) return ra > rb ? -1 : 1;
-    return a < b ? -1 : a > b;
+    return pipe_tie(p, a, b);
 }
 
 /* One step at budget tau (INFINITY: no limit): appends its moves, returns
@@ -132,7 +152,10 @@ static size_t pipe_step(Pipe *p, int32_t step, double tau, SynthMoves *out) {
                         continue;
                     }
                     if (p->got[u * X + x] >= step || h != hmin || !pipe_fits(p, a)) continue;
-                    if (ba < 0 || pipe_room(p, a) > pipe_room(p, ba)) best = u, ba = a;
+                    if (ba < 0 || pipe_room(p, a) > pipe_room(p, ba) ||
+                        (p->seed && pipe_room(p, a) == pipe_room(p, ba) &&
+                         pipe_tie(p, (int32_t)(u * N + v), (int32_t)(best * N + v)) < 0))
+                        best = u, ba = a;
                 }
             p->work += (int64_t)(p->in_first[v + 1] - p->in_first[v]);
             if (best < 0) continue;
@@ -182,8 +205,11 @@ static double pipe_time(const Pipe *p, const SynthMoves *m) {
     return total;
 }
 
-/* The spread at budget tau into *out. */
-static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, SynthMoves *out) {
+/* The spread at budget tau (tau[t - 1] for step t when seq, which allows
+ * at most nseq steps) into *out. Returns 0 when a sequence did not deliver
+ * every chunk in its steps (*out is then empty). */
+static int pipe_run_seq(Pipe *p, const int32_t *lo, const int32_t *hi, const double *tau, int seq, int nseq,
+                        SynthMoves *out) {
     int64_t N = p->N, X = p->X;
     memset(out, 0, sizeof *out);
     int64_t missing = 0;
@@ -202,7 +228,13 @@ static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, 
     int32_t step = 0;
     while (missing > 0) {
         step++;
-        size_t n = pipe_step(p, step, tau, out);
+        if (seq && step > nseq) {
+            synth_moves_free(out);
+            memset(out, 0, sizeof *out);
+            return 0;
+        }
+        size_t n = pipe_step(p, step, seq ? tau[step - 1] : *tau, out);
+        if (seq && n == 0) continue; /* a step that delivers nothing: the sequence fails */
         /* every route a rank waits on has a link slower than the budget:
          * this step without one (a connected graph always delivers) */
         if (n == 0) n = pipe_step(p, step, INFINITY, out);
@@ -211,6 +243,11 @@ static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, 
     }
     out->nsteps = step;
     qsort(out->v, out->n, sizeof *out->v, cmp_move);
+    return 1;
+}
+
+static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, SynthMoves *out) {
+    pipe_run_seq(p, lo, hi, &tau, 0, 0, out);
 }
 
 static int cmp_double(const void *pa, const void *pb) {
@@ -238,47 +275,68 @@ static size_t pipe_budgets(const Pipe *p, double *tau, size_t max) {
     return n;
 }
 
-static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
-    Pipe p;
-    memset(&p, 0, sizeof p);
-    p.g = g;
-    p.N = g->N;
-    p.nl = g->t->nlinks;
-    p.reverse = reverse;
-    int64_t N = p.N;
+/* The state of spreads of the owners' chunks [lo[s], hi[s]) on g. */
+static void pipe_init(Pipe *p, SynthGraph *g, const int32_t *hi, int reverse) {
+    memset(p, 0, sizeof *p);
+    p->g = g;
+    p->N = g->N;
+    p->nl = g->t->nlinks;
+    p->reverse = reverse;
+    int64_t N = p->N;
     for (int64_t s = 0; s < N; s++)
-        if (hi[s] > p.X) p.X = hi[s];
-    int64_t X = p.X;
-    p.owner = xcalloc((size_t)X + 1, sizeof *p.owner);
-    p.got = xmalloc((size_t)(N * X + 1) * sizeof *p.got);
-    p.nholders = xcalloc((size_t)X + 1, sizeof *p.nholders);
-    p.need = xcalloc((size_t)N, sizeof *p.need);
-    p.tpb = xmalloc((p.nl ? p.nl : 1) * sizeof *p.tpb);
-    p.cap = xmalloc((p.nl ? p.nl : 1) * sizeof *p.cap);
-    p.order = xmalloc(((size_t)X + 1) * sizeof *p.order);
-    p.rorder = xmalloc((size_t)N * sizeof *p.rorder);
-    p.incap = xcalloc((size_t)N, sizeof *p.incap);
-    for (size_t l = 0; l < p.nl; l++) p.tpb[l] = rat_to_double(g->t->links[l].tpb);
-    p.in_first = xcalloc((size_t)N + 1, sizeof *p.in_first);
-    p.in_from = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.in_from);
-    p.in_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p.in_arc);
+        if (hi[s] > p->X) p->X = hi[s];
+    int64_t X = p->X;
+    p->owner = xcalloc((size_t)X + 1, sizeof *p->owner);
+    p->got = xmalloc((size_t)(N * X + 1) * sizeof *p->got);
+    p->nholders = xcalloc((size_t)X + 1, sizeof *p->nholders);
+    p->need = xcalloc((size_t)N, sizeof *p->need);
+    p->tpb = xmalloc((p->nl ? p->nl : 1) * sizeof *p->tpb);
+    p->cap = xmalloc((p->nl ? p->nl : 1) * sizeof *p->cap);
+    p->order = xmalloc(((size_t)X + 1) * sizeof *p->order);
+    p->rorder = xmalloc((size_t)N * sizeof *p->rorder);
+    p->incap = xcalloc((size_t)N, sizeof *p->incap);
+    for (size_t l = 0; l < p->nl; l++) p->tpb[l] = rat_to_double(g->t->links[l].tpb);
+    p->in_first = xcalloc((size_t)N + 1, sizeof *p->in_first);
+    p->in_from = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p->in_from);
+    p->in_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p->in_arc);
     for (int64_t v = 0; v < N; v++) {
-        size_t at = p.in_first[v];
+        size_t at = p->in_first[v];
         for (int64_t u = 0; u < N; u++)
-            if (u != v && pipe_arc(&p, u, v) >= 0) {
-                p.in_from[at] = (int32_t)u;
-                p.in_arc[at++] = pipe_arc(&p, u, v);
+            if (u != v && pipe_arc(p, u, v) >= 0) {
+                p->in_from[at] = (int32_t)u;
+                p->in_arc[at++] = pipe_arc(p, u, v);
             }
-        p.in_first[v + 1] = at;
+        p->in_first[v + 1] = at;
     }
     /* what a rank receives per unit of time: over the links that enter it
      * (leave it, mirrored) */
-    for (size_t l = 0; l < p.nl; l++) {
+    for (size_t l = 0; l < p->nl; l++) {
         int32_t end = reverse ? g->t->links[l].from : g->t->links[l].to;
-        if (end < N && p.tpb[l] > 0) p.incap[end] += 1 / p.tpb[l];
+        if (end < N && p->tpb[l] > 0) p->incap[end] += 1 / p->tpb[l];
     }
     for (int64_t v = 0; v < N; v++)
-        if (p.incap[v] <= 0) p.incap[v] = 1e-9;
+        if (p->incap[v] <= 0) p->incap[v] = 1e-9;
+}
+
+static void pipe_fini(Pipe *p, SynthGraph *g) {
+    g->work += p->work;
+    free(p->owner);
+    free(p->got);
+    free(p->nholders);
+    free(p->need);
+    free(p->tpb);
+    free(p->cap);
+    free(p->order);
+    free(p->rorder);
+    free(p->incap);
+    free(p->in_first);
+    free(p->in_from);
+    free(p->in_arc);
+}
+
+static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+    Pipe p;
+    pipe_init(&p, g, hi, reverse);
     double tau[64];
     size_t nt = pipe_budgets(&p, tau, ARRAY_LEN(tau));
     double best_time = INFINITY;
@@ -295,19 +353,7 @@ static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int
             synth_moves_free(&m);
         }
     }
-    g->work += p.work;
-    free(p.owner);
-    free(p.got);
-    free(p.nholders);
-    free(p.need);
-    free(p.tpb);
-    free(p.cap);
-    free(p.order);
-    free(p.rorder);
-    free(p.incap);
-    free(p.in_first);
-    free(p.in_from);
-    free(p.in_arc);
+    pipe_fini(&p, g);
 }
 
 /* ---- the engine ---- */
@@ -347,4 +393,106 @@ const SynthEngine synth_engine_pipelined = {
     .rounds = SYNTH_STEPS_PIPELINE,
     .relays_only = 1,
     .spreads_anywhere = 1,
+};
+
+/* ---- the step-bounded engine (--objective pareto) ---- */
+
+/* The step-bounded spread: the pipelined greedy with a budget of its own
+ * for every step, S steps in all (S = the rank graph's diameter + the
+ * engine variant, g->variant). The budgets are whole multiples r_1 .. r_S
+ * of the fastest link's time per chunk (rounds, as SCCL counts them): for
+ * the fewest rounds T from what the ranks must receive over their links on,
+ * the splits of T into S steps are tried, the most even first, each with
+ * BOUNDED_SEEDS orders of the greedy's ties (at the first T; one later),
+ * and the first sequence that delivers every chunk in S steps is kept.
+ * None within BOUNDED_MAX_RUNS tries: the ordinary pipelined spread. */
+enum { BOUNDED_MAX_RUNS = 128, BOUNDED_MAX_EXTRA = 24, BOUNDED_SEEDS = 16, BOUNDED_MAX_SPLITS = 4096 };
+
+/* Every split of `left` rounds over steps k .. S-1 (at least one each)
+ * appended to seq (S ints each) while there is room. */
+static void bounded_splits(int S, int k, int left, int *r, int *seq, int *n) {
+    if (*n >= BOUNDED_MAX_SPLITS) return;
+    if (k == S - 1) {
+        r[k] = left;
+        memcpy(seq + (size_t)*n * (size_t)S, r, (size_t)S * sizeof *r);
+        (*n)++;
+        return;
+    }
+    for (int x = 1; x <= left - (S - 1 - k); x++) {
+        r[k] = x;
+        bounded_splits(S, k + 1, left - x, r, seq, n);
+    }
+}
+
+/* The more even split first (the smaller largest step), then in order;
+ * ctx: the steps of a split. */
+static int cmp_split(const void *pa, const void *pb, void *ctx) {
+    const int *a = pa, *b = pb;
+    int S = *(const int *)ctx, ma = 0, mb = 0;
+    for (int t = 0; t < S; t++) {
+        if (a[t] > ma) ma = a[t];
+        if (b[t] > mb) mb = b[t];
+    }
+    if (ma != mb) return ma < mb ? -1 : 1;
+    for (int t = 0; t < S; t++)
+        if (a[t] != b[t]) return a[t] < b[t] ? -1 : 1;
+    return 0;
+}
+
+static void bounded_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
+    int64_t N = g->N;
+    int diam = 0;
+    for (int64_t k = 0; k < N * N; k++)
+        if (g->dist[k] > diam) diam = g->dist[k];
+    int S = diam + g->variant;
+    Pipe p;
+    pipe_init(&p, g, hi, reverse);
+    double unit = INFINITY;
+    for (size_t l = 0; l < p.nl; l++)
+        if (p.tpb[l] > 0) unit = fmin(unit, p.tpb[l]);
+    /* the fewest rounds: what a rank lacks over what it can receive */
+    double lb = 0;
+    for (int64_t v = 0; v < N; v++) lb = fmax(lb, (double)(p.X - (hi[v] - lo[v])) / p.incap[v]);
+    int T0 = isfinite(unit) ? (int)ceil(lb / unit - 1e-9) : 0;
+    if (T0 < S) T0 = S;
+    int *r = xmalloc((size_t)S * sizeof *r);
+    int *seq = xmalloc((size_t)BOUNDED_MAX_SPLITS * (size_t)S * sizeof *seq);
+    double *tau = xmalloc((size_t)S * sizeof *tau);
+    int runs = 0, found = 0;
+    for (int T = T0; isfinite(unit) && T <= T0 + BOUNDED_MAX_EXTRA && !found && runs < BOUNDED_MAX_RUNS; T++) {
+        int n = 0;
+        bounded_splits(S, 0, T, r, seq, &n);
+        qsort_r(seq, (size_t)n, (size_t)S * sizeof *seq, cmp_split, &S);
+        for (int i = 0; i < n && !found && runs < BOUNDED_MAX_RUNS; i++) {
+            for (int t = 0; t < S; t++) tau[t] = seq[(size_t)i * (size_t)S + (size_t)t] * unit * (1 + 1e-9);
+            for (uint32_t seed = 0; seed < (T == T0 ? BOUNDED_SEEDS : 1) && !found && runs < BOUNDED_MAX_RUNS;
+                 seed++) {
+                p.seed = seed;
+                runs++;
+                found = pipe_run_seq(&p, lo, hi, tau, 1, S, out);
+            }
+        }
+    }
+    free(r);
+    free(seq);
+    free(tau);
+    pipe_fini(&p, g);
+    if (!found) pipe_spread(g, lo, hi, reverse, out);
+}
+
+static int bounded_applies(const SynthOptions *o) { return o->objective == SYNTH_PARETO && pipe_applies(o); }
+
+static void bounded_method(const SynthOptions *o, int weighted, char *buf, size_t size) {
+    synth_method_spread(o, "pipelined out-trees in a bounded number of steps (a time budget of its own for every step)",
+                        weighted, buf, size);
+}
+
+const SynthEngine synth_engine_bounded = {
+    .name = "bounded",
+    .applies = bounded_applies,
+    .try_candidate = pipe_try,
+    .method = bounded_method,
+    .spread = bounded_spread,
+    .rounds = SYNTH_STEPS_PIPELINE,
+    .variants = 3,
 };

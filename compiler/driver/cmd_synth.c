@@ -13,6 +13,9 @@
 #include "support/util.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,10 +135,140 @@ static void shipped_free(Shipped *sh) {
     if (sh->open) session_close(&sh->s, EXIT_OK);
 }
 
+/* Schedule r as the text of a .coll algorithm named `name`: synth's header
+ * (then `verdict` and `extra` when not NULL, and the command that makes it
+ * again), checked by self_check. Returns the malloc'ed text, *tlen bytes. */
+static char *render(Session *ss, const SynthOptions *o, TopoModel *t, const SynthResult *r, const char *verdict,
+                    const char *extra, const char *name, int argc, char **argv, size_t *tlen) {
+    SynthOptions on = *o;
+    on.name = name;
+    const char **hdr;
+    size_t nh = synth_header(&on, t, r, &ss->arena, &hdr);
+    /* the command that regenerates it, without -o */
+    char cmdline[512];
+    size_t len = (size_t)snprintf(cmdline, sizeof cmdline, "Regenerate: collc synth");
+    char **kept = xmalloc((size_t)argc * sizeof *kept);
+    int nkept = options_without(argc, argv, OPT_OUTPUT, kept);
+    for (int i = 0; i < nkept && len < sizeof cmdline; i++) {
+        /* quoted when the shell would read it otherwise */
+        int plain = kept[i][0] != 0;
+        for (const char *q = kept[i]; *q; q++)
+            plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                     strchr("_./=,:+-", *q) != NULL;
+        len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, plain ? " %s" : " '%s'", kept[i]);
+    }
+    free(kept);
+    const char **lines = ARENA_ARRAY(&ss->arena, const char *, nh + 3);
+    memcpy(lines, hdr, nh * sizeof *hdr);
+    if (verdict) lines[nh++] = verdict;
+    if (extra) lines[nh++] = extra;
+    lines[nh] = cmdline;
+    CollPrintInfo info = {0};
+    info.name = name;
+    info.header = lines;
+    info.nheader = nh + 1;
+    info.step_comment = r->step_comment;
+    info.require_why = arena_printf(&ss->arena, "synthesized for %s, N = %lld", t->name, (long long)t->N);
+    char *text = NULL;
+    FILE *mem = open_memstream(&text, tlen);
+    COLLC_ASSERT(mem);
+    schedule_print_coll(mem, &r->sched, &info);
+    fclose(mem);
+    self_check(ss, r, t, text, *tlen);
+    return text;
+}
+
 /* --objective's words are SynthObjective's values (options.def). */
 _Static_assert(OBJECTIVE_BANDWIDTH == (int)SYNTH_BANDWIDTH && OBJECTIVE_LATENCY == (int)SYNTH_LATENCY &&
-                   OBJECTIVE_BALANCED == (int)SYNTH_BALANCED,
+                   OBJECTIVE_BALANCED == (int)SYNTH_BALANCED && OBJECTIVE_PARETO == (int)SYNTH_PARETO,
                "CHOICES(OBJECTIVE) follows SynthObjective");
+
+static const char *synth_code(SynthStatus ss) {
+    return ss == SYNTH_UNSUPPORTED ? "synth-unsupported" : ss == SYNTH_DISCONNECTED ? "synth-disconnected" : "synth-too-large";
+}
+
+/* The steps of sch that send between ranks (the others are local copies and
+ * folds, which cost no α). */
+static size_t comm_steps(const Schedule *sch) {
+    size_t n = 0;
+    for (size_t k = 0; k < sch->nsteps; k++) {
+        int remote = 0;
+        for (size_t i = 0; i < sch->steps[k].count && !remote; i++) {
+            const Transfer *x = &sch->xfers[sch->steps[k].first + i];
+            remote = x->src.rank != x->dst.rank;
+        }
+        n += (size_t)remote;
+    }
+    return n;
+}
+
+/* --objective pareto: one line per point of the frontier on standard
+ * output (STEPS: the steps that send between ranks), and with -o DIR every
+ * point as DIR/NAME_sSTEPS.coll (checked as
+ * every synthesized file is). */
+static Status write_pareto(Session *ss, const SynthOptions *o, TopoModel *t, const char *dir, int argc,
+                           char **argv) {
+    SynthResult *pts;
+    size_t n;
+    char err[256];
+    SynthStatus st = synth_pareto(o, t, &ss->arena, ss->dx, &pts, &n, err, sizeof err);
+    if (st != SYNTH_OK) {
+        diag_error(ss->dx, span_none(), synth_code(st), "%s", err);
+        return EXIT_INPUT;
+    }
+    Status status = EXIT_OK;
+    if (dir && strcmp(dir, "-") == 0) dir = NULL;
+    if (dir && mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        diag_error(ss->dx, span_none(), "cannot-open", "cannot create the directory '%s'", dir);
+        status = EXIT_INPUT;
+    }
+    const CollectiveInfo *ci = &collective_info[o->coll];
+    char topo[128], la[64], lb[64], lc[64];
+    topo_describe(t, topo, sizeof topo);
+    printf("Pareto frontier of %s on %s, N = %lld: %zu point%s (steps, α term, β term)\n", ci->keyword, topo,
+           (long long)t->N, n, n == 1 ? "" : "s");
+    if (n) {
+        cost_fmt_term(pts[0].bounds.lb.a, "α", la, sizeof la);
+        cost_fmt_term(pts[0].bounds.lb.b, "M/β", lb, sizeof lb);
+        cost_fmt_term(pts[0].bounds.lb.c, "M/γ", lc, sizeof lc);
+        printf("lower bound (collc cost): %s + %s%s%s\n", la, lb, ci->reducing ? " + " : "", ci->reducing ? lc : "");
+    }
+    for (size_t k = 0; k < n; k++) {
+        SynthResult *r = &pts[k];
+        size_t steps = comm_steps(&r->sched);
+        char ta[64], tb[64], tc[64];
+        cost_fmt_term(r->cost.a, "α", ta, sizeof ta);
+        cost_fmt_term(r->cost.b, "M/β", tb, sizeof tb);
+        cost_fmt_term(r->cost.c, "M/γ", tc, sizeof tc);
+        /* the file's name: NAME_sSTEPS, and _2, _3, ... when steps repeat */
+        int same = 0;
+        for (size_t j = 0; j < k; j++) same += comm_steps(&pts[j].sched) == steps;
+        const char *name = same ? arena_printf(&ss->arena, "%s_s%zu_%d", o->name, steps, same + 1)
+                                : arena_printf(&ss->arena, "%s_s%zu", o->name, steps);
+        const char *extra = arena_printf(&ss->arena, "Pareto point %zu of %zu (--objective pareto).", k + 1, n);
+        size_t tlen = 0;
+        char *text = render(ss, o, t, r, NULL, extra, name, argc, argv, &tlen);
+        const char *path = NULL;
+        if (dir && status == EXIT_OK) {
+            path = arena_printf(&ss->arena, "%s/%s.coll", dir, name);
+            FILE *f = fopen(path, "w");
+            if (!f || fwrite(text, 1, tlen, f) != tlen || fclose(f) != 0) {
+                if (f) fclose(f);
+                diag_error(ss->dx, span_none(), "cannot-open", "cannot write '%s'", path);
+                status = EXIT_INPUT;
+                path = NULL;
+            }
+        }
+        printf("%zu step%s: %s + %s%s%s; split %lld; %s%s%s\n", steps, steps == 1 ? "" : "s", ta, tb, ci->reducing ? " + " : "",
+               ci->reducing ? tc : "", (long long)r->sched.split, r->method, path ? " -> " : "", path ? path : "");
+        free(text);
+    }
+    if (n && pts[0].effort_bound)
+        printf("The search stopped an engine at its effort bound: its finer splits were not tried.\n");
+    for (size_t k = 0; k < n; k++) schedule_free(&pts[k].sched);
+    free(pts);
+    return status;
+}
 
 /* What synth keeps in its Cmd: the cost model (first: cost_cli.h) and the
  * collective. */
@@ -213,8 +346,12 @@ int cmd_synth(int argc, char **argv) {
                       : arena_printf(&cmd.s.arena, "synth_%s_%s_n%lld", collective_info[coll].keyword, topo_id,
                                      (long long)N);
         SynthResult r;
-        SynthStatus ss = synth_run(&o, t, &cmd.s.arena, cmd.s.dx, &r, err, sizeof err);
-        if (ss != SYNTH_OK) {
+        SynthStatus ss = SYNTH_OK;
+        if (o.objective == SYNTH_PARETO) status = write_pareto(&cmd.s, &o, t, output, argc, argv);
+        else ss = synth_run(&o, t, &cmd.s.arena, cmd.s.dx, &r, err, sizeof err);
+        if (o.objective == SYNTH_PARETO) {
+            /* written */
+        } else if (ss != SYNTH_OK) {
             diag_error(cmd.s.dx, span_none(),
                        ss == SYNTH_UNSUPPORTED    ? "synth-unsupported"
                        : ss == SYNTH_DISCONNECTED ? "synth-disconnected"
@@ -258,39 +395,8 @@ int cmd_synth(int argc, char **argv) {
                                        "algorithm, %s, takes %s (%.4g times as long).",
                                        size, tsyn, sh.name, tship, sh.time / ts);
             }
-            const char **hdr;
-            size_t nh = synth_header(&o, t, &r, &cmd.s.arena, &hdr);
-            /* the command that regenerates it, without -o */
-            char cmdline[512];
-            size_t len = (size_t)snprintf(cmdline, sizeof cmdline, "Regenerate: collc synth");
-            char **kept = xmalloc((size_t)argc * sizeof *kept);
-            int nkept = options_without(argc, argv, OPT_OUTPUT, kept);
-            for (int i = 0; i < nkept && len < sizeof cmdline; i++) {
-                /* quoted when the shell would read it otherwise */
-                int plain = kept[i][0] != 0;
-                for (const char *q = kept[i]; *q; q++)
-                    plain &= (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
-                             strchr("_./=,:+-", *q) != NULL;
-                len += (size_t)snprintf(cmdline + len, sizeof cmdline - len, plain ? " %s" : " '%s'", kept[i]);
-            }
-            free(kept);
-            const char **lines = ARENA_ARRAY(&cmd.s.arena, const char *, nh + 2);
-            memcpy(lines, hdr, nh * sizeof *hdr);
-            if (verdict) lines[nh++] = verdict;
-            lines[nh] = cmdline;
-            CollPrintInfo info = {0};
-            info.name = o.name;
-            info.header = lines;
-            info.nheader = nh + 1;
-            info.step_comment = r.step_comment;
-            info.require_why = arena_printf(&cmd.s.arena, "synthesized for %s, N = %lld", t->name, (long long)N);
-            char *text = NULL;
             size_t tlen = 0;
-            FILE *mem = open_memstream(&text, &tlen);
-            COLLC_ASSERT(mem);
-            schedule_print_coll(mem, &r.sched, &info);
-            fclose(mem);
-            self_check(&cmd.s, &r, t, text, tlen);
+            char *text = render(&cmd.s, &o, t, &r, verdict, NULL, o.name, argc, argv, &tlen);
             FILE *f = output && strcmp(output, "-") != 0 ? fopen(output, "w") : stdout;
             if (!f) {
                 diag_error(cmd.s.dx, span_none(), "cannot-open", "cannot write '%s'", output);
