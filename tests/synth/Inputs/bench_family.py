@@ -16,20 +16,10 @@ import subprocess
 import sys
 from fractions import Fraction
 
+from cost_terms import terms
+
 collc, tmp, seeds = sys.argv[1], sys.argv[2], sys.argv[3]
 COLLS = ["allgather", "reduce_scatter", "allreduce", "broadcast", "reduce"]
-
-
-def terms(line):
-    """'14·α + 7/4·M/β + M/γ' -> (14, 7/4, 1)"""
-    out = {"α": Fraction(0), "M/β": Fraction(0), "M/γ": Fraction(0)}
-    for part in line.split(" + "):
-        part = part.strip()
-        for unit in out:
-            if part.endswith(unit):
-                k = part[: -len(unit)].rstrip("·")
-                out[unit] = Fraction(1) if k == "" else Fraction(k)
-    return out["α"], out["M/β"], out["M/γ"]
 
 
 failed = 0

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from fractions import Fraction
 
+from cost_terms import terms
+
 collc, tmp, seed0, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 os.makedirs(tmp, exist_ok=True)
 COLLS = ["allgather", "reduce_scatter", "allreduce", "broadcast", "reduce"]
@@ -48,18 +50,6 @@ def topology(rng, n):
 
 def frac(text):
     return Fraction(text) if text else Fraction(0)
-
-
-def terms(line):
-    """'14·α + 7/4·M/β + 7/8·M/γ' -> (a, b, c)"""
-    out = {"α": Fraction(0), "M/β": Fraction(0), "M/γ": Fraction(0)}
-    for part in line.split(" + "):
-        part = part.strip()
-        for unit in out:
-            if part.endswith(unit):
-                k = part[: -len(unit)].rstrip("·")
-                out[unit] = Fraction(1) if k == "" else frac(k)
-    return out["α"], out["M/β"], out["M/γ"]
 
 
 cases = failed = 0
