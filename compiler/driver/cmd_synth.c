@@ -12,7 +12,6 @@
 #include "support/suggest.h"
 #include "support/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -76,29 +75,17 @@ typedef struct Shipped {
     double time;
 } Shipped;
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 static void shipped_best(Session *main, const CostCli *c, const SynthOptions *o, TopoModel *t, int64_t N,
                          Shipped *sh) {
     Collective coll = o->coll;
     memset(sh, 0, sizeof *sh);
-    const char *dir = session_examples_dir(main);
-    DIR *d = dir ? opendir(dir) : NULL;
-    if (!d) return;
-    char **files = NULL;
-    int nf = 0, cap = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (n < 6 || strcmp(e->d_name + n - 5, ".coll") != 0) continue;
-        if (nf == cap) files = xrealloc(files, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *files);
-        files[nf++] = arena_printf(&main->arena, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    if (nf) qsort(files, (size_t)nf, sizeof *files, cmp_str);
+    /* the folder itself: session_open reads its .coll files, sorted */
+    char *dir = (char *)session_examples_dir(main);
+    if (!dir) return;
     CommonOptions opts = main->opts;
     opts.nimport_dirs = 0;
-    Status opened = nf ? session_open(&sh->s, &opts, files, nf) : EXIT_INPUT;
-    sh->open = nf > 0; /* session_close after session_open, whatever it returned */
+    Status opened = session_open(&sh->s, &opts, &dir, 1);
+    sh->open = 1; /* session_close after session_open, whatever it returned */
     if (opened == EXIT_GO_ON) {
         Algorithm **algs;
         int na = session_algorithms(&sh->s, &algs);
@@ -127,7 +114,6 @@ static void shipped_best(Session *main, const CostCli *c, const SynthOptions *o,
             cost_result_free(&cr);
         }
     }
-    free(files);
 }
 
 static void shipped_free(Shipped *sh) {
