@@ -3,7 +3,8 @@
  * that src/mpi/coll/src/csel.c reads (docs/cluster.md section 6). The file
  * replaces MPICH's whole tree, so it names an algorithm for every
  * collective of MPICH: the model's fastest per size where the input has
- * models of MPICH's algorithms, on intracommunicators of the job's N;
+ * models of MPICH's algorithms, on intracommunicators of the job's N (and,
+ * with a cluster machine, of its ranks per node: comm_avg_ppn);
  * everywhere else one that works for every call (mpich_json.def). */
 #include "driver/tune.h"
 #include "support/util.h"
@@ -179,9 +180,38 @@ static void tuned_intra(Json *j, const MpichColl *c, const MpichTuned *t, const 
     }
 }
 
+/* The comm_size=N member, on a job of ppn ranks per node (0: any shape):
+ * the envelope's algorithms for communicators whose ranks per node, on
+ * average, are ppn, the general algorithm for other shapes. csel.c takes
+ * comm_avg_ppn<=P for local_size <= P·node_count, so within N ranks
+ * "<= ppn-1" then "<= ppn" leaves exactly the averages in (ppn-1, ppn]; a
+ * comm_avg_ppn<= needs a member after it (validate_tree), comm_size=any. */
+static void tuned_shape(Json *j, const MpichColl *c, const CompareLine *sub, int nseg, const int *seg_alg,
+                        const double *seg_lo, int64_t N, int64_t ppn) {
+    const MpichTuned *t = tuned_of(c->name);
+    if (!ppn) {
+        tuned_intra(j, c, t, sub, nseg, seg_alg, seg_lo, N);
+        return;
+    }
+    char key[64];
+    if (ppn > 1) {
+        snprintf(key, sizeof key, "comm_avg_ppn<=%lld", (long long)ppn - 1);
+        json_open(j, 1, key);
+        general_intra(j, c);
+        json_close(j);
+    }
+    snprintf(key, sizeof key, "comm_avg_ppn<=%lld", (long long)ppn);
+    json_open(j, ppn == 1, key);
+    tuned_intra(j, c, t, sub, nseg, seg_alg, seg_lo, N);
+    json_close(j);
+    json_open(j, 0, "comm_size=any");
+    general_intra(j, c);
+    json_close(j);
+}
+
 /* The tree of one MPICH collective. */
 static void collective_tree(Json *j, int first, const MpichColl *c, const CompareLine *sub, int nseg,
-                            const int *seg_alg, const double *seg_lo, int64_t N) {
+                            const int *seg_alg, const double *seg_lo, int64_t N, int64_t ppn) {
     char key[64];
     snprintf(key, sizeof key, "collective=%s", c->name);
     json_open(j, first, key);
@@ -202,7 +232,7 @@ static void collective_tree(Json *j, int first, const MpichColl *c, const Compar
         }
         snprintf(key, sizeof key, "comm_size<=%lld", (long long)N);
         json_open(j, !lower, key);
-        tuned_intra(j, c, tuned_of(c->name), sub, nseg, seg_alg, seg_lo, N);
+        tuned_shape(j, c, sub, nseg, seg_alg, seg_lo, N, ppn);
         json_close(j);
         json_open(j, 0, "comm_size=any");
         general_intra(j, c);
@@ -233,7 +263,7 @@ Status write_mpich_json(Cmd *cmd, TuneCli *tc, CompareLine *lines, int nl, FILE 
         for (size_t t = 0; t < ARRAY_LEN(mpich_tuned); t++)
             if (strcmp(mpich_tuned[t].name, mc->name) == 0)
                 nseg = collective_envelope(c, lines, nl, mpich_tuned[t].coll, sub, seg_alg, seg_lo, &one);
-        collective_tree(&j, k == 0, mc, sub, nseg, seg_alg, seg_lo, cmd->N);
+        collective_tree(&j, k == 0, mc, sub, nseg, seg_alg, seg_lo, cmd->N, tc->ppn);
     }
     fputs("\n}\n", mem);
     fclose(mem);

@@ -9,7 +9,7 @@
  * while every other rank waits:
  *   - ping-pong within its node (with the lowest other rank of node 0) and
  *     across nodes (with the lowest rank of another node), message sizes
- *     8 B, 32 B, 128 B, ... (powers of 4) up to --max-size (default 4 MiB), R round trips each
+ *     8 B, 32 B, 128 B, ... (powers of 4) up to --max-size (default 16 MiB), R round trips each
  *     (default 5, after one not timed); a sample is half a round trip;
  *   - the runtime's reduction kernels (the ones libcollmpi.so's algorithms
  *     run), dst = dst (+) src over 4 MiB, per element type and operator.
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
     int me, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
-    size_t max = (size_t)4 << 20;
+    size_t max = (size_t)16 << 20;
     int repeat = 5;
     for (int k = 1; k < argc; k++) {
         char *end = NULL;

@@ -5,12 +5,15 @@
  *
  * The fit, per level (within a node, between nodes), on the median of each
  * size's samples:
- *   α  the median one-way time of the smallest message less its bytes'
- *      time at β; its spread the same of its lowest and highest sample;
- *   β  1 / the least-squares slope of (time - α) over size, on the sizes
- *      from 1 MiB up (or the two largest, when the probe stopped below);
- *      its spread from the lowest and highest sample of the largest size,
- *      size / (time - α);
+ *   β  1 / the least-squares slope of time over size (a line with its
+ *      own intercept), on the sizes from 1 MiB up (or the two largest,
+ *      when the probe stopped below): the time each further byte costs,
+ *      whatever the small messages took; its spread from the lowest and
+ *      highest sample of the largest size (the slope from the fit's centre
+ *      to that sample);
+ *   α  the lowest, over the sizes up to 1 KiB, of the median one-way time
+ *      less its bytes' time at β; its spread the same of that size's
+ *      lowest and highest sample;
  *   γ  per reduce row, bytes / median time; spread bytes / highest and
  *      bytes / lowest sample. */
 #include "driver/command.h"
@@ -26,6 +29,7 @@
 #define PROBE_MAX_SIZES 64
 #define PROBE_MAX_SAMPLES 1000
 #define FIT_FROM_BYTES ((double)(1 << 20))
+#define ALPHA_UP_TO_BYTES 1024.0
 
 /* The samples of one size (or one reduction). */
 typedef struct Series {
@@ -265,31 +269,46 @@ static int fit_level(Session *s, Level *lv, const char *what, ClusterValue *alph
                    what, lv->n, lv->n == 1 ? "" : "s");
         return -1;
     }
-    const Series *small = &lv->s[0], *large = &lv->s[lv->n - 1];
+    const Series *large = &lv->s[lv->n - 1];
     int from = 0;
     while (from < lv->n - 2 && lv->s[from].bytes < FIT_FROM_BYTES) from++;
-    /* α first (the smallest message, its own bytes' time is negligible
-     * against it, and corrected below), then 1/β by least squares of
-     * t - α = bytes/β over the large sizes: the largest weigh most, as the
-     * time a collective of large messages spends is theirs. */
-    double alpha = small->median, sxx = 0, sxy = 0;
+    /* 1/β first: the least-squares slope of t over bytes on the large
+     * sizes, a line with an intercept of its own. Not through α: a small
+     * message's time that is off (a rank that waited for a core, a
+     * protocol switch) would tilt the line, and a token bucket's burst
+     * (the first bytes pass at the device's speed) puts the line of the
+     * large sizes above the origin. Then α from the small sizes. */
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, m = lv->n - from;
     for (int k = from; k < lv->n; k++) {
-        double x = lv->s[k].bytes, y = lv->s[k].median - alpha;
+        double x = lv->s[k].bytes, y = lv->s[k].median;
+        sx += x;
+        sy += y;
         sxx += x * x;
         sxy += x * y;
     }
-    double slope = sxy / sxx;
+    double slope = (m * sxy - sx * sy) / (m * sxx - sx * sx);
     if (!(slope > 0) || !isfinite(slope)) {
         diag_error(s->dx, lv->span, "probe-fit", "the ping-pong %s does not take longer for larger messages", what);
         return -1;
     }
     double beta = 1 / slope;
-    alpha = small->median - small->bytes / beta;
+    /* α: the size up to 1 KiB whose median less its bytes' time is the
+     * lowest (waiting for a core or a peer only ever adds time, so one
+     * size the machine's load slowed does not set α; larger sizes may
+     * still pass at the device's speed, in a token bucket's burst, not at
+     * β), the smallest size when none is that small */
+    const Series *small = &lv->s[0];
+    for (int k = 1; k < lv->n && lv->s[k].bytes <= ALPHA_UP_TO_BYTES; k++)
+        if (lv->s[k].median - lv->s[k].bytes / beta < small->median - small->bytes / beta) small = &lv->s[k];
+    double own = small->bytes / beta; /* that message's own bytes */
+    double alpha = small->median - own;
     if (!(alpha > 0)) alpha = small->t[0];
-    double own = small->bytes / beta; /* the smallest message's own bytes */
     *alpha_us = (ClusterValue){alpha * 1e6, fmin(small->t[0] - own, alpha) * 1e6,
                                fmax(small->t[small->n - 1] - own, alpha) * 1e6};
-    double lo = large->bytes / (large->t[large->n - 1] - alpha), hi = large->bytes / (large->t[0] - alpha);
+    /* the spread of β: the line through the fit's centre and the largest
+     * size's slowest and fastest sample */
+    double cx = sx / m, cy = sy / m;
+    double lo = (large->bytes - cx) / (large->t[large->n - 1] - cy), hi = (large->bytes - cx) / (large->t[0] - cy);
     if (!(lo > 0) || !isfinite(lo)) lo = beta;
     if (!(hi > 0) || !isfinite(hi)) hi = beta;
     *GBps = (ClusterValue){beta / 1e9, fmin(lo, beta) / 1e9, fmax(hi, beta) / 1e9};
