@@ -26,8 +26,9 @@
 # over their links: measured (eth0's counter, what tc -s shows; TCP/IP
 # headers and acknowledgements included) and the model's (the schedule's
 # transfers between ranks of different nodes, link_bytes.py).
-# The whole run takes about 25 minutes on an otherwise idle 2-core machine
-# (much longer on a loaded one).
+# On an otherwise idle 2-core machine the default run should take 10 to 15
+# minutes, most of it the 16 and 64 MiB calls at 1 Gbit/s (one round of
+# 4..64 KiB for both shapes took 3.5 minutes on a heavily loaded one).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
