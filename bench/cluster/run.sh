@@ -26,9 +26,10 @@
 # over their links: measured (eth0's counter, what tc -s shows; TCP/IP
 # headers and acknowledgements included) and the model's (the schedule's
 # transfers between ranks of different nodes, link_bytes.py).
-# On an otherwise idle 2-core machine the default run should take 10 to 15
-# minutes, most of it the 16 and 64 MiB calls at 1 Gbit/s (one round of
-# 4..64 KiB for both shapes took 3.5 minutes on a heavily loaded one).
+# Duration: one shape and one collective, 4 KiB..64 MiB in 2 rounds, took
+# 1 min 40 s on a heavily loaded 2-core machine, so the default run (2
+# shapes, 4 collectives, 5 rounds) takes about 20 minutes there, less on an
+# idle one; most of it is the 16 and 64 MiB calls at 1 Gbit/s.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -98,10 +99,12 @@ inner() {
     done
     local size
     for size in $(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$d/$c.a.1"); do
-      # field F of this size's line over the rounds of job kind K: the median
+      # med K F: field F of this size's line over the rounds of job kind K,
+      # the median (to 0.1 us, or a whole byte for the _B fields)
       med() {
+        local fmt="%.1f\n"; [[ "$2" == *_B ]] && fmt="%.0f\n"
         cat "$d/$c.$1".* | awk -v s="$size" -v f="$2=" '$1 == s { for (i = 2; i <= NF; i++) if (index($i, f) == 1) print substr($i, length(f) + 1) }' \
-          | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0 || v[1] == "-") print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+          | sort -g | awk -v fmt="$fmt" '{ v[NR] = $1 } END { if (NR == 0 || v[1] == "-") print "-"; else if (NR % 2) printf fmt, v[(NR + 1) / 2]; else printf fmt, (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
       }
       local native ours tuned
       native=$(med a native_us) ours=$(med a collc_us) tuned=$(med b native_us)
