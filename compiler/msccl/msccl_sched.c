@@ -275,7 +275,7 @@ static int head(const Build *b, const int *pc, int g, int *lb) {
     if (e->first) {
         const MsStep *s = ev_step(b, e);
         if (s->depid >= 0) {
-            int d = b->step_done[b->step_base[gtb(b, e->rank, s->depid)] + s->deps];
+            int d = b->step_done[b->step_base[gtb(b, e->rank, s->depid)] + s->dep_done];
             *lb = d - 1;
         }
     }
