@@ -26,6 +26,10 @@ enum {
     MS_MAX_TB = MS_MAX_TB_PER_CHANNEL * MS_MAXCHANNELS, /* thread block ids */
     MS_MAX_COUNT = 72,          /* cnt < 72 */
     MS_MAX_REDUCE_FUSION = 16,  /* consecutive `re` fused into one transmission */
+    /* msccl_parser.h: the XML parser's own limits */
+    MS_MAX_NODES = 4096,        /* elements it keeps: <algo>, every <gpu>, one rank's <tb>, <step> */
+    MS_MAX_STR_LEN = 255,       /* characters of a name or an attribute value */
+    MS_MAX_ATTR_COUNT = 16,     /* attributes of an element it keeps */
 };
 
 typedef enum MsType {
@@ -52,6 +56,8 @@ typedef struct MsStep {
     int srcoff, dstoff, cnt;
     int depid, deps;       /* the step `deps` of thread block `depid` must be done first
                               (depid -1: none) */
+    int dep_done;          /* the step of thread block `depid` whose signal ends the wait
+                              on the GPU: the first at or after `deps` that signals */
     int hasdep;            /* another thread block waits for it */
     Span span;             /* the <step> element */
     Span depid_span;

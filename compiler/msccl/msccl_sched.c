@@ -16,7 +16,11 @@
  *
  * and a send and its receive happen together as one transfer. The events
  * are placed as early as their thread block, their dependency and (for a
- * message) the partner allow: round k is collc step k. When nothing can
+ * message) the partner allow: round k is collc step k. An event that moves
+ * data takes a round of its thread block; one that moves nothing (a nop)
+ * takes none, as on the GPU, where it only waits: were it a round, thread
+ * blocks with more nops before the same transfer would send it later, and
+ * one phase of the algorithm would be priced as several steps. When nothing can
  * run while events remain, the thread blocks wait for each other in a
  * cycle: a deadlock, printed as that cycle.
  *
@@ -68,7 +72,7 @@ typedef struct Build {
     int nev, cap;
     int *tb_first;     /* [global tb + 1]: its events */
     int *tb_base;      /* [rank + 1]: global index of thread block 0 of the rank */
-    int *step_done;    /* [global step]: round it finished (0: not yet) */
+    int *step_done;    /* [global step]: 1 + the round it finished (0: not yet) */
     int *step_base;    /* [global tb]: global index of its step 0 */
     int nfifo;         /* chunks of `fifo` */
     int errors;
@@ -271,8 +275,8 @@ static int head(const Build *b, const int *pc, int g, int *lb) {
     if (e->first) {
         const MsStep *s = ev_step(b, e);
         if (s->depid >= 0) {
-            int d = b->step_done[b->step_base[gtb(b, e->rank, s->depid)] + s->deps];
-            *lb = d ? d : -1;
+            int d = b->step_done[b->step_base[gtb(b, e->rank, s->depid)] + s->dep_done];
+            *lb = d - 1;
         }
     }
     return pc[g];
@@ -282,7 +286,7 @@ static void finish_ev(Build *b, int *pc, int *time, int g, int round) {
     Ev *e = &b->ev[pc[g]];
     e->round = round;
     time[g] = round;
-    if (e->last) b->step_done[b->step_base[gtb(b, e->rank, e->tb)] + e->step] = round;
+    if (e->last) b->step_done[b->step_base[gtb(b, e->rank, e->tb)] + e->step] = round + 1;
     pc[g]++;
 }
 
@@ -300,7 +304,9 @@ static void schedule_events(Build *b, int ntb) {
                 int lb, i = head(b, pc, g, &lb);
                 if (i < 0 || lb < 0) break;
                 Ev *e = &b->ev[i];
-                int round = (time[g] > lb ? time[g] : lb) + 1;
+                /* an event that moves nothing (a nop, a copy onto itself)
+                 * takes no round: it is done once what it waits for is */
+                int round = (time[g] > lb ? time[g] : lb) + (e->cnt > 0);
                 if (e->kind == EV_RECV) {
                     /* the send happened (it is buffered): the transfer is now */
                     const Ev *p = &b->ev[e->partner];

@@ -5,8 +5,9 @@
  * reduce), in the thread block of that peer and channel on each side (one
  * thread block per (peer, channel), sending to and receiving from that
  * peer); a transfer inside a rank is a `cpy` or `re` of the rank's local
- * thread block. The steps of a thread block keep the schedule's order, and
- * so do the sends of a connection and their receives (FIFO). Across thread
+ * thread block. The steps of a thread block keep the schedule's order
+ * (within a step, sends first), and so do the sends of a connection and
+ * their receives (FIFO). Across thread
  * blocks of a rank, a step waits (depid/deps, and `nop` steps before it for
  * more than one) for the last step that wrote each chunk it touches and,
  * when it writes, for the steps that read it since. Scratch buffers are
@@ -148,7 +149,9 @@ static void add_step(W *w, int rank, int tb, WStep st, int reads, int writes) {
     if (writes) record(r, tb, s, st.dstbuf, st.dstoff, st.cnt, 1);
 }
 
-static void one_transfer(W *w, const Transfer *t, int chan) {
+/* Half `half` of transfer t: 0 the send of a message, 1 its receive or a
+ * transfer inside a rank. */
+static void one_transfer(W *w, const Transfer *t, int chan, int half) {
     WStep st;
     memset(&st, 0, sizeof st);
     st.depid = st.deps = -1;
@@ -158,6 +161,7 @@ static void one_transfer(W *w, const Transfer *t, int chan) {
     ms_loc(w, t->src.buffer, t->src.lo, &sb, &so);
     ms_loc(w, t->dst.buffer, t->dst.lo, &db, &dof);
     if (t->src.rank == t->dst.rank) {
+        if (!half) return;
         WRank *r = &w->ranks[t->src.rank];
         if (r->local < 0) r->local = tb_for(r, -1, -1, 0);
         st.type = t->op == XFER_REDUCE ? MS_RE : MS_CPY;
@@ -166,10 +170,13 @@ static void one_transfer(W *w, const Transfer *t, int chan) {
         return;
     }
     int a = t->src.rank, b = t->dst.rank;
-    WStep snd = st;
-    snd.type = MS_S;
-    snd.srcbuf = sb, snd.srcoff = so, snd.dstbuf = db, snd.dstoff = dof;
-    add_step(w, a, tb_for(&w->ranks[a], b, b, chan), snd, 1, 0);
+    if (!half) {
+        WStep snd = st;
+        snd.type = MS_S;
+        snd.srcbuf = sb, snd.srcoff = so, snd.dstbuf = db, snd.dstoff = dof;
+        add_step(w, a, tb_for(&w->ranks[a], b, b, chan), snd, 1, 0);
+        return;
+    }
     WStep rcv = st;
     rcv.type = t->op == XFER_REDUCE ? MS_RRC : MS_R;
     rcv.srcbuf = db, rcv.srcoff = dof, rcv.dstbuf = db, rcv.dstoff = dof;
@@ -294,12 +301,17 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
         }
     }
     int chans = o->channels > 0 ? o->channels : 1;
+    /* in each step every send before every receive: a thread block runs
+     * its steps in order and a receive waits for its data, so a thread
+     * block that received first would send a step late (an exchange would
+     * take two); a step's reads see the state before it either way */
     for (size_t k = 0; k < s->nsteps; k++) {
         const Step *st = &s->steps[k];
-        for (size_t i = 0; i < st->count; i++) {
-            const Transfer *t = &s->xfers[st->first + i];
-            one_transfer(&w, t, (int)((size_t)(t->src.rank + t->dst.rank + (int)k) % (size_t)chans));
-        }
+        for (int half = 0; half < 2; half++)
+            for (size_t i = 0; i < st->count; i++) {
+                const Transfer *t = &s->xfers[st->first + i];
+                one_transfer(&w, t, (int)((size_t)(t->src.rank + t->dst.rank + (int)k) % (size_t)chans), half);
+            }
     }
     int failed = check_limits(&w, dx);
     if (!failed) print_xml(f, &w, s->alg->name, (int)nchunks);

@@ -271,11 +271,44 @@ static void start_step(XState *x, const char **atts, Span tag) {
     s->depid_span = attr_span(x, tag, "depid");
 }
 
+/* mscclXmlGetNode, mscclXmlGetToken: the executor's parser keeps the
+ * first MAX_ATTR_COUNT attributes of an element and refuses a name of
+ * MAX_STR_LEN - 1 characters or more; a longer value overruns its buffer
+ * of MAX_STR_LEN + 1. */
+static void check_attr_limits(XState *x, const char **atts, Span tag) {
+    for (int i = 0; atts[2 * i]; i++) {
+        const char *key = atts[2 * i], *val = atts[2 * i + 1];
+        if (i == MS_MAX_ATTR_COUNT) {
+            diag_error(x->dx, attr_span(x, tag, key), "msccl-bad-attribute",
+                       "attribute '%s' is attribute %d of its element; the executor's parser keeps "
+                       "the first %d and ignores the others",
+                       key, i + 1, MS_MAX_ATTR_COUNT);
+            x->errors++;
+        }
+        if (strlen(key) >= MS_MAX_STR_LEN - 1) {
+            diag_error(x->dx, attr_span(x, tag, key), "msccl-bad-attribute",
+                       "an attribute name of %zu characters; the executor's parser refuses names of "
+                       "%d or more",
+                       strlen(key), MS_MAX_STR_LEN - 1);
+            x->errors++;
+        }
+        if (strlen(val) > MS_MAX_STR_LEN) {
+            diag_error(x->dx, attr_span(x, tag, key), "msccl-bad-attribute",
+                       "the value of '%s' has %zu characters; the executor's parser holds at most %d",
+                       key, strlen(val), MS_MAX_STR_LEN);
+            x->errors++;
+        }
+    }
+}
+
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
     XState *x = ud;
     x->depth++;
     Span tag = tag_span(x);
     int parent = x->depth - 1;
+    if (strcmp(name, "algo") == 0 || strcmp(name, "gpu") == 0 || strcmp(name, "tb") == 0 ||
+        strcmp(name, "step") == 0)
+        check_attr_limits(x, atts, tag);
     if (strcmp(name, "algo") == 0 && parent == 0) {
         if (x->algos++ == 0) {
             x->in_algo = x->depth;
@@ -385,6 +418,58 @@ static void check_tb(XState *x, const MsGpu *g, const MsTb *t) {
     for (int k = 0; k < t->nsteps; k++) check_step(x, g, t, k);
 }
 
+/* What the executor makes of the dependencies of thread block t
+ * (mscclGetAlgoFromXmlFile, msccl_kernel.cu): nop steps are no
+ * transmissions of their own, their waits go to the next step, which must
+ * wait itself ("the last reduction must be a part of the first immediate
+ * instruction"); consecutive `re` steps into one chunk are fused into one;
+ * a transmission with hasdep=1 signals its kernel step count, which a wait
+ * for step d of the thread block takes once it is d or more. Sets each
+ * step's signal: dep_done of the steps that wait for t is the last step of
+ * the first transmission that signals at or after their deps (-1: none). */
+static void check_chains(XState *x, const MsGpu *g, const MsTb *t, int *signal) {
+    int pending = 0, chain = 0, cdo = 0, nred = 0, step = 0;
+    MsBuf cdb = MS_BUF_I, csb = MS_BUF_I;
+    int first = -1, last = -1; /* XML steps of the current transmission */
+    for (int k = 0; k <= t->nsteps; k++) {
+        const MsStep *s = k < t->nsteps ? &t->steps[k] : NULL;
+        if (s && s->depid >= 0) pending++;
+        if (s && s->type == MS_NOP) continue;
+        int cont = s && s->type == MS_RE && chain && s->dstbuf == cdb && s->dstoff == cdo &&
+                   s->srcbuf == csb && s->depid < 0;
+        if (!cont && first >= 0) {
+            /* the previous transmission is complete: it signals `step` */
+            if (t->steps[last].hasdep)
+                for (int j = 0; j <= step && j < t->nsteps; j++)
+                    if (signal[j] < 0) signal[j] = last;
+            step++;
+            first = -1;
+        }
+        if (!s) break;
+        if (!cont) {
+            if (pending > 0 && s->depid < 0)
+                err(x, s->span, "msccl-dependency",
+                    "rank %d thread block %d: step %d waits for nothing itself after nop steps that "
+                    "wait; the executor refuses the file (the step after a chain of waiting nop "
+                    "steps must wait too)",
+                    g->id, t->id, k);
+            if (pending > 0) step += pending - 1;
+            pending = 0;
+            first = k;
+        } else {
+            step++; /* the kernel counts each fused reduction */
+        }
+        last = k;
+        if (s->type != MS_RE) {
+            chain = 0;
+        } else {
+            nred++;
+            chain = !(s->hasdep || nred == MS_MAX_REDUCE_FUSION);
+            cdb = s->dstbuf, cdo = s->dstoff, csb = s->srcbuf;
+        }
+    }
+}
+
 /* Thread block ids dense from 0 (the parser's blockExists), at most
  * MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL senders and receivers a channel. */
 static void check_gpu(XState *x, MsGpu *g) {
@@ -423,6 +508,44 @@ static void check_gpu(XState *x, MsGpu *g) {
                 MS_MAX_TB_PER_CHANNEL, t->chan);
         check_tb(x, g, t);
     }
+    if (x->errors) return;
+    /* msccl_parser.h MAX_NODES: the parser keeps <algo>, every <gpu> and
+     * this rank's thread blocks and steps, and stops at MAX_NODES before
+     * the next element or closing tag */
+    int64_t nodes = 1 + x->a->ngpu_elems + g->ntbs;
+    for (int k = 0; k < g->ntbs; k++) nodes += g->tbs[k].nsteps;
+    if (nodes >= MS_MAX_NODES)
+        err(x, g->span, "msccl-limit",
+            "rank %d: the executor's parser holds %d elements and this rank needs %" PRId64
+            " (<algo>, %d <gpu>, its %d <tb> and their <step>); it stops with \"XML parser is "
+            "limited to 1024 nodes\"",
+            g->id, MS_MAX_NODES - 1, nodes, x->a->ngpu_elems, g->ntbs);
+    int **signal = xcalloc((size_t)g->ntbs + 1, sizeof(int *));
+    for (int k = 0; k < g->ntbs; k++) {
+        signal[k] = xmalloc(sizeof(int) * (size_t)(g->tbs[k].nsteps + 1));
+        for (int j = 0; j <= g->tbs[k].nsteps; j++) signal[k][j] = -1;
+        check_chains(x, g, &g->tbs[k], signal[k]);
+    }
+    for (int k = 0; k < g->ntbs && !x->errors; k++)
+        for (int j = 0; j < g->tbs[k].nsteps; j++) {
+            MsStep *st = &g->tbs[k].steps[j];
+            if (st->depid < 0) continue;
+            const MsTb *d = &g->tbs[st->depid];
+            st->dep_done = signal[st->depid][st->deps];
+            if (st->dep_done < 0)
+                err(x, st->depid_span, "msccl-dependency",
+                    "rank %d: this step waits for step %d of thread block %d, but no step of it from "
+                    "there on has hasdep=1: the executor never signals it, and the wait never ends",
+                    g->id, st->deps, d->id);
+            else if (st->dep_done != st->deps)
+                diag_warning(x->dx, st->depid_span, "msccl-late-signal",
+                             "rank %d: this step waits for step %d of thread block %d, which does not "
+                             "signal (hasdep=0 or a nop); the executor ends the wait at step %d, the "
+                             "first from there on that does",
+                             g->id, st->deps, d->id, st->dep_done);
+        }
+    for (int k = 0; k < g->ntbs; k++) free(signal[k]);
+    free(signal);
 }
 
 /* GPU ids 0 .. ngpus-1, each once; the arrays moved into the arena. */

@@ -17,10 +17,19 @@
  * A rank holds an address in `in` when the chunk starts there, else in
  * `out` when the chunk ends there, else in a scratch buffer `relay`
  * indexed by address; a rank where the chunk both starts and ends copies
- * it from `in` to `out` in the first step. SCCL synthesizes the
- * collectives that do not combine (allgather, alltoall, broadcast, scatter,
- * gather); the chunks of the file's collective must be those of the one
- * its name says. */
+ * it from `in` to `out` in the first step. The chunks of the file's
+ * collective must be those of the one its name says.
+ *
+ * Combining collectives (Allreduce, ReduceScatter, Reduce: chunks that
+ * share an address, collectives.py) hold at each (rank, address) a set of
+ * contributions; a send unites the sender's set into the receiver's
+ * (check_implements). As data that is a reduce when the two are disjoint
+ * and a copy when the sender's contains the receiver's; anything else has
+ * no meaning as data (sccl-overlap). Every rank starts with every address:
+ * in `in`, copied first to `out` where it ends there or to `relay` where
+ * the rank receives it; a receive into what its rank also sends in the
+ * step goes through `recv` and is combined in a step of its own after it
+ * (a step's reads see the state before it). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -33,15 +42,17 @@
 
 /* The collectives SCCL names ("Allgather(n=4)"): collc's, and where chunk
  * c of n ranks starts and ends (root R). */
-typedef struct SColl { const char *name; Collective coll; int nchunks_sq; } SColl;
+typedef struct SColl { const char *name; Collective coll; int nchunks_sq, combining; } SColl;
 static const SColl scolls[] = {
-    {"Allgather", COLLECTIVE_ALLGATHER, 0},
-    {"Alltoall", COLLECTIVE_ALLTOALL, 1},
-    {"Broadcast", COLLECTIVE_BROADCAST, 0},
-    {"Scatter", COLLECTIVE_SCATTER, 0},
-    {"Gather", COLLECTIVE_GATHER, 0},
+    {"Allgather", COLLECTIVE_ALLGATHER, 0, 0},
+    {"Alltoall", COLLECTIVE_ALLTOALL, 1, 0},
+    {"Broadcast", COLLECTIVE_BROADCAST, 0, 0},
+    {"Scatter", COLLECTIVE_SCATTER, 0, 0},
+    {"Gather", COLLECTIVE_GATHER, 0, 0},
+    {"Allreduce", COLLECTIVE_ALLREDUCE, 0, 1},
+    {"ReduceScatter", COLLECTIVE_REDUCE_SCATTER, 1, 1},
+    {"Reduce", COLLECTIVE_REDUCE, 0, 1},
 };
-static const char *const combining[] = {"Allreduce", "Reduce", "ReduceScatter", "Scan"};
 
 typedef struct SR {
     Arena *arena;
@@ -49,7 +60,9 @@ typedef struct SR {
     uint32_t file;
     int errors;
     Collective coll;
+    int combining;
     int n, P, root, nchunks;
+    int naddr;         /* addresses of the collective (before the split) */
 } SR;
 
 static void serr(SR *r, Span sp, const char *code, const char *fmt, ...)
@@ -104,16 +117,20 @@ static int int_member(SR *r, const JsonValue *obj, const char *what, const char 
 }
 
 /* Where chunk c starts (pre) and ends (post) in collc's collective, as a
- * rank or -1 for every rank; its block in `in` and in `out`. */
-static void chunk_shape(const SR *r, int c, int *pre, int *post, int *in_blk, int *out_blk) {
+ * rank or -1 for every rank; its block in `in` and in `out`; its address
+ * (collectives.py: a chunk's own index, for a combining one c / n). */
+static int chunk_shape(const SR *r, int c, int *pre, int *post, int *in_blk, int *out_blk) {
     int n = r->n;
     *in_blk = *out_blk = 0;
     switch (r->coll) {
-    case COLLECTIVE_ALLGATHER: *pre = c, *post = -1, *out_blk = c; break;
-    case COLLECTIVE_ALLTOALL: *pre = c % n, *post = c / n, *in_blk = c / n, *out_blk = c % n; break;
-    case COLLECTIVE_BROADCAST: *pre = r->root, *post = -1; break;
-    case COLLECTIVE_SCATTER: *pre = r->root, *post = c, *in_blk = c; break;
-    case COLLECTIVE_GATHER: *pre = c, *post = r->root, *out_blk = c; break;
+    case COLLECTIVE_ALLGATHER: *pre = c, *post = -1, *out_blk = c; return c;
+    case COLLECTIVE_ALLTOALL: *pre = c % n, *post = c / n, *in_blk = c / n, *out_blk = c % n; return c;
+    case COLLECTIVE_BROADCAST: *pre = r->root, *post = -1; return c;
+    case COLLECTIVE_SCATTER: *pre = r->root, *post = c, *in_blk = c; return c;
+    case COLLECTIVE_GATHER: *pre = c, *post = r->root, *out_blk = c; return c;
+    case COLLECTIVE_ALLREDUCE: *pre = c, *post = -1; return c / n;
+    case COLLECTIVE_REDUCE: *pre = c, *post = r->root; return c / n;
+    case COLLECTIVE_REDUCE_SCATTER: *pre = c % n, *post = c / n, *in_blk = c / n; return c / n;
     default: COLLC_UNREACHABLE("an SCCL collective collc does not read");
     }
 }
@@ -150,23 +167,24 @@ static int read_collective(SR *r, const JsonValue *c) {
     for (size_t k = 0; k < ARRAY_LEN(scolls); k++)
         if (strlen(scolls[k].name) == len && !strncmp(scolls[k].name, name->str, len)) sc = &scolls[k];
     if (!sc) {
-        int comb = 0;
-        for (size_t k = 0; k < ARRAY_LEN(combining); k++)
-            comb |= strlen(combining[k]) == len && !strncmp(combining[k], name->str, len);
         serr(r, name->span, "sccl-unsupported-collective",
-             "collc does not read SCCL algorithms of '%s'%s (it reads Allgather, Alltoall, "
-             "Broadcast, Scatter and Gather)",
-             name->str, comb ? ", a combining collective" : "");
+             "collc does not read SCCL algorithms of '%s' (it reads Allgather, Alltoall, "
+             "Broadcast, Scatter, Gather, Allreduce, ReduceScatter and Reduce)",
+             name->str);
         return -1;
     }
     r->coll = sc->coll;
+    r->combining = sc->combining;
     r->n = (int)nodes;
     r->nchunks = sc->coll == COLLECTIVE_BROADCAST ? 1 : sc->nchunks_sq ? r->n * r->n : r->n;
+    r->naddr = !sc->combining ? r->nchunks : sc->coll == COLLECTIVE_REDUCE_SCATTER ? r->n : 1;
     r->root = 0;
     if (collective_info[sc->coll].rooted && chunks->n > 0) {
-        /* the root: where a broadcast's or scatter's chunks start, a gather's end */
+        /* the root: where a broadcast's or scatter's chunks start, a
+         * gather's or reduce's end */
         const JsonValue *ch = chunks->items[0];
-        const JsonValue *set = json_get(ch, sc->coll == COLLECTIVE_GATHER ? "post" : "pre");
+        int at_end = sc->coll == COLLECTIVE_GATHER || sc->coll == COLLECTIVE_REDUCE;
+        const JsonValue *set = json_get(ch, at_end ? "post" : "pre");
         if (set && set->kind == JSON_ARRAY && set->n == 1 && set->items[0]->kind == JSON_NUMBER &&
             set->items[0]->is_int && set->items[0]->ival >= 0 && set->items[0]->ival < r->n)
             r->root = (int)set->items[0]->ival;
@@ -189,11 +207,11 @@ static int read_collective(SR *r, const JsonValue *c) {
         int64_t addr;
         if (!pre || !post || int_member(r, ch, what, "addr", 0, INT32_MAX, &addr)) return -1;
         int p0, p1, ib, ob;
-        chunk_shape(r, k, &p0, &p1, &ib, &ob);
-        if (addr != k || !rank_set_is(pre, r->n, p0) || !rank_set_is(post, r->n, p1)) {
+        int want = chunk_shape(r, k, &p0, &p1, &ib, &ob);
+        if (addr != want || !rank_set_is(pre, r->n, p0) || !rank_set_is(post, r->n, p1)) {
             serr(r, ch->span, "sccl-collective-mismatch",
                  "chunk %d is not that of %s: it must be at address %d, start on %s and end on %s",
-                 k, name->str, k, rank_text(r->arena, p0), rank_text(r->arena, p1));
+                 k, name->str, want, rank_text(r->arena, p0), rank_text(r->arena, p1));
             return -1;
         }
     }
@@ -202,8 +220,8 @@ static int read_collective(SR *r, const JsonValue *c) {
 
 /* ---------- the AST ---------- */
 
-enum { L_IN, L_OUT, L_RELAY };
-static const char *const loc_names[] = {"in", "out", "relay"};
+enum { L_IN, L_OUT, L_RELAY, L_RECV };
+static const char *const loc_names[] = {"in", "out", "relay", "recv"};
 
 static Expr *num(SR *r, Span sp, int64_t v) { return ast_int(r->arena, sp, v); }
 
@@ -253,6 +271,228 @@ static const char *algo_name(SR *r, const char *name) {
     return s;
 }
 
+/* Step k of the file: its sends (NULL after an error). */
+static const JsonValue *step_sends(SR *r, const JsonValue *steps, size_t k) {
+    const JsonValue *st = steps->items[k];
+    const char *what = arena_printf(r->arena, "step %zu", k + 1);
+    if (st->kind != JSON_OBJECT) {
+        serr(r, st->span, "sccl-format", "%s is %s; it must be an object", what, json_kind_name(st->kind));
+        return NULL;
+    }
+    int64_t rounds;
+    JsonValue *sends = member(r, st, what, "sends", JSON_ARRAY);
+    if (int_member(r, st, what, "rounds", 1, INT32_MAX, &rounds) || !sends) return NULL;
+    return sends;
+}
+
+/* Send j of step k: [addr, src, dst] with addresses below A (-1 after an
+ * error). */
+static int read_send(SR *r, const JsonValue *s, size_t j, size_t k, int A, int *a, int *src, int *dst) {
+    if (s->kind != JSON_ARRAY || s->n != 3) {
+        serr(r, s->span, "sccl-format", "send %zu of step %zu is not [addr, src, dst]", j + 1, k + 1);
+        return -1;
+    }
+    int e = r->errors;
+    *a = (int)int_in(r, s->items[0], "the address of a send", 0, A - 1);
+    *src = (int)int_in(r, s->items[1], "the source rank of a send", 0, r->n - 1);
+    *dst = (int)int_in(r, s->items[2], "the destination rank of a send", 0, r->n - 1);
+    if (r->errors > e) return -1;
+    if (*src == *dst) {
+        serr(r, s->span, "sccl-format", "a send from rank %d to itself", *src);
+        return -1;
+    }
+    return 0;
+}
+
+static Stmt *xfer(SR *r, Span sp, XferOp op, int srank, int sbuf, int schunk, int drank, int dbuf, int dchunk) {
+    Stmt *s = ast_stmt(r->arena, STMT_XFER, sp);
+    s->u.xfer.op = op;
+    ref(r, &s->u.xfer.src, sp, srank, sbuf, schunk);
+    ref(r, &s->u.xfer.dst, sp, drank, dbuf, dchunk);
+    return s;
+}
+
+static void add_scratch(SR *r, List *body, Span sp, int buf, int64_t chunks) {
+    Stmt *s = ast_stmt(r->arena, STMT_SCRATCH, sp);
+    s->u.scratch.name = loc_names[buf];
+    s->u.scratch.name_span = sp;
+    s->u.scratch.chunks = num(r, sp, chunks);
+    add(body, s);
+}
+
+/* "ranks 0, 2" */
+static const char *set_text(SR *r, const uint64_t *set) {
+    const char *t = "";
+    int count = 0;
+    for (int q = 0; q < r->n; q++)
+        if (set[q / 64] >> (q % 64) & 1) t = arena_printf(r->arena, "%s%s %d", t, count++ ? "," : "", q);
+    return arena_printf(r->arena, "rank%s%s", count == 1 ? "" : "s", t);
+}
+
+typedef struct CSend { int a, src, dst, op, via_recv; const JsonValue *v; } CSend;
+
+/* The steps of a combining collective (see the top of the file). */
+static void combining_body(SR *r, List *body, Span sp, const JsonValue *steps) {
+    int n = r->n, A = r->naddr * r->P, W = (n + 63) / 64;
+    size_t slots = (size_t)n * (size_t)A;
+    uint64_t *set = xcalloc(slots * (size_t)W, sizeof(uint64_t)); /* [(q * A + a) * W]: contributions */
+    uint64_t *next = xcalloc(slots * (size_t)W, sizeof(uint64_t));
+    for (int q = 0; q < n; q++)
+        for (int a = 0; a < A; a++) set[((size_t)q * A + a) * W + q / 64] |= 1ull << (q % 64);
+    int *read_in = xcalloc(slots, sizeof(int));   /* the step (1-based) that last sent it */
+    int *writes = xcalloc(slots, sizeof(int));    /* receives of it in the current step */
+    int *stamp = xcalloc(slots, sizeof(int));     /* the step `writes` counts */
+    int *first_write = xcalloc(slots, sizeof(int)); /* the step (1-based) of its first receive */
+    CSend **sends_of = xcalloc(steps->n + 1, sizeof(CSend *));
+    size_t *nsends = xcalloc(steps->n + 1, sizeof(size_t));
+    /* the meaning of every send, step by step */
+    for (size_t k = 0; k < steps->n && !r->errors; k++) {
+        const JsonValue *sends = step_sends(r, steps, k);
+        if (!sends) break;
+        CSend *cs = sends_of[k] = xcalloc(sends->n + 1, sizeof(CSend));
+        memcpy(next, set, slots * (size_t)W * sizeof(uint64_t));
+        for (size_t j = 0; j < sends->n && !r->errors; j++) {
+            CSend *c = &cs[nsends[k]];
+            if (read_send(r, sends->items[j], j, k, A, &c->a, &c->src, &c->dst)) break;
+            c->v = sends->items[j];
+            nsends[k]++;
+            size_t si = (size_t)c->src * A + c->a, di = (size_t)c->dst * A + c->a;
+            const uint64_t *S = &set[si * W];
+            uint64_t *C = &next[di * W];
+            int disjoint = 1, contains = 1;
+            for (int w = 0; w < W; w++) {
+                if (S[w] & C[w]) disjoint = 0;
+                if (C[w] & ~S[w]) contains = 0;
+            }
+            if (!disjoint && !contains) {
+                serr(r, c->v->span, "sccl-overlap",
+                     "rank %d sends address %d (chunk %d) to rank %d in step %zu with the contributions "
+                     "of %s, and rank %d holds those of %s: they overlap and the sent ones do not "
+                     "contain the held ones, so the send is neither a reduce (it would count a "
+                     "contribution twice) nor a copy (it would lose one)",
+                     c->src, c->a, c->a / r->P, c->dst, k + 1, set_text(r, S), c->dst, set_text(r, C));
+                break;
+            }
+            c->op = disjoint ? XFER_REDUCE : XFER_COPY;
+            for (int w = 0; w < W; w++) C[w] |= S[w];
+            read_in[si] = (int)k + 1;
+            if (stamp[di] != (int)k + 1) stamp[di] = (int)k + 1, writes[di] = 0;
+            writes[di]++;
+            if (!first_write[di]) first_write[di] = (int)k + 1;
+        }
+        for (size_t j = 0; j < nsends[k] && !r->errors; j++) {
+            CSend *c = &cs[j];
+            size_t di = (size_t)c->dst * A + c->a;
+            if (c->op == XFER_COPY && writes[di] > 1) {
+                serr(r, c->v->span, "sccl-mixed-receives",
+                     "rank %d receives address %d (chunk %d) %d times in step %zu, and this one "
+                     "replaces what it holds; collc reads the receives of one address in a step as "
+                     "reduces only, or as one copy",
+                     c->dst, c->a, c->a / r->P, writes[di], k + 1);
+                break;
+            }
+            /* what its rank also sends in the step is read before the step ends */
+            c->via_recv = read_in[di] == (int)k + 1;
+        }
+        memcpy(set, next, slots * (size_t)W * sizeof(uint64_t));
+    }
+    if (!r->errors) {
+        /* where a rank keeps an address: out where it ends there, else relay
+         * where it receives it, else in (every rank starts with every one) */
+        int *home_buf = xmalloc(sizeof(int) * slots), *home_chunk = xmalloc(sizeof(int) * slots);
+        int relay = 0, step0 = 0, nrecv = 0;
+        for (int q = 0; q < n; q++)
+            for (int a = 0; a < A; a++) {
+                size_t i = (size_t)q * A + a;
+                /* the ranks where address a ends (collectives.py): every
+                 * rank, the root, or (reducescatter) rank a / P, at
+                 * position a % P of its one block of `out` */
+                int post = r->coll == COLLECTIVE_ALLREDUCE ? q
+                         : r->coll == COLLECTIVE_REDUCE    ? r->root
+                                                           : a / r->P;
+                if (post == q) {
+                    home_buf[i] = L_OUT;
+                    home_chunk[i] = a % r->P;
+                } else if (first_write[i]) {
+                    home_buf[i] = L_RELAY, home_chunk[i] = a, relay = 1;
+                } else {
+                    home_buf[i] = L_IN, home_chunk[i] = a;
+                }
+                /* a first copy received in step 1 needs a step before it */
+                if (home_buf[i] != L_IN && first_write[i] == 1) step0 = 1;
+            }
+        List first = {NULL, NULL};
+        Stmt *first_st = NULL;
+        if (step0) {
+            first_st = ast_stmt(r->arena, STMT_STEP, sp);
+            first.tail = &first_st->u.step.body;
+        }
+        List *lists = xcalloc(steps->n + 1, sizeof(List));
+        Stmt **st = xcalloc(steps->n + 1, sizeof(Stmt *)), **after = xcalloc(steps->n + 1, sizeof(Stmt *));
+        List *after_l = xcalloc(steps->n + 1, sizeof(List));
+        size_t nst = steps->n ? steps->n : 1;
+        for (size_t k = 0; k < nst; k++) {
+            st[k] = ast_stmt(r->arena, STMT_STEP, steps->n ? steps->items[k]->span : sp);
+            lists[k].tail = &st[k]->u.step.body;
+        }
+        List *copies_to = step0 ? &first : &lists[0];
+        for (int q = 0; q < n; q++)
+            for (int a = 0; a < A; a++) {
+                size_t i = (size_t)q * A + a;
+                if (home_buf[i] != L_IN) add(copies_to, xfer(r, sp, XFER_COPY, q, L_IN, a, q, home_buf[i], home_chunk[i]));
+            }
+        memset(first_write, 0, sizeof(int) * slots);
+        int *recv_used = xcalloc((size_t)n, sizeof(int));
+        for (size_t k = 0; k < steps->n; k++) {
+            memset(recv_used, 0, sizeof(int) * (size_t)n);
+            for (size_t j = 0; j < nsends[k]; j++) {
+                const CSend *c = &sends_of[k][j];
+                size_t si = (size_t)c->src * A + c->a, di = (size_t)c->dst * A + c->a;
+                int sb = first_write[si] ? home_buf[si] : L_IN, sc = first_write[si] ? home_chunk[si] : c->a;
+                if (!c->via_recv) {
+                    add(&lists[k], xfer(r, c->v->span, (XferOp)c->op, c->src, sb, sc, c->dst, home_buf[di], home_chunk[di]));
+                    continue;
+                }
+                int t = recv_used[c->dst]++;
+                if (t + 1 > nrecv) nrecv = t + 1;
+                add(&lists[k], xfer(r, c->v->span, XFER_COPY, c->src, sb, sc, c->dst, L_RECV, t));
+                if (!after[k]) {
+                    after[k] = ast_stmt(r->arena, STMT_STEP, c->v->span);
+                    after_l[k].tail = &after[k]->u.step.body;
+                }
+                add(&after_l[k], xfer(r, c->v->span, (XferOp)c->op, c->dst, L_RECV, t, c->dst, home_buf[di], home_chunk[di]));
+            }
+            for (size_t j = 0; j < nsends[k]; j++) {
+                size_t di = (size_t)sends_of[k][j].dst * A + sends_of[k][j].a;
+                if (!first_write[di]) first_write[di] = (int)k + 1;
+            }
+        }
+        if (relay) add_scratch(r, body, sp, L_RELAY, A);
+        if (nrecv) add_scratch(r, body, sp, L_RECV, nrecv);
+        if (first_st) add(body, first_st);
+        for (size_t k = 0; k < nst; k++) {
+            if (st[k]->u.step.body) add(body, st[k]);
+            if (after[k]) add(body, after[k]);
+        }
+        free(recv_used);
+        free(lists);
+        free(st);
+        free(after);
+        free(after_l);
+        free(home_buf);
+        free(home_chunk);
+    }
+    for (size_t k = 0; k <= steps->n; k++) free(sends_of[k]);
+    free(sends_of);
+    free(nsends);
+    free(set);
+    free(next);
+    free(read_in);
+    free(writes);
+    free(stamp);
+    free(first_write);
+}
+
 static Algorithm *build(SR *r, const JsonValue *top, const JsonValue *steps, const char *name) {
     Algorithm *alg = ARENA_NEW(r->arena, Algorithm);
     Span sp = top->span;
@@ -277,6 +517,10 @@ static Algorithm *build(SR *r, const JsonValue *top, const JsonValue *steps, con
         Stmt *s = ast_stmt(r->arena, STMT_SPLIT, sp);
         s->u.split.chunks = num(r, sp, r->P);
         add(&body, s);
+    }
+    if (r->combining) {
+        combining_body(r, &body, sp, steps);
+        return alg;
     }
     int A = r->nchunks * r->P, n = r->n;
     /* held[rank * A + a]: the step after which rank holds a (INT_MAX: not) */
@@ -306,35 +550,18 @@ static Algorithm *build(SR *r, const JsonValue *top, const JsonValue *steps, con
         }
     int *arrive = xmalloc(sizeof(int) * (size_t)n * (size_t)A);
     for (size_t k = 0; k < steps->n && !r->errors; k++) {
-        const JsonValue *st = steps->items[k];
-        const char *what = arena_printf(r->arena, "step %zu", k + 1);
-        if (st->kind != JSON_OBJECT) {
-            serr(r, st->span, "sccl-format", "%s is %s; it must be an object", what, json_kind_name(st->kind));
-            break;
-        }
-        int64_t rounds;
-        JsonValue *sends = member(r, st, what, "sends", JSON_ARRAY);
-        if (int_member(r, st, what, "rounds", 1, INT32_MAX, &rounds) || !sends) break;
+        const JsonValue *sends = step_sends(r, steps, k);
+        if (!sends) break;
         memcpy(arrive, held, sizeof(int) * (size_t)n * (size_t)A);
         for (size_t j = 0; j < sends->n && !r->errors; j++) {
             const JsonValue *s = sends->items[j];
-            if (s->kind != JSON_ARRAY || s->n != 3) {
-                serr(r, s->span, "sccl-format", "send %zu of %s is not [addr, src, dst]", j + 1, what);
-                break;
-            }
-            int64_t a = int_in(r, s->items[0], "the address of a send", 0, A - 1);
-            int64_t src = int_in(r, s->items[1], "the source rank of a send", 0, n - 1);
-            int64_t dst = int_in(r, s->items[2], "the destination rank of a send", 0, n - 1);
-            if (r->errors) break;
-            if (src == dst) {
-                serr(r, s->span, "sccl-format", "a send from rank %" PRId64 " to itself", src);
-                break;
-            }
+            int a, src, dst;
+            if (read_send(r, s, j, k, A, &a, &src, &dst)) break;
             if (held[src * A + a] > (int)k) {
                 serr(r, s->span, "sccl-not-held",
-                     "rank %" PRId64 " sends address %" PRId64 " (chunk %d) in step %zu, but it does "
-                     "not hold it before that step",
-                     src, a, (int)a / r->P, k + 1);
+                     "rank %d sends address %d (chunk %d) in step %zu, but it does not hold it "
+                     "before that step",
+                     src, a, a / r->P, k + 1);
                 break;
             }
             int b, ch;
@@ -364,7 +591,7 @@ static Algorithm *build(SR *r, const JsonValue *top, const JsonValue *steps, con
 
 int sccl_read(Arena *arena, DiagEngine *dx, uint32_t file_id, Program *prog) {
     const SourceFile *f = source_file(diag_sources(dx), file_id);
-    SR r = {arena, dx, file_id, 0, COLLECTIVE__COUNT, 0, 1, 0, 0};
+    SR r = {.arena = arena, .dx = dx, .file = file_id, .coll = COLLECTIVE__COUNT, .P = 1};
     uint32_t at;
     const char *why;
     JsonValue *top = json_parse(arena, file_id, f->text, f->len, &at, &why);
