@@ -509,4 +509,13 @@ int collrt_req_begin(coll_call *call, const coll_alg_info *info, const void *sen
 int collrt_step_progress(coll_call *call, int block, int *done);
 int collrt_finish_progress(coll_call *call, int status, int block, int *done);
 
+/* ---- the cpu target's probe (targets/cpu) ----
+ * A communicator of nranks ranks (any number >= 1) in no world: a compiled
+ * program called on it with count 0 runs its `require`s and returns COLL_OK
+ * or COLL_ERR_NOT_APPLICABLE, moving nothing (whatever it posts fails the
+ * call with COLL_ERR_INTERNAL). `collc mpi-config check -N` asks an MPI
+ * algorithm this way, without MPI (libcollmpi.so asks on its own probe,
+ * collmpi_probe_comm). Freed with coll_comm_destroy. */
+int collrt_cpu_probe(int nranks, int rank, coll_comm **out);
+
 #endif

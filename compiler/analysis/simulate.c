@@ -151,6 +151,23 @@ static void report_held(Sim *m, const Step *st) {
  * PREFETCH_AHEAD transfers ahead are fetched while this one runs. */
 #define PREFETCH_AHEAD 8
 
+/* The scratch buffers whose use by a phase of a composed algorithm begins
+ * at step k (Algorithm.lives): what an earlier phase left in them is
+ * undefined from here on, so a read of it is reported as undefined. */
+static void fresh_scratch(Sim *m, size_t k) {
+    const Schedule *s = m->s;
+    const Algorithm *a = s->alg;
+    int64_t p = s->steps[k].phase, q = k ? (int64_t)s->steps[k - 1].phase : -1;
+    if (p == q) return;
+    for (int i = 0; i < a->nlives; i++) {
+        const struct ScratchLife *l = &a->lives[i];
+        if (p < l->lo || p >= l->hi || (q >= l->lo && q < l->hi)) continue;
+        uint64_t lo = m->bufs[l->buffer].base;
+        uint64_t hi = l->buffer + 1 < s->nbuffers ? m->bufs[l->buffer + 1].base : m->nslots;
+        for (uint64_t x = lo; x < hi; x++) m->sl[x].val = SIM_UNDEF;
+    }
+}
+
 void sim_step(Sim *m) {
     const Schedule *s = m->s;
     if (m->stop || m->next >= s->nsteps) return;
@@ -162,6 +179,7 @@ void sim_step_xfers(Sim *m, const Transfer *xs) {
     if (m->stop || m->next >= s->nsteps) return;
     size_t k = m->next++;
     const Step *st = &s->steps[k];
+    if (s->alg->nlives) fresh_scratch(m, k);
     uint32_t stamp = (uint32_t)k + 1;
     size_t end = st->first + st->count;
     SimSlot *sl = m->sl;

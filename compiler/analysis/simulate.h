@@ -33,6 +33,9 @@
  * writes is the race's consequence (the reader counted on that write coming
  * first) and is not reported at all: the race is the root cause.
  *
+ * A composed algorithm's scratch shared by its calls (Algorithm.lives)
+ * turns undefined again at the first step of each call's use of it.
+ *
  * For every slot the simulator also keeps the last transfer that wrote it:
  * it names culprits and starts walks back in time (counterexamples).
  *

@@ -20,7 +20,7 @@ void synth_step(SynthBuild *b, char *comment) {
         b->st = xrealloc(b->st, b->scap * sizeof *b->st);
         b->comment = xrealloc(b->comment, b->scap * sizeof *b->comment);
     }
-    b->st[b->ns] = (Step){b->nx, 0, span_none()};
+    b->st[b->ns] = (Step){b->nx, 0, span_none(), 0};
     b->comment[b->ns] = comment;
     b->ns++;
 }

@@ -424,6 +424,15 @@ static void report_race(VState *v, size_t step, size_t x, int buf, int64_t rank,
  * (a later step: the steps are in the wrong order), if anywhere. */
 static void note_first_write(VState *v, size_t k, int buf, int64_t rank, int64_t c) {
     const Schedule *s = v->s;
+    /* a scratch buffer the calls share, written in an earlier call */
+    size_t w = sim_writer_before(s, s->steps[k].first, buf, rank, c);
+    if (w != SIZE_MAX && buf >= BUF_FIRST_SCRATCH) {
+        diag_note(v->dx, s->xfers[w].span,
+                  "'%s' is scratch the calls share; what step %zu of an earlier call wrote here is "
+                  "undefined in this one",
+                  s->alg->buffers[buf].name, sim_step_of(s, w) + 1);
+        return;
+    }
     size_t x = sim_writer_from(s, s->steps[k].first + s->steps[k].count, buf, rank, c);
     if (x != SIZE_MAX)
         diag_note(v->dx, s->xfers[x].span, "%s is first written later, here in step %zu%s",

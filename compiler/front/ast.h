@@ -259,7 +259,7 @@ struct Stmt {
     Span span;
     Stmt *next;
     union {
-        struct { Stmt *body; } step;
+        struct { Stmt *body; int phase; } step; /* phase: see Algorithm.lives */
         struct {
             const char *var; Span var_span;
             int over_ranks;             /* for v in ranks  (lo = 0, hi = N) */
@@ -335,6 +335,17 @@ typedef struct Algorithm {
     int uniform_chunks;    /* every chunk has one size, whatever its position
                               (an imported schedule whose format says so):
                               transfers may move a chunk to another position */
+    /* compose: the phases of an algorithm that calls others. Every step has
+     * a phase (Stmt.step.phase): 0 the caller's own steps, then a range of
+     * phases per call, the callee's own phases shifted into it (nphases
+     * counts them; 0 means 1). The calls' scratch buffers are shared by
+     * the calls (a call's steps never meet another's), so each lives only
+     * in the phases of its ranges: at the first step of a run of steps in
+     * one of them its contents are undefined (verify checks that nothing
+     * reads what an earlier phase left there). */
+    int nphases;
+    struct ScratchLife { int buffer, lo, hi; } *lives; /* phases [lo, hi) */
+    int nlives;
 } Algorithm;
 
 /* A -D name=value override of an algorithm's `param name`. */

@@ -16,7 +16,10 @@
  *   - a callee rank x of group g is the caller's rank member(g, x); a
  *     callee chunk c of `in`/`out` is the caller's chunk base(x) + c·u of
  *     the view's buffer, u caller chunks per callee chunk; callee scratch
- *     becomes caller scratch laid out like the callee's `out`;
+ *     becomes caller scratch laid out like the callee's `out`, shared by
+ *     the calls (the k-th scratch buffer of every call is one buffer of
+ *     the caller, as large as the largest): their steps never meet, and
+ *     Algorithm.lives tells verify where each call's use begins;
  *   - the caller's split P becomes lcm(own split, what each view needs), so
  *     every phase keeps its own granularity (one phase can be pipelined
  *     finer than another); the caller's own chunk indices scale by
@@ -85,6 +88,7 @@ static Expr *mk_call2(Compose *C, Span sp, Builtin f, Expr *a, Expr *b) {
     if (f == BUILTIN_GCD && (is_const(a, 1) || is_const(b, 1))) return mk_int(C, sp, 1);
     if (f == BUILTIN_LCM && is_const(a, 1)) return b;
     if (f == BUILTIN_LCM && (is_const(b, 1) || ast_expr_equal(a, b))) return a;
+    if (f == BUILTIN_MAX && ast_expr_equal(a, b)) return a;
     if (a->kind == EXPR_INT && b->kind == EXPR_INT) {
         int64_t x[2] = {a->u.ival, b->u.ival}, r;
         if (eval_builtin_op(f, x, &r) == EVAL_OK) return mk_int(C, sp, r);
@@ -129,6 +133,7 @@ typedef struct Inline {
     Expr *W[2], *Q[2], *Bc[2], *unit[2];
     int *scratch_of;             /* callee scratch buffer -> caller buffer */
     Expr **scratch_size;         /* the callee's scratch sizes (callee chunks) */
+    int phase0;                  /* the callee's phase 0 in the caller */
 } Inline;
 
 /* Moves a span into the call's expansion of its file (recursively for a
@@ -498,6 +503,7 @@ static Stmt *cp_stmt(Inline *I, const Stmt *s, int in_step) {
     }
     case STMT_STEP: {
         Stmt *n = ast_stmt(C->arena, STMT_STEP, sp);
+        n->u.step.phase = I->phase0 + s->u.step.phase;
         Stmt *body = cp_block(I, s->u.step.body, 1);
         if (!is_const(I->G, 1) && body) {
             /* every group in the same step */
@@ -733,14 +739,33 @@ static void inline_statements(Inline *I, Built *body) {
     built_add(body, scope);
 }
 
+static int phases_of(const Algorithm *b) { return b->nphases > 0 ? b->nphases : 1; }
+
+/* The scratch buffers the calls of one caller share: the k-th scratch
+ * buffer of every call is buffer buf[k] of the caller, as large as the
+ * largest. */
+typedef struct ScratchPool {
+    int *buf;
+    int n;
+} ScratchPool;
+
+static void add_life(Compose *C, Algorithm *a, int buffer, int lo, int hi) {
+    struct ScratchLife *l = ARENA_ARRAY(C->arena, struct ScratchLife, (size_t)a->nlives + 1);
+    if (a->nlives) memcpy(l, a->lives, sizeof *l * (size_t)a->nlives);
+    l[a->nlives++] = (struct ScratchLife){buffer, lo, hi};
+    a->lives = l;
+}
+
 /* Expands one call: its requires and scratch go to `hdr`, the checks of
  * its views to `chk`, its statements to `body`; the split the views need
- * to `split_need`. Returns 1 after reporting views that never fit. */
+ * to `split_need`. Its scratch is taken from `pool`. Returns 1 after
+ * reporting views that never fit. */
 static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b, Built *hdr,
-                       Built *chk, Built *body, Expr **split_need) {
+                       Built *chk, Built *body, Expr **split_need, ScratchPool *pool) {
     int bad = 0;
     Inline I;
     memset(&I, 0, sizeof I);
+    I.phase0 = phases_of(a);
     I.C = C;
     I.caller = a;
     I.callee = b;
@@ -848,23 +873,39 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
             built_add(hdr, cp_stmt(&I, s, 0));
 
     /* its scratch: caller scratch of the callee's size in caller chunks,
-     * plus one block of room for the offset that aligns it with `out` */
+     * plus one block of room for the offset that aligns it with `out`; the
+     * k-th buffer of the pool, which an earlier call may have made (then
+     * it grows to the larger of the two), live in the call's phases */
     int ns = b->nbuffers - BUF_FIRST_SCRATCH;
+    int phase_end = I.phase0 + phases_of(b);
     I.scratch_of = ARENA_ARRAY(C->arena, int, ns > 0 ? ns : 1);
     I.scratch_size = ARENA_ARRAY(C->arena, Expr *, ns > 0 ? ns : 1);
     for (int k = 0; k < ns; k++) {
         const Buffer *cb = &b->buffers[BUF_FIRST_SCRATCH + k];
         Expr *size = cp_expr(&I, cb->chunks);
         I.scratch_size[k] = size;
-        Buffer *nb = &a->buffers[a->nbuffers];
-        memset(nb, 0, sizeof *nb);
-        nb->name = scratch_name(C, a, b->name, cb->name);
-        nb->span = move_span(&I, cb->span);
-        nb->is_scratch = 1;
-        nb->chunks = mk_bin(C, sp, BOP_ADD, mk_bin(C, sp, BOP_MUL, size, I.unit[scratch_like(b)]), P);
-        /* its `scratch` statement comes after the split (expand_alg) */
-        I.scratch_of[k] = a->nbuffers++;
+        Expr *chunks = mk_bin(C, sp, BOP_ADD, mk_bin(C, sp, BOP_MUL, size, I.unit[scratch_like(b)]), P);
+        if (k < pool->n) {
+            Buffer *nb = &a->buffers[pool->buf[k]];
+            nb->chunks = mk_call2(C, sp, BUILTIN_MAX, nb->chunks, chunks);
+            I.scratch_of[k] = pool->buf[k];
+        } else {
+            Buffer *nb = &a->buffers[a->nbuffers];
+            memset(nb, 0, sizeof *nb);
+            nb->name = scratch_name(C, a, b->name, cb->name);
+            nb->span = move_span(&I, cb->span);
+            nb->is_scratch = 1;
+            nb->chunks = chunks;
+            /* its `scratch` statement comes after the split (expand_alg) */
+            I.scratch_of[k] = pool->buf[pool->n++] = a->nbuffers++;
+        }
+        add_life(C, a, I.scratch_of[k], I.phase0, phase_end);
     }
+    /* the callee's own sharing, in the caller's buffers and phases */
+    for (int k = 0; k < b->nlives; k++)
+        add_life(C, a, I.scratch_of[b->lives[k].buffer - BUF_FIRST_SCRATCH], I.phase0 + b->lives[k].lo,
+                 I.phase0 + b->lives[k].hi);
+    a->nphases = phase_end;
 
     inline_statements(&I, body);
     free(I.map);
@@ -1000,6 +1041,8 @@ static int expand_alg(Compose *C, int idx) {
     memcpy(bufs, a->buffers, sizeof *bufs * (size_t)a->nbuffers);
     a->buffers = bufs;
     int first_new = a->nbuffers;
+    ScratchPool pool = {ARENA_ARRAY(C->arena, int, (size_t)(extra > 0 ? extra : 1)), 0};
+    a->nphases = 1;
 
     Symbol *P = ARENA_NEW(C->arena, Symbol);
     P->kind = SYM_SPLIT;
@@ -1040,7 +1083,7 @@ static int expand_alg(Compose *C, int idx) {
             continue;
         }
         const Algorithm *cb = C->all[find_alg(C, s->u.call.callee)];
-        bad |= inline_call(C, a, s, (Algorithm *)cb, &hdr, &chk, &rest, &need);
+        bad |= inline_call(C, a, s, (Algorithm *)cb, &hdr, &chk, &rest, &need, &pool);
     }
     if (bad) {
         C->state[idx] = ST_FAILED;

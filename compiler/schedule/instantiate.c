@@ -332,6 +332,7 @@ static InterpFlow exec_step(Inst *I, const Stmt *st) {
     s->first = I->nxfers;
     s->count = 0;
     s->span = st->span;
+    s->phase = (uint32_t)st->u.step.phase;
     I->nsteps++;
     I->cur_step = s;
     I->step_nocopies = 0;

@@ -41,6 +41,7 @@ typedef struct Step {
     size_t first;        /* index of its first transfer in Schedule.xfers */
     size_t count;        /* number of transfers (may be 0) */
     Span span;           /* the step statement */
+    uint32_t phase;      /* the statement's phase (Algorithm.lives) */
 } Step;
 
 /* Instantiation parameters. */

@@ -104,6 +104,7 @@ struct coll_comm {
     int64_t spin_ns;        /* current spin budget (adaptive, <= w->spin_ns) */
     struct coll_call *arm;  /* the next coll_begin records into it (collrt_arm) */
     int req;                /* a request's call is active (collrt_req_begin) */
+    int probe;              /* a probe (collrt_cpu_probe): no world */
 };
 
 /* ---- waiting ---- */
@@ -279,12 +280,32 @@ int coll_comm_join(coll_world *w, int rank, coll_comm **out) {
     return COLL_OK;
 }
 
+int collrt_cpu_probe(int nranks, int rank, coll_comm **out) {
+    if (!out) return COLL_ERR_NULL_COMM;
+    *out = NULL;
+    if (nranks < 1) return COLL_ERR_BAD_SIZE;
+    if (rank < 0 || rank >= nranks) return COLL_ERR_BAD_RANK;
+    coll_comm *c = calloc(1, sizeof *c);
+    if (!c) return COLL_ERR_NOMEM;
+    c->rank = rank;
+    c->nranks = nranks;
+    c->call.comm = c;
+    c->probe = 1;
+    *out = c;
+    return COLL_OK;
+}
+
 int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }
 int coll_comm_size(const coll_comm *c) { return c ? c->nranks : -1; }
 
 int coll_comm_destroy(coll_comm *c) {
     if (!c) return COLL_ERR_NULL_COMM;
     if (c->call.b.active) return COLL_ERR_BUSY;
+    if (c->probe) {
+        collrt_call_free(&c->call.b);
+        free(c);
+        return COLL_OK;
+    }
     coll_world *w = c->w;
     atomic_store(&w->joined[c->rank], JOIN_LEFT);
     free(c->out);
@@ -331,6 +352,14 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     int rc = collrt_begin_check(comm ? &comm->call.b : NULL, call);
     if (rc != COLL_OK) return rc;
     if (comm->req) return COLL_ERR_INTERNAL;   /* a request is between start and done */
+    if (comm->probe) {   /* the arguments checked, nothing announced */
+        rc = collrt_begin_args(&comm->call.b, info, comm->nranks, comm->rank, sendbuf, recvbuf,
+                               count, dtype, op, root);
+        if (rc != COLL_OK) return rc;
+        comm->call.b.active = 1;
+        *call = &comm->call;
+        return COLL_OK;
+    }
     coll_world *w = comm->w;
     int64_t seq = ++comm->call_seq;
     /* Announce the call before looking at `broken` (both seq_cst): a rank
@@ -402,6 +431,10 @@ static int publish(coll_comm *c, int peer, const void *src, size_t bytes) {
 void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
     if (!check_peer(cl, peer) || bytes == 0) return;
     coll_comm *c = cl->comm;
+    if (c->probe) {   /* a probe has no peers */
+        collrt_fail(&cl->b, COLL_ERR_INTERNAL);
+        return;
+    }
     int p = (int)peer;
     cl->communicated = 1;
     if (c->send_mark[p] != c->step_id) {
@@ -542,6 +575,7 @@ static int step_close(struct coll_call *cl) {
 int coll_step_end(coll_call *cl) {
     if (cl && cl->b.rec) return collrt_rec_step_end(&cl->b);
     if (!cl || !cl->b.active) return COLL_ERR_INTERNAL;
+    if (cl->comm->probe) return COLL_ERR_INTERNAL;   /* a probe runs no step */
     step_post(cl);
     step_poll(cl, 1);
     return step_close(cl);
@@ -611,6 +645,12 @@ int coll_finish(coll_call *cl, int status) {
     if (cl && cl->b.rec) return collrt_rec_finish(&cl->b, status);
     if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
     coll_comm *c = cl->comm;
+    if (c->probe) {   /* the program's verdict; nothing was moved */
+        if (status == COLL_OK) status = cl->b.q.n ? COLL_ERR_INTERNAL : cl->b.status;
+        collrt_op_queue_clear(&cl->b.q);
+        cl->b.active = 0;
+        return status;
+    }
     if (cl->b.q.nrecvs) cl->communicated = 1;
     if (status == COLL_OK && (c->nsends || cl->b.q.n)) status = coll_step_end(cl);
     return finish_close(cl, status);
@@ -619,6 +659,10 @@ int coll_finish(coll_call *cl, int status) {
 /* ---- requests (runtime/request.c): one call per communicator ---- */
 
 coll_call *collrt_req_call(coll_comm *comm, int *status) {
+    if (comm->probe) {
+        *status = COLL_ERR_INTERNAL;
+        return NULL;
+    }
     if (comm->call.b.active || comm->req || comm->arm) {
         *status = COLL_ERR_BUSY;
         return NULL;
