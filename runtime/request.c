@@ -36,6 +36,7 @@ struct coll_request {
     coll_dtype dtype;
     coll_op op;
     int root;
+    collrt_vgeom *vg;          /* per-block counts (collrt_start_v), or NULL */
 };
 
 /* ---- recording ---- */
@@ -96,6 +97,7 @@ size_t collrt_rec_tags(const collrt_recording *r) {
 static void free_request(coll_request *q) {
     if (q->call) collrt_req_call_free(q->call);
     free(q->plan.ops);
+    free(q->vg);
     free(q);
 }
 
@@ -215,14 +217,39 @@ static int begin(coll_request *q) {
     return COLL_OK;
 }
 
-int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
-               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
-               coll_request **req) {
+/* coll_start (persistent = 0) and coll_init (1), with the geometry vg of
+ * per-block counts (taken over) or NULL. */
+static int start_or_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                         const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+                         coll_op op, int root, collrt_vgeom *vg, int persistent,
+                         coll_request **req) {
     if (req) *req = NULL;
-    if (!req) return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
+    if (!req) {
+        free(vg);
+        return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
+    }
     int rc;
     coll_request *q = record(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, &rc);
-    if (!q) return rc;
+    if (!q) {
+        free(vg);
+        return rc;
+    }
+    q->vg = vg;
+    COLLRT_CALL(q->call)->vg = vg;
+    if (persistent) {
+        /* what the blocking call returns without communicating */
+        if (!q->plan.began) rc = q->plan.status != COLL_OK ? q->plan.status : COLL_ERR_INTERNAL;
+        else if (q->plan.nomem) rc = COLL_ERR_NOMEM;
+        else if (q->plan.n == 0) rc = q->plan.status;   /* a failed `require` */
+        else rc = COLL_OK;
+        if (rc != COLL_OK) {
+            free_request(q);
+            return rc;
+        }
+        q->persistent = 1;
+        *req = q;
+        return COLL_OK;
+    }
     /* The real begin fails exactly when the recording one did, with the
      * target's side effects (peers told); a program that ends before
      * communicating (count 0, a failed `require`) ends in it, as the
@@ -238,26 +265,23 @@ int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), con
     return COLL_OK;
 }
 
+int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
+               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+               coll_request **req) {
+    return start_or_init(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, NULL, 0, req);
+}
+
 int coll_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
               coll_request **req) {
-    if (req) *req = NULL;
-    if (!req) return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
-    int rc;
-    coll_request *q = record(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, &rc);
-    if (!q) return rc;
-    /* what the blocking call returns without communicating */
-    if (!q->plan.began) rc = q->plan.status != COLL_OK ? q->plan.status : COLL_ERR_INTERNAL;
-    else if (q->plan.nomem) rc = COLL_ERR_NOMEM;
-    else if (q->plan.n == 0) rc = q->plan.status;   /* a failed `require` */
-    else rc = COLL_OK;
-    if (rc != COLL_OK) {
-        free_request(q);
-        return rc;
-    }
-    q->persistent = 1;
-    *req = q;
-    return COLL_OK;
+    return start_or_init(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, NULL, 1, req);
+}
+
+int collrt_start_v(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                   const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype, coll_op op,
+                   int root, collrt_vgeom *vg, int persistent, coll_request **req) {
+    return start_or_init(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, vg, persistent,
+                         req);
 }
 
 int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf) {

@@ -37,6 +37,7 @@
  *    whether its `require`s hold for (N, root) without any side effect. */
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,6 +256,28 @@ coll_comm *collmpi_probe_comm(int nranks, int rank) {
 }
 
 const coll_alg_info *collmpi_probed(const coll_comm *c) { return c ? c->probed : NULL; }
+
+int collmpi_record_rank(int nranks, int rank, void (*fn)(void), int rooted, coll_dtype dtype,
+                        coll_op op, int root, collrt_recording *out) {
+    /* The buffers are never touched while recording: distinct addresses
+     * far apart, so that no overlap check refuses them. */
+    static _Thread_local struct coll_call cl;
+    memset(out, 0, sizeof *out);
+    coll_comm *pc = collmpi_probe_comm(nranks, rank);
+    memset(&cl, 0, sizeof cl);
+    cl.comm = pc;
+    cl.b.rec = out;
+    pc->arm = &cl;
+    const void *in = (const void *)((uintptr_t)1 << 44);
+    void *o = (void *)((uintptr_t)2 << 44);
+    int rc = rooted ? ((collmpi_rooted_fn)fn)(pc, in, o, 1, dtype, op, root)
+                    : ((collmpi_fn)fn)(pc, in, o, 1, dtype, op);
+    pc->arm = NULL;
+    cl.b.rec = NULL;
+    collrt_call_free(&cl.b);
+    if (!out->finished) out->status = rc;
+    return out->began && out->status == COLL_OK && !out->nomem ? COLL_OK : COLL_ERR_NOT_APPLICABLE;
+}
 
 MPI_Comm coll_comm_mpi(const coll_comm *c) { return c ? c->mpi : MPI_COMM_NULL; }
 int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }

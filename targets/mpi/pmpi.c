@@ -443,7 +443,8 @@ static void log_served(const collmpi_args *a, const collmpi_call *m, const rule 
     if (!collmpi_debug()) return;
     char detail[600];
     snprintf(detail, sizeof detail, "(collc, %s%s)", r->object,
-             a->vpad                      ? "; uneven blocks padded to the largest"
+             a->vpad && m->vblocks        ? "; uneven blocks, per-block counts"
+             : a->vpad                    ? "; uneven blocks padded to the largest"
              : !staged                    ? ""
              : a->sdispls || a->rdispls ? "; blocks at their displacements packed"
                                         : "; non-contiguous datatype packed");
@@ -456,7 +457,7 @@ static int try_collc(const collmpi_args *a, int *code) {
     collmpi_call m;
     const coll_alg_info *info = NULL;
     const rule *r = choose(a, COLLMPI_FORM_BLOCKING, &m, &info);
-    if (!r) return 0;
+    if (!r || !collmpi_v_serve(a, &m, r->fn, r->alg)) return 0;
     const char *why;
     int mpi_err, staged;
     int rc = collmpi_execute(a, &m, r->fn, &mpi_err, &why, &staged);
@@ -548,7 +549,7 @@ static int try_collc_start(const collmpi_args *a, MPI_Request *request, int *cod
     collmpi_call m;
     const coll_alg_info *info = NULL;
     const rule *r = choose(a, COLLMPI_FORM_NONBLOCKING, &m, &info);
-    if (!r) return 0;
+    if (!r || !collmpi_v_serve(a, &m, r->fn, r->alg)) return 0;
     nbreq *nb = calloc(1, sizeof *nb);
     int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
                  ? COLL_OK
@@ -1044,7 +1045,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
     collmpi_call m;
     const coll_alg_info *info = NULL;
     const rule *r = choose(a, COLLMPI_FORM_PERSISTENT, &m, &info);
-    if (!r) return 0;
+    if (!r || !collmpi_v_serve(a, &m, r->fn, r->alg)) return 0;
     preq *p = calloc(1, sizeof *p);
     int rc = p && collrt_grow((void **)&pers, &cap_pers, npers + 1, sizeof *pers) ? COLL_OK
                                                                                  : COLL_ERR_NOMEM;
@@ -1073,8 +1074,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
         if (rc == COLL_OK && !cc) rc = COLL_ERR_NOMEM;
         if (rc == COLL_OK) {
             collmpi_comm_set_user_op(cc, prep.user_op, prep.uop, prep.udt);
-            rc = coll_init(cc, info, r->fn, prep.sendbuf, prep.recvbuf, prep.count, prep.dtype,
-                           prep.op, prep.root, &p->q);
+            rc = collmpi_request(cc, info, r->fn, a->coll, &prep, 1, &p->q);
             collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
             p->m.cc = cc;
         }
