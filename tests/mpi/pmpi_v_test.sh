@@ -5,9 +5,10 @@
 # by side and at scattered displacements, uneven and zero counts, in place)
 # under LD_PRELOAD=LIBCOLLMPI with a COLLMPI_CONFIG whose rules name the
 # regular collectives, for N = 4 and 3, and checks that its results are
-# right, that COLLMPI_DEBUG=1 shows collc serving every v-form whose blocks
-# have one size with the regular collective's rule, and the MPI library
-# the others with the reason. MPIRUN may hold options.
+# right, that COLLMPI_DEBUG=1 shows collc serving every v-form with the
+# regular collective's rule, uneven ones with per-block counts, and the MPI
+# library the nonblocking forms whose counts the ranks would have to agree
+# on, with the reason. MPIRUN may hold options.
 set -eu
 mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
 mkdir -p "$dir"
@@ -39,10 +40,16 @@ for n in 4 3; do
     grep -q -- "$f (.*) -> $alg (collc" "$log" ||
       { echo "pmpi_v_test: N=$n: COLLMPI_DEBUG does not show $f served by $alg"; status=1; }
   done
-  for f in MPI_Allgatherv MPI_Gatherv MPI_Scatterv MPI_Alltoallv MPI_Reduce_scatter; do
-    grep -q -- "$f (.*) -> MPI library: blocks of different sizes" "$log" ||
-      { echo "pmpi_v_test: N=$n: COLLMPI_DEBUG does not show uneven $f sent to the MPI library"; status=1; }
+  # uneven counts with zeros: per block (these algorithms keep chunks to
+  # their blocks), in every form the ranks can agree in
+  for f in MPI_Allgatherv MPI_Gatherv MPI_Scatterv MPI_Alltoallv MPI_Reduce_scatter \
+           MPI_Iallgatherv MPI_Ireduce_scatter MPI_Allgatherv_init MPI_Gatherv_init \
+           MPI_Scatterv_init MPI_Alltoallv_init MPI_Reduce_scatter_init; do
+    grep -q -- "$f (.*) -> .* (collc, $algs; uneven blocks, per-block counts)" "$log" ||
+      { echo "pmpi_v_test: N=$n: COLLMPI_DEBUG does not show uneven $f served per block"; status=1; }
   done
+  ! grep -q "MPI library: blocks of different sizes" "$log" ||
+    { echo "pmpi_v_test: N=$n: an uneven call went to the MPI library"; status=1; }
   for f in MPI_Igatherv MPI_Iscatterv MPI_Ialltoallv; do
     grep -q -- "$f (.*) -> MPI library: the nonblocking form would have to agree" "$log" ||
       { echo "pmpi_v_test: N=$n: COLLMPI_DEBUG does not give the reason for $f"; status=1; }
