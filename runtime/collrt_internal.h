@@ -504,6 +504,17 @@ int collrt_start_v(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
                    const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype, coll_op op,
                    int root, collrt_vgeom *vg, int persistent, coll_request **req);
 
+/* A request whose buffers and geometry are known only later (a v-form
+ * whose ranks learn each other's counts in the background): recorded now
+ * (count 1, on buffers it never touches) with its tags reserved now, in
+ * the communicator's order of calls, and begun by collrt_request_launch
+ * (its buffers, vg taken over). Until then coll_test reports it not done
+ * and coll_wait refuses it (COLL_ERR_INTERNAL); coll_request_free frees
+ * it. A failed launch leaves it done with that status. */
+int collrt_start_deferred(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                          coll_dtype dtype, coll_op op, int root, coll_request **req);
+int collrt_request_launch(coll_request *q, const void *sendbuf, void *recvbuf, collrt_vgeom *vg);
+
 /* ---- provided by each target ----
  * A target (targets/<name>/) defines `struct coll_call` (collrt_call first)
  * and `struct coll_comm`, and these functions of coll.h; the runtime calls
@@ -541,6 +552,7 @@ int coll_comm_size(const coll_comm *comm);
  *     disarm);
  *   collrt_req_begin: the real coll_begin on the request's call; `ntags`
  *     is collrt_rec_tags of its plan;
+ *   collrt_req_reserve: takes the request's tags before its begin;
  *   collrt_step_progress: coll_step_end of the posted step without
  *     blocking (block = 0): *done = 0 while some transfer is still
  *     outstanding; once the step completed it did all that coll_step_end
@@ -553,6 +565,9 @@ void collrt_arm(coll_comm *comm, coll_call *call);
 int collrt_req_begin(coll_call *call, const coll_alg_info *info, const void *sendbuf,
                      void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
                      size_t ntags);
+/* Reserves the ntags tags of a request's call now, for its later
+ * collrt_req_begin (which then takes these instead of the next ones). */
+void collrt_req_reserve(coll_call *call, size_t ntags);
 int collrt_step_progress(coll_call *call, int block, int *done);
 int collrt_finish_progress(coll_call *call, int status, int block, int *done);
 

@@ -224,6 +224,11 @@ int collrt_vmap_build(coll_collective coll, int N, int me, int root,
                       const collrt_recording *plans, collrt_vmap *out, const char **why) {
     memset(out, 0, sizeof *out);
     *why = NULL;
+    /* N * N pair queues: bounded so that they stay small */
+    if (N < 1 || N > 4096 || me < 0 || me >= N) {
+        *why = "the communicator is too large to follow every rank's plan";
+        return COLL_ERR_NOT_APPLICABLE;
+    }
     if (natural(coll, N, 0, COLL_BUF_IN, 0) < 0) {
         *why = "the collective has no v-form";
         return COLL_ERR_NOT_APPLICABLE;

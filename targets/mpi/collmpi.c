@@ -1247,6 +1247,29 @@ int collmpi_vblocks(coll_collective coll, void (*fn)(void), collmpi_call *m, con
     return COLL_OK;
 }
 
+static int call_comm(const collmpi_call *m, MPI_Comm comm, coll_comm **cc, int *mpi_err);
+
+/* The geometry of a prepared call with per-block counts, or NULL. */
+static collrt_vgeom *vgeom_of(const collmpi_call *m) {
+    /* the blocks' elements of the runtime's dtype */
+    size_t esz = coll_dtype_size(m->dtype);
+    size_t *counts = malloc(sizeof *counts * (m->nbb ? m->nbb : 1));
+    if (!counts || !m->vmap || !esz) {
+        free(counts);
+        return NULL;
+    }
+    for (size_t k = 0; k < m->nbb; k++) counts[k] = (size_t)m->bbytes[k] / esz;
+    collrt_vgeom *vg = collrt_vgeom_build(m->vmap, counts, m->nbb);
+    free(counts);
+    return vg;
+}
+
+int collmpi_launch(coll_request *q, const collmpi_call *m) {
+    collrt_vgeom *vg = vgeom_of(m);
+    if (!vg) return COLL_ERR_NOMEM;
+    return collrt_request_launch(q, m->sendbuf, m->recvbuf, vg);
+}
+
 int collmpi_request(coll_comm *cc, const coll_alg_info *info, void (*fn)(void), coll_collective coll,
                     const collmpi_call *m, int persistent, coll_request **req) {
     int root = is_root_coll(coll) ? m->root : 0;
@@ -1255,19 +1278,21 @@ int collmpi_request(coll_comm *cc, const coll_alg_info *info, void (*fn)(void), 
                                       m->op, root, req)
                           : coll_start(cc, info, fn, m->sendbuf, m->recvbuf, m->count, m->dtype,
                                        m->op, root, req);
-    /* the blocks' elements of the runtime's dtype */
-    size_t esz = coll_dtype_size(m->dtype);
-    size_t *counts = malloc(sizeof *counts * (m->nbb ? m->nbb : 1));
-    if (!counts || !m->vmap) {
-        free(counts);
-        return COLL_ERR_NOMEM;
-    }
-    for (size_t k = 0; k < m->nbb; k++) counts[k] = (size_t)m->bbytes[k] / esz;
-    collrt_vgeom *vg = collrt_vgeom_build(m->vmap, counts, m->nbb);
-    free(counts);
+    collrt_vgeom *vg = vgeom_of(m);
     if (!vg) return COLL_ERR_NOMEM;
     return collrt_start_v(cc, info, fn, m->sendbuf, m->recvbuf, 1, m->dtype, m->op, root, vg,
                           persistent, req);
+}
+
+int collmpi_deferred(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
+                     const coll_alg_info *info, coll_request **req, int *mpi_err) {
+    coll_comm *cc;
+    int rc = call_comm(m, comm, &cc, mpi_err);
+    if (rc != COLL_OK) return rc;
+    rc = collrt_start_deferred(cc, info, fn, m->dtype, m->op, is_root_coll(coll) ? m->root : 0,
+                               req);
+    if (rc == COLL_ERR_TRANSPORT) *mpi_err = collmpi_comm_mpi_error(cc);
+    return rc;
 }
 
 int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {

@@ -93,6 +93,15 @@ struct collmpi_vpad {
      * side by side at these sizes instead of padded. */
     const long long *bbytes;
     size_t nbb;
+    /* A nonblocking MPI_Igatherv, MPI_Iscatterv or MPI_Ialltoallv: the
+     * ranks learn each other's block sizes in the background (an
+     * MPI_Iallgather of `own`, nown entries per rank: the bytes of this
+     * rank's block, or its row of the alltoall matrix), so nothing that is
+     * decided at the call may depend on them (pad, total: this rank's
+     * share; bbytes come with the exchange). */
+    int deferred;
+    const long long *own;
+    size_t nown;
 };
 
 /* A buffer of the call that the application describes with a datatype that
@@ -181,6 +190,12 @@ int collmpi_vblocks(coll_collective coll, void (*fn)(void), collmpi_call *m, con
  * (persistent = 0) or coll_init (1) of fn on cc. */
 int collmpi_request(coll_comm *cc, const coll_alg_info *info, void (*fn)(void), coll_collective coll,
                     const collmpi_call *m, int persistent, coll_request **req);
+/* A deferred request of fn for m (collrt_start_deferred on the call's
+ * communicator: its tags taken now), and its launch once m is prepared
+ * (the geometry from m->vmap and m->bbytes). */
+int collmpi_deferred(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
+                     const coll_alg_info *info, coll_request **req, int *mpi_err);
+int collmpi_launch(coll_request *q, const collmpi_call *m);
 /* Runs the compiled algorithm `fn` (rooted or not per m's collective) on
  * the prepared call: on the solo communicator for N = 1, else on the
  * communicator's coll_comm (made on the first call: collective). Returns a

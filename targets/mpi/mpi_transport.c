@@ -59,6 +59,8 @@ struct coll_call {
     uint64_t step;          /* the tag counter of the current step */
     uint64_t step0;         /* ... when the call began */
     int req;                /* the call of a request (own tags, freed with it) */
+    int reserved;           /* its tags were taken before its begin, from: */
+    uint64_t step_base;
     int posted;             /* a request's step has posted its receives */
     MPI_Request *reqs;      /* this step's receive requests */
     int *req_op;            /* [nreqs] index of the queued op of each receive */
@@ -775,8 +777,19 @@ int collrt_req_begin(coll_call *cl, const coll_alg_info *info, const void *sendb
     coll_comm *c = cl->comm;
     int rc = begin_on(c, cl, info, sendbuf, recvbuf, count, dtype, op, root);
     if (rc != COLL_OK) return rc;
+    if (cl->reserved) {   /* collrt_req_reserve took them, in the order of calls */
+        cl->step0 = cl->step = cl->step_base;
+        cl->reserved = 0;
+        return COLL_OK;
+    }
     c->step += ntags;     /* every rank reserves alike: the same plan length */
     return COLL_OK;
+}
+
+void collrt_req_reserve(coll_call *cl, size_t ntags) {
+    cl->reserved = 1;
+    cl->step_base = cl->comm->step;
+    cl->comm->step += ntags;
 }
 
 int collrt_finish_progress(coll_call *cl, int status, int block, int *done) {

@@ -105,7 +105,17 @@ static int v_regular(collmpi_vcall *v, vsizes vs, int agree, int form, int nrank
     long long *bytes = NULL;
     size_t nbb = agree == COLLMPI_V_AGREE ? (size_t)nranks * nknown : nknown;
     if (agree == COLLMPI_V_NO_AGREE) {
-        why = "the nonblocking form would have to agree on the other ranks' counts first";
+        /* the sizes are exchanged in the background (collmpi_vpad.deferred):
+         * whether the blocks differ is not known here, nor the total */
+        if (!(bytes = bb_get(nknown))) {
+            why = "no memory for the counts";
+        } else {
+            memcpy(bytes, known, sizeof *known * nknown);
+            v->pad = (collmpi_vpad){1, vs.total > 0 ? (size_t)vs.total : 0, 0, NULL, NULL, NULL, 0,
+                                    1, bytes, nknown};
+            a->vpad = &v->pad;
+            return 1;
+        }
     } else if (!(bytes = bb_get(nbb))) {
         why = "no memory for the counts";
     } else if (agree == COLLMPI_V_AGREE) {
@@ -144,7 +154,7 @@ static int v_regular(collmpi_vcall *v, vsizes vs, int agree, int form, int nrank
         why = "a negative count or a bad datatype";
     } else if (!why && vs.lo != vs.hi) {
         v->pad = (collmpi_vpad){(size_t)vs.hi, (size_t)vs.total, nblocks * (size_t)vs.hi,
-                                NULL, NULL, bytes, nbb};
+                                NULL, NULL, bytes, nbb, 0, NULL, 0};
         a->vpad = &v->pad;
     }
     if (!why) return 1;
@@ -165,9 +175,17 @@ int collmpi_v_serve(const collmpi_args *a, collmpi_call *m, void (*fn)(void), co
     const char *why = "";
     if (collmpi_vblocks(a->coll, fn, m, &why) == COLL_OK) return 1;
     const collmpi_vpad *v = a->vpad;
+    char text[300];
+    if (v->deferred) {
+        snprintf(text, sizeof text,
+                 "%s does not keep chunks to their blocks (%s), and padding would need the other "
+                 "ranks' counts first",
+                 alg, why);
+        collmpi_log(a->coll, m, 0, "MPI library:", text);
+        return 0;
+    }
     double padded = (double)v->padded, limit = vpad_limit();
     if (padded <= limit * (double)v->total) return 1;   /* padded to the largest */
-    char text[300];
     snprintf(text, sizeof text,
              "blocks of different sizes (%s does not keep chunks to their blocks: %s; padded to "
              "the largest they would move %.2fx the bytes; COLLMPI_VPAD=%.2f)",
