@@ -224,8 +224,8 @@ int collrt_vmap_build(coll_collective coll, int N, int me, int root,
                       const collrt_recording *plans, collrt_vmap *out, const char **why) {
     memset(out, 0, sizeof *out);
     *why = NULL;
-    /* N * N pair queues: bounded so that they stay small */
-    if (N < 1 || N > 4096 || me < 0 || me >= N) {
+    /* N * N pair queues (8 bytes each): bounded so that they stay small */
+    if (N < 1 || N > 1024 || me < 0 || me >= N) {
         *why = "the communicator is too large to follow every rank's plan";
         return COLL_ERR_NOT_APPLICABLE;
     }
