@@ -53,8 +53,9 @@ int collmpi_record_rank(int nranks, int rank, void (*fn)(void), int rooted, coll
  * (a scatter's or alltoall's input, a gather's, allgather's or alltoall's
  * output) may then lie at displacements sdispls / rdispls (in extents of
  * its datatype, as MPI counts them; NULL: block r at r * count).
- * A v-form whose blocks differ in size may run as the regular call on
- * blocks padded to the largest (`vpad`, see collmpi_vpad). */
+ * A v-form whose blocks differ in size (`vpad`, see collmpi_vpad) runs
+ * with per-block counts (collmpi_call.vblocks) or as the regular call on
+ * blocks padded to the largest. */
 typedef struct collmpi_vpad collmpi_vpad;
 typedef struct collmpi_args {
     coll_collective coll;
@@ -70,7 +71,9 @@ typedef struct collmpi_args {
     const collmpi_vpad *vpad;     /* NULL: the blocks have one size */
 } collmpi_args;
 
-/* A v-form run on padded blocks: the algorithm moves N blocks of `pad`
+/* A v-form whose blocks differ (or, `deferred`, may differ). Run per
+ * block, the algorithm moves each block at its own size (`bbytes`); run
+ * padded, it moves N blocks of `pad`
  * bytes each (the largest block of the call, the same on every rank);
  * block r holds counts[r] elements of the side's datatype, at displs[r]
  * of the application's buffer, followed by zero bytes. The N-block sides

@@ -8,20 +8,24 @@
  *  - when all their blocks have one size, the call is that collective,
  *    with its blocks at the call's displacements (staged side by side when
  *    they are not);
- *  - when they differ, the call is that collective on blocks padded to the
- *    largest (collmpi_vpad: each block staged with zero bytes after it),
- *    if padding costs little: the bytes the padded call moves (N blocks of
- *    the largest, N * N for MPI_Alltoallv) are at most COLLMPI_VPAD times
- *    the bytes of the blocks (default 1.25; 1 never pads). Otherwise the
- *    MPI library serves the call.
+ *  - when they differ, the call is that collective's algorithm with
+ *    per-block counts when the algorithm keeps its chunks to their blocks
+ *    (collmpi_vblocks), else on blocks padded to the largest (collmpi_vpad:
+ *    each block staged with zero bytes after it) if padding costs little:
+ *    the bytes the padded call moves (N blocks of the largest, N * N for
+ *    MPI_Alltoallv) are at most COLLMPI_VPAD times the bytes of the blocks
+ *    (default 1.25; 1 never pads). Otherwise the MPI library serves the
+ *    call (collmpi_v_serve decides, once the rule's algorithm is known).
  * Every rank must decide alike. The counts of MPI_Allgatherv and
  * MPI_Reduce_scatter are known to every rank; those of MPI_Gatherv and
  * MPI_Scatterv (the root's) and of MPI_Alltoallv (a row and a column of
  * the matrix on each rank) are not, and the ranks agree on them first with
- * one MPI_Allgather of three integers per rank (its smallest and largest
- * block and its share of the total), in the blocking and the persistent
- * forms (at init). A nonblocking call cannot wait for that agreement:
- * MPI_Igatherv, MPI_Iscatterv and MPI_Ialltoallv go to the MPI library. */
+ * one MPI_Allgather (per rank its smallest and largest block, its share of
+ * the total and the bytes of its own block, or its row), in the blocking
+ * and the persistent forms (at init). A nonblocking call cannot wait for
+ * that: MPI_Igatherv, MPI_Iscatterv and MPI_Ialltoallv are decided without
+ * the sizes (collmpi_vpad.deferred: a rule for every size, per-block
+ * counts or nothing) and exchange them in the background (pmpi.c). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
