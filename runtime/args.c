@@ -61,6 +61,20 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
     size_t block_bytes = count * c->esz;
     size_t in_bytes = (size_t)lay.in_blocks * block_bytes;
     size_t out_bytes = (size_t)lay.out_blocks * block_bytes;
+    if (c->vg) {
+        /* per-block counts (vblocks.c): never in place, the buffers' ends */
+        const collrt_vgeom *g = c->vg;
+        if (g->nbufs < COLL_BUF_SCRATCH0) return COLL_ERR_INTERNAL;
+        if ((sendbuf == COLL_IN_PLACE && lay.in_blocks) ||
+            (recvbuf == COLL_IN_PLACE && lay.out_blocks))
+            return COLL_ERR_IN_PLACE;
+        if (__builtin_mul_overflow(g->off[COLL_BUF_IN][g->chunks[COLL_BUF_IN]], c->esz, &in_bytes) ||
+            __builtin_mul_overflow(g->off[COLL_BUF_OUT][g->chunks[COLL_BUF_OUT]], c->esz,
+                                   &out_bytes) ||
+            in_bytes > (size_t)PTRDIFF_MAX || out_bytes > (size_t)PTRDIFF_MAX)
+            return COLL_ERR_BAD_COUNT;
+        block_bytes = 0;   /* no in-place position */
+    }
 
     /* Buffers a rank has no memory for are ignored (whatever was passed). */
     const char *in = lay.in_blocks ? sendbuf : NULL;
@@ -72,7 +86,7 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
             if (!lay.in_blocks) return COLL_ERR_IN_PLACE; /* only at the root */
             out = in ? (char *)in + (size_t)me * block_bytes : NULL;
             c->in_place = 1;
-        } else if (in && in != COLL_IN_PLACE && out && count &&
+        } else if (in && in != COLL_IN_PLACE && out && count && !c->vg &&
                    out == in + (size_t)me * block_bytes) {
             c->in_place = 1;
         }
@@ -88,7 +102,7 @@ int collrt_begin_args(collrt_call *c, const coll_alg_info *info, int nranks, int
             if (!lay.out_blocks) return COLL_ERR_IN_PLACE;
             in = out ? out + in_off : NULL;
             c->in_place = 1;
-        } else if (in && out && count && in == out + in_off) {
+        } else if (in && out && count && !c->vg && in == out + in_off) {
             c->in_place = 1;       /* NCCL's convention: same position */
         }
     }

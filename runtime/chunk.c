@@ -22,9 +22,15 @@ size_t coll_chunk_len(size_t count, int64_t split, int64_t c) {
 bool collrt_range_split(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
                         size_t *bytes) {
     if (c->split < 1 || buf < 0 || buf >= c->nbufs || lo < 0 || lo > hi ||
-        hi > c->chunks[buf]) {
+        hi > c->chunks[buf] || (c->vg && (buf >= c->vg->nbufs || hi > c->vg->chunks[buf]))) {
         collrt_fail(c, COLL_ERR_INTERNAL);
         return false;
+    }
+    if (c->vg) {
+        const size_t *off = c->vg->off[buf];
+        *bytes = (off[hi] - off[lo]) * c->esz;
+        *ptr = *bytes ? c->base[buf] + off[lo] * c->esz : NULL;
+        return true;
     }
     size_t a = coll_chunk_offset(c->count, c->split, lo);
     size_t b = coll_chunk_offset(c->count, c->split, hi);

@@ -19,6 +19,8 @@
  *                  target's config and collc's options read sizes with it)
  *   request.c      the nonblocking form (coll_start, coll_test ...): a
  *                  compiled program recorded once, replayed step by step
+ *   vblocks.c      per-block counts (v-collectives): which block each chunk
+ *                  of a program holds, the geometry of uneven blocks
  * and what each target provides is at the end of this file. */
 #ifndef COLLRT_INTERNAL_H
 #define COLLRT_INTERNAL_H
@@ -186,6 +188,10 @@ typedef struct collrt_call {
     /* Deferred copies in -> out or scratch (COLL_ALG_CHUNK_CALLS_ONLY,
      * deferral.c). */
     collrt_deferred defer[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+    /* Blocks of counts of their own (vblocks.c), NULL: every block is
+     * `count` elements. Set by the request that owns the call, before its
+     * begin (collrt_begin_args leaves it). */
+    const struct collrt_vgeom *vg;
     /* Kept from call to call, as long as the communicator (collrt_call_free
      * when it is destroyed): */
     char *scratch;         /* the scratch block (scratch.c), grown when a
@@ -268,7 +274,7 @@ bool collrt_range_split(collrt_call *c, int buf, int64_t lo, int64_t hi, char **
                         size_t *bytes);
 static inline bool collrt_range(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,
                                 size_t *bytes) {
-    if (c->split != 1 || buf < 0 || buf >= c->nbufs || lo < 0 || lo > hi || hi > c->chunks[buf])
+    if (c->split != 1 || c->vg || buf < 0 || buf >= c->nbufs || lo < 0 || lo > hi || hi > c->chunks[buf])
         return collrt_range_split(c, buf, lo, hi, ptr, bytes);
     *bytes = (size_t)(hi - lo) * c->count * c->esz;
     *ptr = *bytes ? c->base[buf] + (size_t)lo * c->count * c->esz : NULL;
@@ -457,6 +463,58 @@ size_t collrt_rec_tags(const collrt_recording *r);
 /* coll_request_start on other buffers (the mpi target's staged copies). */
 int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf);
 
+/* ---- per-block counts (vblocks.c) ----
+ * The piece a chunk slot holds: position `pos` of block `blk` (rank r's
+ * block is r; an alltoall's block from s to d is s * N + d); blk < 0: a
+ * scratch chunk the program never uses. */
+typedef struct collrt_vpiece {
+    int64_t blk, pos;
+} collrt_vpiece;
+/* This rank's piece of every chunk of every buffer of a program. */
+typedef struct collrt_vmap {
+    int64_t split;
+    int nbufs;
+    int64_t chunks[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+    collrt_vpiece *piece[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+    collrt_vpiece *mem;    /* the one allocation behind piece[] */
+} collrt_vmap;
+/* Follows the plans of all N ranks (plans[r] recorded for rank r, root,
+ * count > 0) and checks that each chunk slot holds one piece for the whole
+ * call and that every transfer, copy and reduction moves ranges of equal
+ * pieces: then the program serves blocks of any counts. COLL_OK with
+ * rank me's map in *out (collrt_vmap_free), or COLL_ERR_NOT_APPLICABLE
+ * with *why (a static text). The verdict is the same for every `me`. */
+int collrt_vmap_build(coll_collective coll, int N, int me, int root,
+                      const collrt_recording *plans, collrt_vmap *out, const char **why);
+void collrt_vmap_free(collrt_vmap *m);
+/* The element offsets of every chunk (off[b][i], i = 0 .. chunks[b]) of a
+ * call whose block id k has counts[k] elements (ncounts ids), from map m:
+ * one malloc'ed block (free), NULL when out of memory, on overflow or an
+ * id outside counts. */
+typedef struct collrt_vgeom {
+    int nbufs;
+    int64_t chunks[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+    size_t *off[COLL_BUF_SCRATCH0 + COLL_MAX_SCRATCH];
+} collrt_vgeom;
+collrt_vgeom *collrt_vgeom_build(const collrt_vmap *m, const size_t *counts, size_t ncounts);
+/* coll_start / coll_init of a call of per-block counts: vg (taken over,
+ * freed with the request) gives its geometry; count must be 1 (0: a call
+ * that moves nothing). */
+int collrt_start_v(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                   const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype, coll_op op,
+                   int root, collrt_vgeom *vg, int persistent, coll_request **req);
+
+/* A request whose buffers and geometry are known only later (a v-form
+ * whose ranks learn each other's counts in the background): recorded now
+ * (count 1, on buffers it never touches) with its tags reserved now, in
+ * the communicator's order of calls, and begun by collrt_request_launch
+ * (its buffers, vg taken over). Until then coll_test reports it not done
+ * and coll_wait refuses it (COLL_ERR_INTERNAL); coll_request_free frees
+ * it. A failed launch leaves it done with that status. */
+int collrt_start_deferred(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                          coll_dtype dtype, coll_op op, int root, coll_request **req);
+int collrt_request_launch(coll_request *q, const void *sendbuf, void *recvbuf, collrt_vgeom *vg);
+
 /* ---- provided by each target ----
  * A target (targets/<name>/) defines `struct coll_call` (collrt_call first)
  * and `struct coll_comm`, and these functions of coll.h; the runtime calls
@@ -494,6 +552,7 @@ int coll_comm_size(const coll_comm *comm);
  *     disarm);
  *   collrt_req_begin: the real coll_begin on the request's call; `ntags`
  *     is collrt_rec_tags of its plan;
+ *   collrt_req_reserve: takes the request's tags before its begin;
  *   collrt_step_progress: coll_step_end of the posted step without
  *     blocking (block = 0): *done = 0 while some transfer is still
  *     outstanding; once the step completed it did all that coll_step_end
@@ -506,6 +565,9 @@ void collrt_arm(coll_comm *comm, coll_call *call);
 int collrt_req_begin(coll_call *call, const coll_alg_info *info, const void *sendbuf,
                      void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
                      size_t ntags);
+/* Reserves the ntags tags of a request's call now, for its later
+ * collrt_req_begin (which then takes these instead of the next ones). */
+void collrt_req_reserve(coll_call *call, size_t ntags);
 int collrt_step_progress(coll_call *call, int block, int *done);
 int collrt_finish_progress(coll_call *call, int status, int block, int *done);
 

@@ -7,11 +7,14 @@
  * The replay makes the very calls the blocking program makes, in the same
  * order, so deferred copies, copy-on-write and the targets' matching rules
  * behave exactly as in the blocking call: the results are the same bits. */
+#include <stdint.h>
 #include <stdlib.h>
 #include "collrt_internal.h"
 
 /* Where a request is in its plan. */
 typedef enum req_phase {
+    REQ_WAITING,   /* recorded, its tags reserved, to be launched
+                      (collrt_start_deferred) */
     REQ_POST,      /* replaying ops from `next` up to the next step end */
     REQ_STEP,      /* the posted step is being completed */
     REQ_FINISH,    /* coll_finish(status) is being completed */
@@ -36,6 +39,7 @@ struct coll_request {
     coll_dtype dtype;
     coll_op op;
     int root;
+    collrt_vgeom *vg;          /* per-block counts (collrt_start_v), or NULL */
 };
 
 /* ---- recording ---- */
@@ -96,6 +100,7 @@ size_t collrt_rec_tags(const collrt_recording *r) {
 static void free_request(coll_request *q) {
     if (q->call) collrt_req_call_free(q->call);
     free(q->plan.ops);
+    free(q->vg);
     free(q);
 }
 
@@ -154,6 +159,7 @@ static void progress(coll_request *q, int block) {
             q->status = rc;
             q->phase = REQ_DONE;
             return;
+        case REQ_WAITING:
         case REQ_DONE: return;
         }
     }
@@ -215,14 +221,39 @@ static int begin(coll_request *q) {
     return COLL_OK;
 }
 
-int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
-               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
-               coll_request **req) {
+/* coll_start (persistent = 0) and coll_init (1), with the geometry vg of
+ * per-block counts (taken over) or NULL. */
+static int start_or_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                         const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
+                         coll_op op, int root, collrt_vgeom *vg, int persistent,
+                         coll_request **req) {
     if (req) *req = NULL;
-    if (!req) return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
+    if (!req) {
+        free(vg);
+        return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
+    }
     int rc;
     coll_request *q = record(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, &rc);
-    if (!q) return rc;
+    if (!q) {
+        free(vg);
+        return rc;
+    }
+    q->vg = vg;
+    COLLRT_CALL(q->call)->vg = vg;
+    if (persistent) {
+        /* what the blocking call returns without communicating */
+        if (!q->plan.began) rc = q->plan.status != COLL_OK ? q->plan.status : COLL_ERR_INTERNAL;
+        else if (q->plan.nomem) rc = COLL_ERR_NOMEM;
+        else if (q->plan.n == 0) rc = q->plan.status;   /* a failed `require` */
+        else rc = COLL_OK;
+        if (rc != COLL_OK) {
+            free_request(q);
+            return rc;
+        }
+        q->persistent = 1;
+        *req = q;
+        return COLL_OK;
+    }
     /* The real begin fails exactly when the recording one did, with the
      * target's side effects (peers told); a program that ends before
      * communicating (count 0, a failed `require`) ends in it, as the
@@ -238,26 +269,23 @@ int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), con
     return COLL_OK;
 }
 
+int coll_start(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
+               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
+               coll_request **req) {
+    return start_or_init(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, NULL, 0, req);
+}
+
 int coll_init(coll_comm *comm, const coll_alg_info *info, void (*fn)(void), const void *sendbuf,
               void *recvbuf, size_t count, coll_dtype dtype, coll_op op, int root,
               coll_request **req) {
-    if (req) *req = NULL;
-    if (!req) return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
-    int rc;
-    coll_request *q = record(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, &rc);
-    if (!q) return rc;
-    /* what the blocking call returns without communicating */
-    if (!q->plan.began) rc = q->plan.status != COLL_OK ? q->plan.status : COLL_ERR_INTERNAL;
-    else if (q->plan.nomem) rc = COLL_ERR_NOMEM;
-    else if (q->plan.n == 0) rc = q->plan.status;   /* a failed `require` */
-    else rc = COLL_OK;
-    if (rc != COLL_OK) {
-        free_request(q);
-        return rc;
-    }
-    q->persistent = 1;
-    *req = q;
-    return COLL_OK;
+    return start_or_init(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, NULL, 1, req);
+}
+
+int collrt_start_v(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                   const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype, coll_op op,
+                   int root, collrt_vgeom *vg, int persistent, coll_request **req) {
+    return start_or_init(comm, info, fn, sendbuf, recvbuf, count, dtype, op, root, vg, persistent,
+                         req);
 }
 
 int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf) {
@@ -282,14 +310,53 @@ int coll_test(coll_request *req, int *done) {
 }
 
 int coll_wait(coll_request *req) {
-    if (!req) return COLL_ERR_INTERNAL;
+    if (!req || req->phase == REQ_WAITING) return COLL_ERR_INTERNAL;
     progress(req, 1);
     return req->status;
 }
 
 int coll_request_free(coll_request *req) {
     if (!req) return COLL_OK;
-    if (req->phase != REQ_DONE) return COLL_ERR_BUSY;
+    if (req->phase != REQ_DONE && req->phase != REQ_WAITING) return COLL_ERR_BUSY;
     free_request(req);
     return COLL_OK;
+}
+
+int collrt_start_deferred(coll_comm *comm, const coll_alg_info *info, void (*fn)(void),
+                          coll_dtype dtype, coll_op op, int root, coll_request **req) {
+    if (req) *req = NULL;
+    if (!req) return comm ? COLL_ERR_INTERNAL : COLL_ERR_NULL_COMM;
+    /* recorded on buffers it never touches, far apart (no overlap) */
+    const void *in = (const void *)((uintptr_t)1 << 44);
+    void *out = (void *)((uintptr_t)2 << 44);
+    int rc;
+    coll_request *q = record(comm, info, fn, in, out, 1, dtype, op, root, &rc);
+    if (!q) return rc;
+    if (!q->plan.began) rc = q->plan.status != COLL_OK ? q->plan.status : COLL_ERR_INTERNAL;
+    else if (q->plan.nomem) rc = COLL_ERR_NOMEM;
+    else if (q->plan.n == 0) rc = q->plan.status;   /* a failed `require` */
+    if (rc != COLL_OK) {
+        free_request(q);
+        return rc;
+    }
+    collrt_req_reserve(q->call, collrt_rec_tags(&q->plan));
+    q->phase = REQ_WAITING;
+    *req = q;
+    return COLL_OK;
+}
+
+int collrt_request_launch(coll_request *q, const void *sendbuf, void *recvbuf, collrt_vgeom *vg) {
+    if (!q || q->phase != REQ_WAITING) {
+        free(vg);
+        return COLL_ERR_INTERNAL;
+    }
+    free(q->vg);
+    q->vg = vg;
+    COLLRT_CALL(q->call)->vg = vg;
+    q->sendbuf = sendbuf;
+    q->recvbuf = recvbuf;
+    q->phase = REQ_DONE;   /* unless it begins */
+    int rc = begin(q);
+    if (rc != COLL_OK) q->status = rc;
+    return rc;
 }

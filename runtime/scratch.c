@@ -9,10 +9,16 @@
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
-/* Bytes of a buffer of `chunks` chunks, or SIZE_MAX on overflow. */
-static size_t chunk_bytes(const collrt_call *c, int64_t chunks) {
+/* Bytes of buffer buf of `chunks` chunks, or SIZE_MAX on overflow. */
+static size_t chunk_bytes(const collrt_call *c, int buf, int64_t chunks) {
+    size_t bytes;
+    if (c->vg)   /* per-block counts: the buffer's end */
+        return __builtin_mul_overflow(c->vg->off[buf][chunks], c->esz, &bytes) ||
+                       bytes > (size_t)PTRDIFF_MAX
+                   ? SIZE_MAX
+                   : bytes;
     size_t P = (size_t)c->split, blocks = (size_t)chunks / P;
-    size_t elems, bytes;
+    size_t elems;
     if (__builtin_mul_overflow(blocks, c->count, &elems)) return SIZE_MAX;
     elems += coll_chunk_offset(c->count, c->split, chunks % c->split);
     if (__builtin_mul_overflow(elems, c->esz, &bytes) || bytes > (size_t)PTRDIFF_MAX)
@@ -101,6 +107,10 @@ static int plan_geometry(collrt_call *c, int64_t split, int nscratch, const int6
         c->chunks[COLL_BUF_SCRATCH0 + k] = scratch_chunks[k];
         c->base[COLL_BUF_SCRATCH0 + k] = NULL;
     }
+    /* per-block counts: the geometry is of this very program */
+    for (int b = 0; c->vg && b < COLL_BUF_SCRATCH0 + nscratch; b++)
+        if (c->vg->nbufs != COLL_BUF_SCRATCH0 + nscratch || c->vg->chunks[b] != c->chunks[b])
+            return COLL_ERR_INTERNAL;
     /* entries [0, nbufs) are set; a failed setup leaves no deferral */
     memset(c->defer, 0, (size_t)(COLL_BUF_SCRATCH0 + nscratch) * sizeof *c->defer);
     c->nbufs = COLL_BUF_SCRATCH0 + nscratch;
@@ -113,12 +123,12 @@ static int plan_scratch(collrt_call *c, int nscratch, const int64_t *scratch_chu
     p->total = 0;
     p->cow_save = p->cow_tmp = p->cow_saved = p->cow_read = p->cow_fix = SIZE_MAX;
     for (int k = 0; k < nscratch; k++) {
-        size_t b = chunk_bytes(c, scratch_chunks[k]);
+        size_t b = chunk_bytes(c, COLL_BUF_SCRATCH0 + k, scratch_chunks[k]);
         if (b == SIZE_MAX || !place(p, &p->scratch[k], b)) return COLL_ERR_BAD_COUNT;
     }
     /* in and out fit in memory (collrt_begin_args) */
-    size_t in_bytes = (size_t)c->in_blocks * c->count * c->esz;
-    size_t out_bytes = (size_t)c->out_blocks * c->count * c->esz;
+    size_t in_bytes = chunk_bytes(c, COLL_BUF_IN, c->chunks[COLL_BUF_IN]);
+    size_t out_bytes = chunk_bytes(c, COLL_BUF_OUT, c->chunks[COLL_BUF_OUT]);
     if (!place(p, &p->input_copy, collrt_input_copy_wanted(c) ? in_bytes : 0)) return COLL_ERR_BAD_COUNT;
     if (collrt_cow_wanted(c)) {
         /* save and redirect areas (their pages are touched only when
@@ -145,7 +155,7 @@ static char *at(char *mem, size_t off) { return off == SIZE_MAX ? NULL : mem + o
 static void assign_scratch(collrt_call *c, int nscratch, const scratch_plan *p, char *mem) {
     for (int k = 0; k < nscratch; k++) c->base[COLL_BUF_SCRATCH0 + k] = at(mem, p->scratch[k]);
     if (p->input_copy != SIZE_MAX) {
-        memcpy(mem + p->input_copy, c->base[COLL_BUF_IN], (size_t)c->in_blocks * c->count * c->esz);
+        memcpy(mem + p->input_copy, c->base[COLL_BUF_IN], chunk_bytes(c, COLL_BUF_IN, c->chunks[COLL_BUF_IN]));
         c->base[COLL_BUF_IN] = mem + p->input_copy;
         c->in_place = 0;
     }

@@ -2,10 +2,11 @@
 # run.sh BUILD_DIR [ROUNDS]: vpad_bench (MPI_Allgatherv, MPI_Reduce_scatter,
 # MPI_Alltoallv, MPI_Gatherv with blocks of base and base + 1 ints) at
 # 64 KiB, 1 MiB and 16 MiB under Open MPI (N = OMPI_NS, default 2 4) and
-# MPICH (N = MPICH_NS, default 2), with libcollmpi.so serving them padded
-# by the test algorithms of tests/mpi (ring allgather and reduce_scatter,
-# pairwise alltoall, binomial gather). UNIFORM=1: blocks of one size side
-# by side instead (vpad_bench -u: nothing padded or staged).
+# MPICH (N = MPICH_NS, default 2), with libcollmpi.so serving them with
+# per-block counts by the test algorithms of tests/mpi (ring allgather and
+# reduce_scatter, pairwise alltoall, binomial gather: all keep their chunks
+# to their blocks). UNIFORM=1: blocks of one size side by side instead
+# (vpad_bench -u).
 set -eu
 b=${1:-build}
 r=${2:-9}

@@ -1,8 +1,9 @@
 /* vpad_bench.c - the v-collectives with blocks of different sizes (block r
  * of base + r % 2 ints, base = BYTES / (4 N); an alltoallv's block from
  * rank r to rank q of base + (r + q) % 2), served by collc through
- * libcollmpi.so (MPI_* under LD_PRELOAD: the regular collective on blocks
- * padded to the largest) against the MPI library's own (PMPI_*), in
+ * libcollmpi.so (MPI_* under LD_PRELOAD: the regular collective's
+ * algorithm with per-block counts when it keeps its chunks to their
+ * blocks, else on blocks padded to the largest) against the MPI library's own (PMPI_*), in
  * alternating rounds of one run. Prints, per collective and size, the
  * median time of a call over the rounds, collc's and the library's, and
  * their ratio (library / collc: above 1, collc is faster).
@@ -11,7 +12,7 @@
  *
  * -u: blocks of one size (base ints each) side by side instead: the
  * regular collective on the application's buffers, nothing staged (what
- * the padding and its copies cost, by difference).
+ * per-block counts or the padding cost, by difference).
  *
  * BYTES: the blocks' total on one rank (what MPI_Allgatherv receives, the
  * input of MPI_Reduce_scatter, what MPI_Alltoallv sends); default 65536,

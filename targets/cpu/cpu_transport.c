@@ -687,6 +687,11 @@ int collrt_req_begin(coll_call *cl, const coll_alg_info *info, const void *sendb
     return rc;
 }
 
+void collrt_req_reserve(coll_call *cl, size_t ntags) {
+    (void)cl;      /* one call at a time: its tag is the call number */
+    (void)ntags;
+}
+
 int collrt_finish_progress(coll_call *cl, int status, int block, int *done) {
     *done = 1;
     if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;

@@ -884,23 +884,31 @@ static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt
         *why = "bad datatype";
         return COLL_ERR_BAD_DTYPE;
     }
-    for (int r = 0; r < n; r++)
-        if (counts[r] < 0 || (size_t)counts[r] * (size_t)size > stride) {
+    size_t total = 0;
+    for (int r = 0; r < n; r++) {
+        if (counts[r] < 0 || (stride && (size_t)counts[r] * (size_t)size > stride)) {
             *why = "a block larger than the largest block the ranks agreed on";
             return COLL_ERR_BAD_COUNT;
         }
-    int rc = stage_open(m, s, user, dt, (size_t)n * stride + 1, "no memory for the padded blocks", why);
+        total += (size_t)counts[r] * (size_t)size;
+    }
+    /* stride 0: the blocks side by side at their own sizes */
+    int rc = stage_open(m, s, user, dt, (stride ? (size_t)n * stride : total) + 1,
+                        stride ? "no memory for the padded blocks" : "no memory for the blocks",
+                        why);
     if (rc != COLL_OK) return rc;
     int displ = 0;
+    size_t at = 0;
     for (int r = 0; pack && r < n; r++) {
-        char *slot = s->stage + (size_t)r * stride;
+        char *slot = s->stage + (stride ? (size_t)r * stride : at);
         size_t bytes = (size_t)counts[r] * (size_t)size;
         if (pack_block(user, dt, displs ? displs[r] : displ, counts[r], slot, 0) != MPI_SUCCESS) {
             *why = "cannot pack the datatype";
             return COLL_ERR_BAD_DTYPE;
         }
-        memset(slot + bytes, 0, stride - bytes);   /* the padding moves too: zeros */
+        if (stride) memset(slot + bytes, 0, stride - bytes);   /* the padding moves too: zeros */
         displ += counts[r];
+        at += bytes;
     }
     if (!unpack_all) {
         s->unpack_count = unpack;
@@ -909,13 +917,18 @@ static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt
     s->vcounts = malloc(sizeof *s->vcounts * (size_t)n);
     s->vdispls = malloc(sizeof *s->vdispls * (size_t)n);
     if (!s->vcounts || !s->vdispls) {
-        *why = "no memory for the padded blocks";
+        *why = "no memory for the blocks";
         return COLL_ERR_NOMEM;
     }
     memcpy(s->vcounts, counts, sizeof *counts * (size_t)n);
-    memcpy(s->vdispls, displs, sizeof *displs * (size_t)n);
+    displ = 0;
+    for (int r = 0; r < n; r++) {   /* displs NULL: side by side */
+        s->vdispls[r] = displs ? displs[r] : displ;
+        displ += counts[r];
+    }
     s->vn = n;
     s->vstride = stride;
+    s->vsize = (size_t)size;
     return COLL_OK;
 }
 
@@ -1001,6 +1014,287 @@ static int prepare_padded(const collmpi_args *a, collmpi_call *m, const char **w
     return rc;
 }
 
+/* ---- v-forms with per-block counts (collmpi_vblocks) ---- */
+
+/* Whether n blocks of counts[r] elements of dt at displs[r] (NULL: side
+ * by side) are already the side-by-side layout the algorithm reads (a
+ * named type, displacements the running sums of the counts). */
+static int side_by_side(const collmpi_call *m, MPI_Datatype dt, int n, const int *counts,
+                        const int *displs) {
+    if (!m->plain || !contiguous_type(dt, 0)) return 0;
+    long long at = 0;
+    for (int r = 0; displs && r < n; r++) {
+        if (displs[r] != at) return 0;
+        at += counts[r];
+    }
+    return 1;
+}
+
+/* Checks that the n blocks of a side (counts of dt) have the bytes the
+ * ranks agreed on: block r is bbytes[first + r * step]. */
+static int agreed_sizes(const collmpi_call *m, MPI_Datatype dt, int n, const int *counts,
+                        size_t first, size_t step, const char **why) {
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    for (int r = 0; r < n; r++) {
+        size_t k = first + (size_t)r * step;
+        if (!counts || counts[r] < 0 || k >= m->nbb ||
+            (long long)counts[r] * size != m->bbytes[k]) {
+            *why = "send and receive block sizes differ";
+            return COLL_ERR_BAD_COUNT;
+        }
+    }
+    return COLL_OK;
+}
+
+/* An N-block side of a v-form: the user's memory when it is side by side
+ * already, else a stage of the blocks side by side (packed when `pack`,
+ * unpacked by collmpi_unstage when `unpack`). */
+static int vside(collmpi_call *m, collmpi_stage *st, void *user, MPI_Datatype dt, int n,
+                 const int *counts, const int *displs, int pack, int unpack, void **ptr,
+                 const char **why) {
+    if (side_by_side(m, dt, n, counts, displs)) {
+        *ptr = user;
+        return COLL_OK;
+    }
+    int rc = vstage(m, st, user, dt, n, counts, displs, 0, pack, unpack, 0, why);
+    *ptr = st->stage;
+    return rc;
+}
+
+/* A one-block side: the user's memory, or a stage when its type is not
+ * contiguous. */
+static int oside(collmpi_call *m, collmpi_stage *st, void *user, MPI_Datatype dt, int count,
+                 int pack, int unpack, void **ptr, const char **why) {
+    size_t n = count > 0 ? (size_t)count : 0;
+    if (!needs_stage(m, dt, n)) {
+        *ptr = user;
+        return COLL_OK;
+    }
+    int rc = stage(m, st, user, dt, n, pack, unpack ? n : 0, why);
+    *ptr = st->stage;
+    return rc;
+}
+
+/* collmpi_prepare of a v-form of uneven blocks with per-block counts: the
+ * blocks side by side at their own sizes (the runtime's geometry, built
+ * at the start from bbytes), never in place (an in-place input is staged
+ * apart). */
+static int prepare_blocks(const collmpi_args *a, collmpi_call *m, const char **why) {
+    const collmpi_vpad *v = a->vpad;
+    int N = m->nranks, me = m->rank, coll = a->coll;
+    int is_root = me == a->root;
+    const void *sb = a->sendbuf;
+    void *rb = a->recvbuf;
+    void *in = NULL, *out = NULL;
+    int rc = COLL_OK;
+    m->bbytes = v->bbytes;
+    m->nbb = v->nbb;
+    m->count = 1;
+    if (coll == COLL_REDUCE_SCATTER) {
+        /* the input: N blocks side by side; the output: this rank's block */
+        long long total = 0;
+        for (int r = 0; r < N; r++) total += v->rcounts[r];
+        int mine = v->rcounts[me];
+        int contig = m->red_contig;
+        if (sb == MPI_IN_PLACE) {
+            rc = stage(m, &m->in, rb, m->red_type, (size_t)total, 1, 0, why);
+            in = m->in.stage;
+            if (rc == COLL_OK && !contig) {
+                rc = stage(m, &m->out, rb, m->red_type, (size_t)mine, 0, (size_t)mine, why);
+                out = m->out.stage;
+            } else {
+                out = rb;
+            }
+        } else {
+            in = (void *)sb;
+            out = rb;
+            if (!contig) {
+                rc = stage(m, &m->in, (void *)sb, m->red_type, (size_t)total, 1, 0, why);
+                in = m->in.stage;
+                if (rc == COLL_OK)
+                    rc = stage(m, &m->out, rb, m->red_type, (size_t)mine, 0, (size_t)mine, why);
+                out = m->out.stage;
+            }
+        }
+        m->sendbuf = in;
+        m->recvbuf = out;
+        return rc;
+    }
+    int has_in = coll != COLL_SCATTER || is_root;
+    int has_out = coll != COLL_GATHER || is_root;
+    if (!has_in) sb = NULL;
+    if (!has_out) rb = NULL;
+    int scatter_root_in_place = coll == COLL_SCATTER && is_root && rb == MPI_IN_PLACE;
+    if ((sb == MPI_IN_PLACE && (coll == COLL_SCATTER || !has_out)) ||
+        (rb == MPI_IN_PLACE && !scatter_root_in_place)) {
+        *why = "MPI_IN_PLACE where MPI does not allow it";
+        return COLL_ERR_IN_PLACE;
+    }
+    size_t Nn = (size_t)N;
+    /* every block this rank holds has the size the ranks agreed on */
+    if (coll == COLL_ALLTOALL) {
+        if (sb != MPI_IN_PLACE)
+            rc = agreed_sizes(m, a->sendtype, N, v->scounts, (size_t)me * Nn, 1, why);
+        if (rc == COLL_OK) rc = agreed_sizes(m, a->recvtype, N, v->rcounts, (size_t)me, Nn, why);
+    } else if (coll == COLL_SCATTER) {
+        if (is_root) rc = agreed_sizes(m, a->sendtype, N, v->scounts, 0, 1, why);
+        if (rc == COLL_OK && !scatter_root_in_place)
+            rc = agreed_sizes(m, a->recvtype, 1, &a->recvcount, (size_t)me, 1, why);
+    } else {
+        if (has_out) rc = agreed_sizes(m, a->recvtype, N, v->rcounts, 0, 1, why);
+        if (rc == COLL_OK && sb != MPI_IN_PLACE)
+            rc = agreed_sizes(m, a->sendtype, 1, &a->sendcount, (size_t)me, 1, why);
+    }
+    if (rc != COLL_OK) return rc;
+    if (sb == MPI_IN_PLACE) {
+        /* the input is in recvbuf: an allgather's or gather's own block at
+         * rdispls[me], an alltoall's whole row; staged apart so that the
+         * call is not in place */
+        if (coll == COLL_ALLTOALL) {
+            rc = vstage(m, &m->in, rb, a->recvtype, N, v->rcounts, a->rdispls, 0, 1, 0, 0, why);
+        } else {
+            int one = v->rcounts[me];
+            const int *d = a->rdispls;
+            int displ = 0;
+            for (int r = 0; !d && r < me; r++) displ += v->rcounts[r];
+            int at = d ? d[me] : displ;
+            rc = vstage(m, &m->in, rb, a->recvtype, 1, &one, &at, 0, 1, 0, 0, why);
+        }
+        in = m->in.stage;
+    } else if (has_in) {
+        rc = coll == COLL_SCATTER || coll == COLL_ALLTOALL
+                 ? vside(m, &m->in, (void *)sb, a->sendtype, N, v->scounts, a->sdispls, 1, 0, &in,
+                         why)
+                 : oside(m, &m->in, (void *)sb, a->sendtype, a->sendcount, 1, 0, &in, why);
+    }
+    if (rc == COLL_OK && scatter_root_in_place) {
+        /* the root's block stays where it is in sendbuf: the algorithm
+         * writes a copy that nobody reads */
+        rc = stage(m, &m->out, NULL, MPI_BYTE, (size_t)m->bbytes[me], 0, 0, why);
+        m->out.user = NULL;
+        out = m->out.stage;
+    } else if (rc == COLL_OK && has_out) {
+        rc = coll == COLL_SCATTER
+                 ? oside(m, &m->out, rb, a->recvtype, a->recvcount, 0, 1, &out, why)
+                 : vside(m, &m->out, rb, a->recvtype, N, v->rcounts, a->rdispls, 0, 1, &out, why);
+    }
+    m->sendbuf = in;
+    m->recvbuf = out;
+    return rc;
+}
+
+/* The map of blocks of recent (algorithm, N, rank, root) pairs, per
+ * thread: following every rank's plan costs the recording of N plans. */
+enum { VMAP_CACHE = 8 };
+typedef struct vmap_entry {
+    void (*fn)(void);
+    int nranks, rank, root;
+    coll_dtype dtype;
+    coll_op op;
+    int rc;
+    const char *why;
+    collrt_vmap map;
+} vmap_entry;
+static _Thread_local vmap_entry vmap_cache[VMAP_CACHE];
+static _Thread_local unsigned vmap_next;
+
+int collmpi_vblocks(coll_collective coll, void (*fn)(void), collmpi_call *m, const char **why) {
+    int rooted = is_root_coll(coll);
+    int root = rooted ? m->root : 0;
+    m->vblocks = 0;
+    m->vmap = NULL;
+    vmap_entry *e = NULL;
+    for (int i = 0; i < VMAP_CACHE && !e; i++) {
+        vmap_entry *c = &vmap_cache[i];
+        if (c->fn == fn && c->nranks == m->nranks && c->rank == m->rank && c->root == root &&
+            c->dtype == m->dtype && c->op == m->op)
+            e = c;
+    }
+    if (!e) {
+        e = &vmap_cache[vmap_next++ % VMAP_CACHE];
+        collrt_vmap_free(&e->map);
+        *e = (vmap_entry){fn, m->nranks, m->rank, root, m->dtype, m->op, COLL_OK, NULL, {0}};
+        collrt_recording *plans = calloc((size_t)m->nranks, sizeof *plans);
+        if (!plans) {
+            e->fn = NULL;
+            *why = "out of memory";
+            return COLL_ERR_NOMEM;
+        }
+        for (int r = 0; e->rc == COLL_OK && r < m->nranks; r++)
+            if (collmpi_record_rank(m->nranks, r, fn, rooted, m->dtype, m->op, root, &plans[r]) !=
+                COLL_OK) {
+                e->rc = COLL_ERR_NOT_APPLICABLE;
+                e->why = "its plan could not be recorded";
+            }
+        if (e->rc == COLL_OK)
+            e->rc = collrt_vmap_build(coll, m->nranks, m->rank, root, plans, &e->map, &e->why);
+        for (int r = 0; r < m->nranks; r++) free(plans[r].ops);
+        free(plans);
+    }
+    *why = e->why;
+    if (e->rc != COLL_OK) return e->rc;
+    const coll_alg_info *info = NULL;
+    collmpi_call probe = *m;
+    (void)collmpi_applies(coll, &probe, fn, &info);
+    if (!info) {
+        *why = "no algorithm information";
+        return COLL_ERR_NOT_APPLICABLE;
+    }
+    m->vinfo = info;
+    m->vmap = &e->map;
+    m->vblocks = 1;
+    return COLL_OK;
+}
+
+static int call_comm(const collmpi_call *m, MPI_Comm comm, coll_comm **cc, int *mpi_err);
+
+/* The geometry of a prepared call with per-block counts, or NULL. */
+static collrt_vgeom *vgeom_of(const collmpi_call *m) {
+    /* the blocks' elements of the runtime's dtype */
+    size_t esz = coll_dtype_size(m->dtype);
+    size_t *counts = malloc(sizeof *counts * (m->nbb ? m->nbb : 1));
+    if (!counts || !m->vmap || !esz) {
+        free(counts);
+        return NULL;
+    }
+    for (size_t k = 0; k < m->nbb; k++) counts[k] = (size_t)m->bbytes[k] / esz;
+    collrt_vgeom *vg = collrt_vgeom_build(m->vmap, counts, m->nbb);
+    free(counts);
+    return vg;
+}
+
+int collmpi_launch(coll_request *q, const collmpi_call *m) {
+    collrt_vgeom *vg = vgeom_of(m);
+    if (!vg) return COLL_ERR_NOMEM;
+    return collrt_request_launch(q, m->sendbuf, m->recvbuf, vg);
+}
+
+int collmpi_request(coll_comm *cc, const coll_alg_info *info, void (*fn)(void), coll_collective coll,
+                    const collmpi_call *m, int persistent, coll_request **req) {
+    int root = is_root_coll(coll) ? m->root : 0;
+    if (!m->vblocks)
+        return persistent ? coll_init(cc, info, fn, m->sendbuf, m->recvbuf, m->count, m->dtype,
+                                      m->op, root, req)
+                          : coll_start(cc, info, fn, m->sendbuf, m->recvbuf, m->count, m->dtype,
+                                       m->op, root, req);
+    collrt_vgeom *vg = vgeom_of(m);
+    if (!vg) return COLL_ERR_NOMEM;
+    return collrt_start_v(cc, info, fn, m->sendbuf, m->recvbuf, 1, m->dtype, m->op, root, vg,
+                          persistent, req);
+}
+
+int collmpi_deferred(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
+                     const coll_alg_info *info, coll_request **req, int *mpi_err) {
+    coll_comm *cc;
+    int rc = call_comm(m, comm, &cc, mpi_err);
+    if (rc != COLL_OK) return rc;
+    rc = collrt_start_deferred(cc, info, fn, m->dtype, m->op, is_root_coll(coll) ? m->root : 0,
+                               req);
+    if (rc == COLL_ERR_TRANSPORT) *mpi_err = collmpi_comm_mpi_error(cc);
+    return rc;
+}
+
 int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
     static const char *dummy;
     if (!why) why = &dummy;
@@ -1009,7 +1303,7 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
     m->staged = 0;
     int rc;
     if (a->vpad) {
-        rc = prepare_padded(a, m, why);
+        rc = m->vblocks ? prepare_blocks(a, m, why) : prepare_padded(a, m, why);
         if (rc != COLL_OK) free_stages(m);
         return rc;
     }
@@ -1126,9 +1420,11 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
 int collmpi_unstage(collmpi_call *m, int status, int *mpi_err) {
     if (!m->staged) return status;
     collmpi_stage *o = &m->out;
+    size_t at = 0;   /* vstride 0: the blocks side by side */
     for (int r = 0; status == COLL_OK && o->stage && r < o->vn; r++) {
         int rc = pack_block(o->user, o->type, o->vdispls[r], o->vcounts[r],
-                            o->stage + (size_t)r * o->vstride, 1);
+                            o->stage + (o->vstride ? (size_t)r * o->vstride : at), 1);
+        at += (size_t)o->vcounts[r] * o->vsize;
         if (rc != MPI_SUCCESS) {
             *mpi_err = rc;
             status = COLL_ERR_TRANSPORT;
@@ -1169,7 +1465,13 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
     int rc = call_comm(m, comm, &cc, mpi_err);
     if (rc != COLL_OK) return rc;
     collmpi_comm_set_user_op(cc, m->user_op, m->uop, m->udt);
-    if (is_root_coll(coll))
+    if (m->vblocks) {
+        /* per-block counts: the geometry is a request's (started, waited) */
+        coll_request *q = NULL;
+        rc = collmpi_request(cc, m->vinfo, fn, coll, m, 0, &q);
+        if (rc == COLL_OK) rc = coll_wait(q);
+        coll_request_free(q);
+    } else if (is_root_coll(coll))
         rc = ((collmpi_rooted_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op, m->root);
     else
         rc = ((collmpi_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op);
@@ -1185,8 +1487,7 @@ int collmpi_start(coll_collective coll, const collmpi_call *m, MPI_Comm comm, vo
     if (rc != COLL_OK) return rc;
     /* the request's call takes the user op over at its start */
     collmpi_comm_set_user_op(cc, m->user_op, m->uop, m->udt);
-    rc = coll_start(cc, info, fn, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op,
-                    is_root_coll(coll) ? m->root : 0, req);
+    rc = collmpi_request(cc, info, fn, coll, m, 0, req);
     collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
     if (rc == COLL_ERR_TRANSPORT) *mpi_err = collmpi_comm_mpi_error(cc);
     return rc;

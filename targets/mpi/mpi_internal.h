@@ -37,6 +37,11 @@ coll_comm *collmpi_solo_comm(void);
  * collmpi_probed() then gives the program's coll_alg_info. */
 coll_comm *collmpi_probe_comm(int nranks, int rank);
 const coll_alg_info *collmpi_probed(const coll_comm *c);
+/* The plan of `fn` (rooted or not) for rank `rank` of nranks with root,
+ * count 1 of dtype, recorded on the probe (coll_start's recording; nothing
+ * moves): COLL_OK with *out (free out->ops), or COLL_ERR_NOT_APPLICABLE. */
+int collmpi_record_rank(int nranks, int rank, void (*fn)(void), int rooted, coll_dtype dtype,
+                        coll_op op, int root, collrt_recording *out);
 
 /* ---- argument mapping (collmpi.c) ---- */
 
@@ -48,8 +53,9 @@ const coll_alg_info *collmpi_probed(const coll_comm *c);
  * (a scatter's or alltoall's input, a gather's, allgather's or alltoall's
  * output) may then lie at displacements sdispls / rdispls (in extents of
  * its datatype, as MPI counts them; NULL: block r at r * count).
- * A v-form whose blocks differ in size may run as the regular call on
- * blocks padded to the largest (`vpad`, see collmpi_vpad). */
+ * A v-form whose blocks differ in size (`vpad`, see collmpi_vpad) runs
+ * with per-block counts (collmpi_call.vblocks) or as the regular call on
+ * blocks padded to the largest. */
 typedef struct collmpi_vpad collmpi_vpad;
 typedef struct collmpi_args {
     coll_collective coll;
@@ -65,7 +71,9 @@ typedef struct collmpi_args {
     const collmpi_vpad *vpad;     /* NULL: the blocks have one size */
 } collmpi_args;
 
-/* A v-form run on padded blocks: the algorithm moves N blocks of `pad`
+/* A v-form whose blocks differ (or, `deferred`, may differ). Run per
+ * block, the algorithm moves each block at its own size (`bbytes`); run
+ * padded, it moves N blocks of `pad`
  * bytes each (the largest block of the call, the same on every rank);
  * block r holds counts[r] elements of the side's datatype, at displs[r]
  * of the application's buffer, followed by zero bytes. The N-block sides
@@ -81,6 +89,22 @@ struct collmpi_vpad {
     size_t total;            /* bytes of the blocks themselves */
     size_t padded;           /* bytes moved padded (N or N * N blocks of `pad`) */
     const int *scounts, *rcounts;
+    /* The bytes of every block, the same on every rank (the ranks agreed
+     * on them where each knows only some): block r, or for MPI_Alltoallv
+     * the block from s to d at s * N + d; nbb of them. An algorithm whose
+     * chunks keep to their blocks (collmpi_vblocks) runs on the blocks
+     * side by side at these sizes instead of padded. */
+    const long long *bbytes;
+    size_t nbb;
+    /* A nonblocking MPI_Igatherv, MPI_Iscatterv or MPI_Ialltoallv: the
+     * ranks learn each other's block sizes in the background (an
+     * MPI_Iallgather of `own`, nown entries per rank: the bytes of this
+     * rank's block, or its row of the alltoall matrix), so nothing that is
+     * decided at the call may depend on them (pad, total: this rank's
+     * share; bbytes come with the exchange). */
+    int deferred;
+    const long long *own;
+    size_t nown;
 };
 
 /* A buffer of the call that the application describes with a datatype that
@@ -96,7 +120,9 @@ typedef struct collmpi_stage {
     char *stage;             /* NULL: nothing staged */
     int vn;                  /* padded blocks to unpack (0: none; else instead of unpack_count) */
     int *vcounts, *vdispls;  /* ... block r: vcounts[r] elements to vdispls[r] extents of user */
-    size_t vstride;          /* ... from r * vstride bytes of the stage */
+    size_t vstride;          /* ... from r * vstride bytes of the stage (0: the
+                                blocks side by side, vsize bytes per element) */
+    size_t vsize;
     size_t vcap;             /* the stage's bytes: it is kept for a later call
                                 when freed (collmpi.c) */
 } collmpi_stage;
@@ -126,6 +152,14 @@ typedef struct collmpi_call {
     void *recvbuf;
     collmpi_stage in, out;   /* staged input / output (in place: `out` only) */
     int staged;              /* some buffer is staged */
+    /* A v-form of uneven blocks run with per-block counts (collmpi_vblocks):
+     * the algorithm's map of blocks (valid until the call has started) and
+     * the blocks' bytes (a.vpad's); prepare puts the blocks side by side. */
+    int vblocks;
+    const coll_alg_info *vinfo;  /* the algorithm's (a request needs it) */
+    const collrt_vmap *vmap;
+    const long long *bbytes;
+    size_t nbb;
 } collmpi_call;
 
 /* What every rank of the communicator knows alike (MPI requires it): the
@@ -150,6 +184,21 @@ int collmpi_unstage(collmpi_call *m, int status, int *mpi_err);
  * of the program; *info gets its coll_alg_info (NULL if unknown). */
 int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void),
                     const coll_alg_info **info);
+/* Whether `fn` serves m's v-form of uneven blocks with per-block counts
+ * (collrt_vmap_build over all ranks' plans, kept per thread for the next
+ * calls): COLL_OK with m->vblocks and m->vmap set, or
+ * COLL_ERR_NOT_APPLICABLE with *why. The same on every rank. */
+int collmpi_vblocks(coll_collective coll, void (*fn)(void), collmpi_call *m, const char **why);
+/* The request of a prepared call (per-block counts included): coll_start
+ * (persistent = 0) or coll_init (1) of fn on cc. */
+int collmpi_request(coll_comm *cc, const coll_alg_info *info, void (*fn)(void), coll_collective coll,
+                    const collmpi_call *m, int persistent, coll_request **req);
+/* A deferred request of fn for m (collrt_start_deferred on the call's
+ * communicator: its tags taken now), and its launch once m is prepared
+ * (the geometry from m->vmap and m->bbytes). */
+int collmpi_deferred(coll_collective coll, const collmpi_call *m, MPI_Comm comm, void (*fn)(void),
+                     const coll_alg_info *info, coll_request **req, int *mpi_err);
+int collmpi_launch(coll_request *q, const collmpi_call *m);
 /* Runs the compiled algorithm `fn` (rooted or not per m's collective) on
  * the prepared call: on the solo communicator for N = 1, else on the
  * communicator's coll_comm (made on the first call: collective). Returns a
@@ -244,6 +293,12 @@ int collmpi_v_reduce_scatter(collmpi_vcall *v, const void *sendbuf, void *recvbu
 /* A copy of v with its counts (n of each), in one malloc'ed block (NULL:
  * out of memory). */
 collmpi_vpad *collmpi_vpad_copy(const collmpi_vpad *v, int n);
+/* Once a rule chose `fn` for a (m decided): how a v-form of uneven blocks
+ * runs. Per block when the algorithm keeps its chunks to their blocks
+ * (collmpi_vblocks: m->vblocks), else padded to the largest when that
+ * moves at most COLLMPI_VPAD times the bytes; 1, or 0 with the reason
+ * logged (the MPI library serves it). 1 for every other call. */
+int collmpi_v_serve(const collmpi_args *a, collmpi_call *m, void (*fn)(void), const char *alg);
 /* pmpi.c: whether some rule may serve a's collective (1), or 0 with the
  * reason logged; collmpi_pmpi_library logs why the MPI library serves a
  * and returns 0. */

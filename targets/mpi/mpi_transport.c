@@ -37,6 +37,7 @@
  *    whether its `require`s hold for (N, root) without any side effect. */
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,8 @@ struct coll_call {
     uint64_t step;          /* the tag counter of the current step */
     uint64_t step0;         /* ... when the call began */
     int req;                /* the call of a request (own tags, freed with it) */
+    int reserved;           /* its tags were taken before its begin, from: */
+    uint64_t step_base;
     int posted;             /* a request's step has posted its receives */
     MPI_Request *reqs;      /* this step's receive requests */
     int *req_op;            /* [nreqs] index of the queued op of each receive */
@@ -255,6 +258,28 @@ coll_comm *collmpi_probe_comm(int nranks, int rank) {
 }
 
 const coll_alg_info *collmpi_probed(const coll_comm *c) { return c ? c->probed : NULL; }
+
+int collmpi_record_rank(int nranks, int rank, void (*fn)(void), int rooted, coll_dtype dtype,
+                        coll_op op, int root, collrt_recording *out) {
+    /* The buffers are never touched while recording: distinct addresses
+     * far apart, so that no overlap check refuses them. */
+    static _Thread_local struct coll_call cl;
+    memset(out, 0, sizeof *out);
+    coll_comm *pc = collmpi_probe_comm(nranks, rank);
+    memset(&cl, 0, sizeof cl);
+    cl.comm = pc;
+    cl.b.rec = out;
+    pc->arm = &cl;
+    const void *in = (const void *)((uintptr_t)1 << 44);
+    void *o = (void *)((uintptr_t)2 << 44);
+    int rc = rooted ? ((collmpi_rooted_fn)fn)(pc, in, o, 1, dtype, op, root)
+                    : ((collmpi_fn)fn)(pc, in, o, 1, dtype, op);
+    pc->arm = NULL;
+    cl.b.rec = NULL;
+    collrt_call_free(&cl.b);
+    if (!out->finished) out->status = rc;
+    return out->began && out->status == COLL_OK && !out->nomem ? COLL_OK : COLL_ERR_NOT_APPLICABLE;
+}
 
 MPI_Comm coll_comm_mpi(const coll_comm *c) { return c ? c->mpi : MPI_COMM_NULL; }
 int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }
@@ -752,8 +777,19 @@ int collrt_req_begin(coll_call *cl, const coll_alg_info *info, const void *sendb
     coll_comm *c = cl->comm;
     int rc = begin_on(c, cl, info, sendbuf, recvbuf, count, dtype, op, root);
     if (rc != COLL_OK) return rc;
+    if (cl->reserved) {   /* collrt_req_reserve took them, in the order of calls */
+        cl->step0 = cl->step = cl->step_base;
+        cl->reserved = 0;
+        return COLL_OK;
+    }
     c->step += ntags;     /* every rank reserves alike: the same plan length */
     return COLL_OK;
+}
+
+void collrt_req_reserve(coll_call *cl, size_t ntags) {
+    cl->reserved = 1;
+    cl->step_base = cl->comm->step;
+    cl->comm->step += ntags;
 }
 
 int collrt_finish_progress(coll_call *cl, int status, int block, int *done) {

@@ -398,9 +398,21 @@ static const rule *choose(const collmpi_args *a, int form, collmpi_call *m,
     for (int i = 0; i < nrules && !chosen; i++) {
         rule *r = &rules[i];
         if (!r->fn || r->coll != a->coll) continue;
-        if (m->total_bytes < r->lo || m->total_bytes >= r->hi || !n_ok(r, m->nranks)) continue;
+        if (!n_ok(r, m->nranks)) continue;
         if (r->shaped && shape < 0) shape = comm_shape_of(a->comm, &sh) == 0;
         if (!shape_ok(r, &sh, shape == 1)) continue;
+        if (a->vpad && a->vpad->deferred) {
+            /* the size is not known on every rank: only a rule for every
+             * size decides alike */
+            if (r->lo != 0 || r->hi != SIZE_MAX) {
+                collmpi_log(a->coll, m, 0, "MPI library:",
+                            "a rule bounded by size, and the size needs the other ranks' counts "
+                            "first");
+                return NULL;
+            }
+        } else if (m->total_bytes < r->lo || m->total_bytes >= r->hi) {
+            continue;
+        }
         matched++;
         int ar = collmpi_applies(a->coll, m, r->fn, info);
         if (ar == COLL_OK) {
@@ -443,7 +455,9 @@ static void log_served(const collmpi_args *a, const collmpi_call *m, const rule 
     if (!collmpi_debug()) return;
     char detail[600];
     snprintf(detail, sizeof detail, "(collc, %s%s)", r->object,
-             a->vpad                      ? "; uneven blocks padded to the largest"
+             a->vpad && a->vpad->deferred ? "; per-block counts, exchanged in the background"
+             : a->vpad && m->vblocks      ? "; uneven blocks, per-block counts"
+             : a->vpad                    ? "; uneven blocks padded to the largest"
              : !staged                    ? ""
              : a->sdispls || a->rdispls ? "; blocks at their displacements packed"
                                         : "; non-contiguous datatype packed");
@@ -456,7 +470,7 @@ static int try_collc(const collmpi_args *a, int *code) {
     collmpi_call m;
     const coll_alg_info *info = NULL;
     const rule *r = choose(a, COLLMPI_FORM_BLOCKING, &m, &info);
-    if (!r) return 0;
+    if (!r || !collmpi_v_serve(a, &m, r->fn, r->alg)) return 0;
     const char *why;
     int mpi_err, staged;
     int rc = collmpi_execute(a, &m, r->fn, &mpi_err, &why, &staged);
@@ -487,12 +501,21 @@ typedef struct nbreq {
     int code;                /* the MPI code of its end */
     int done;                /* completed (no more in `active`) */
     int freed;               /* the MPI library freed the generalized request */
+    /* A v-form whose ranks exchange their block sizes first
+     * (collmpi_vpad.deferred): q waits (collrt_start_deferred) until the
+     * exchange xreq completes, then is launched on the prepared buffers. */
+    int waiting;
+    MPI_Request xreq;
+    long long *xsend, *xrecv;
+    collmpi_vpad vp;
 } nbreq;
 
 static nbreq **active;       /* the requests in flight, in start order */
 static size_t nactive, cap_active;
 
 static void nb_free(nbreq *nb) {
+    free(nb->xsend);
+    free(nb->xrecv);
     free(nb);
 }
 
@@ -519,13 +542,54 @@ static int nb_cancel(void *extra, int complete) {
     return MPI_SUCCESS;   /* a collective cannot be cancelled */
 }
 
+/* Launches a waiting request whose exchange of block sizes completed:
+ * the sizes, this rank's buffers, the geometry. A failure is this rank's
+ * (an erroneous call): the request ends with it. */
+static int nb_launch(nbreq *nb, int *mpi_err) {
+    const char *why = "";
+    collmpi_vpad *v = &nb->vp;
+    v->bbytes = nb->xrecv;
+    v->deferred = 0;
+    long long total = 0;
+    for (size_t k = 0; k < v->nbb; k++) {
+        if (v->bbytes[k] < 0) return COLL_ERR_BAD_COUNT;
+        total += v->bbytes[k];
+    }
+    v->total = (size_t)total;
+    nb->a.vpad = v;
+    int rc = collmpi_vblocks(nb->a.coll, nb->r->fn, &nb->m, &why);
+    if (rc == COLL_OK) rc = collmpi_prepare(&nb->a, &nb->m, &why);
+    if (rc == COLL_OK) rc = collmpi_launch(nb->q, &nb->m);
+    if (rc != COLL_OK) rc = collmpi_unstage(&nb->m, rc, mpi_err);
+    return rc;
+}
+
 /* Advances every request in flight; completes those that are done. */
 static void progress_all(void) {
     size_t keep = 0;
     for (size_t i = 0; i < nactive; i++) {
         nbreq *nb = active[i];
-        int done = 0;
-        int rc = coll_test(nb->q, &done);
+        int done = 0, rc = COLL_OK;
+        if (nb->waiting) {
+            int flag = 0, mpi_err = MPI_SUCCESS;
+            int e = PMPI_Test(&nb->xreq, &flag, MPI_STATUS_IGNORE);
+            if (e == MPI_SUCCESS && !flag) {
+                active[keep++] = nb;
+                continue;
+            }
+            nb->waiting = 0;
+            rc = e != MPI_SUCCESS ? COLL_ERR_TRANSPORT : nb_launch(nb, &mpi_err);
+            if (rc != COLL_OK) {   /* ends here, with that error */
+                coll_request_free(nb->q);
+                nb->q = NULL;
+                nb->code = collmpi_end(&nb->a, &nb->m, rc, e != MPI_SUCCESS ? e : mpi_err,
+                                       nb->r->alg, coll_strerror(rc), 1);
+                nb->done = 1;
+                PMPI_Grequest_complete(nb->greq);
+                continue;
+            }
+        }
+        rc = coll_test(nb->q, &done);
         if (!done) {
             active[keep++] = nb;
             continue;
@@ -548,12 +612,60 @@ static int try_collc_start(const collmpi_args *a, MPI_Request *request, int *cod
     collmpi_call m;
     const coll_alg_info *info = NULL;
     const rule *r = choose(a, COLLMPI_FORM_NONBLOCKING, &m, &info);
-    if (!r) return 0;
+    if (!r || !collmpi_v_serve(a, &m, r->fn, r->alg)) return 0;
     nbreq *nb = calloc(1, sizeof *nb);
     int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
                  ? COLL_OK
                  : COLL_ERR_NOMEM;
     int mpi_err = MPI_SUCCESS;
+    if (rc == COLL_OK && a->vpad && a->vpad->deferred) {
+        /* the block sizes first, in the background; the request's tags
+         * now, in the order of the calls */
+        const collmpi_vpad *v = a->vpad;
+        nb->m = m;
+        nb->a = *a;
+        nb->r = r;
+        nb->vp = *v;
+        size_t N = (size_t)m.nranks;
+        nb->xsend = malloc(sizeof *nb->xsend * v->nown);
+        nb->xrecv = malloc(sizeof *nb->xrecv * v->nown * N);
+        nb->vp.own = NULL;
+        nb->vp.nbb = v->nown * N;
+        log_served(a, &m, r, 0);
+        rc = !nb->xsend || !nb->xrecv ? COLL_ERR_NOMEM : COLL_OK;
+        if (rc == COLL_OK) {
+            memcpy(nb->xsend, v->own, sizeof *nb->xsend * v->nown);
+            int e = PMPI_Iallgather(nb->xsend, (int)v->nown, MPI_LONG_LONG, nb->xrecv,
+                                    (int)v->nown, MPI_LONG_LONG, a->comm, &nb->xreq);
+            if (e != MPI_SUCCESS) {
+                rc = COLL_ERR_TRANSPORT;
+                mpi_err = e;
+            }
+        }
+        if (rc == COLL_OK) rc = collmpi_deferred(a->coll, &nb->m, a->comm, r->fn, info, &nb->q,
+                                                 &mpi_err);
+        if (rc == COLL_OK) {
+            int g = PMPI_Grequest_start(nb_query, nb_release, nb_cancel, nb, &nb->greq);
+            if (g != MPI_SUCCESS) {
+                PMPI_Wait(&nb->xreq, MPI_STATUS_IGNORE);
+                rc = COLL_ERR_TRANSPORT;
+                mpi_err = g;
+            }
+        }
+        if (rc != COLL_OK) {
+            coll_request_free(nb->q);
+            nb->q = NULL;
+            nb_free(nb);
+            *request = MPI_REQUEST_NULL;
+            *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
+            return 1;
+        }
+        nb->waiting = 1;
+        active[nactive++] = nb;
+        *request = nb->greq;
+        *code = MPI_SUCCESS;
+        return 1;
+    }
     if (rc == COLL_OK) {
         const char *why;
         nb->m = m;
@@ -579,7 +691,7 @@ static int try_collc_start(const collmpi_args *a, MPI_Request *request, int *cod
     }
     if (rc != COLL_OK) {
         if (nb) m = nb->m;
-        free(nb);
+        if (nb) nb_free(nb);
         *request = MPI_REQUEST_NULL;
         *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
         return 1;
@@ -1044,7 +1156,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
     collmpi_call m;
     const coll_alg_info *info = NULL;
     const rule *r = choose(a, COLLMPI_FORM_PERSISTENT, &m, &info);
-    if (!r) return 0;
+    if (!r || !collmpi_v_serve(a, &m, r->fn, r->alg)) return 0;
     preq *p = calloc(1, sizeof *p);
     int rc = p && collrt_grow((void **)&pers, &cap_pers, npers + 1, sizeof *pers) ? COLL_OK
                                                                                  : COLL_ERR_NOMEM;
@@ -1073,8 +1185,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
         if (rc == COLL_OK && !cc) rc = COLL_ERR_NOMEM;
         if (rc == COLL_OK) {
             collmpi_comm_set_user_op(cc, prep.user_op, prep.uop, prep.udt);
-            rc = coll_init(cc, info, r->fn, prep.sendbuf, prep.recvbuf, prep.count, prep.dtype,
-                           prep.op, prep.root, &p->q);
+            rc = collmpi_request(cc, info, r->fn, a->coll, &prep, 1, &p->q);
             collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
             p->m.cc = cc;
         }

@@ -8,20 +8,24 @@
  *  - when all their blocks have one size, the call is that collective,
  *    with its blocks at the call's displacements (staged side by side when
  *    they are not);
- *  - when they differ, the call is that collective on blocks padded to the
- *    largest (collmpi_vpad: each block staged with zero bytes after it),
- *    if padding costs little: the bytes the padded call moves (N blocks of
- *    the largest, N * N for MPI_Alltoallv) are at most COLLMPI_VPAD times
- *    the bytes of the blocks (default 1.25; 1 never pads). Otherwise the
- *    MPI library serves the call.
+ *  - when they differ, the call is that collective's algorithm with
+ *    per-block counts when the algorithm keeps its chunks to their blocks
+ *    (collmpi_vblocks), else on blocks padded to the largest (collmpi_vpad:
+ *    each block staged with zero bytes after it) if padding costs little:
+ *    the bytes the padded call moves (N blocks of the largest, N * N for
+ *    MPI_Alltoallv) are at most COLLMPI_VPAD times the bytes of the blocks
+ *    (default 1.25; 1 never pads). Otherwise the MPI library serves the
+ *    call (collmpi_v_serve decides, once the rule's algorithm is known).
  * Every rank must decide alike. The counts of MPI_Allgatherv and
  * MPI_Reduce_scatter are known to every rank; those of MPI_Gatherv and
  * MPI_Scatterv (the root's) and of MPI_Alltoallv (a row and a column of
  * the matrix on each rank) are not, and the ranks agree on them first with
- * one MPI_Allgather of three integers per rank (its smallest and largest
- * block and its share of the total), in the blocking and the persistent
- * forms (at init). A nonblocking call cannot wait for that agreement:
- * MPI_Igatherv, MPI_Iscatterv and MPI_Ialltoallv go to the MPI library. */
+ * one MPI_Allgather (per rank its smallest and largest block, its share of
+ * the total and the bytes of its own block, or its row), in the blocking
+ * and the persistent forms (at init). A nonblocking call cannot wait for
+ * that: MPI_Igatherv, MPI_Iscatterv and MPI_Ialltoallv are decided without
+ * the sizes (collmpi_vpad.deferred: a rule for every size, per-block
+ * counts or nothing) and exchange them in the background (pmpi.c). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,50 +83,83 @@ static int v_comm(MPI_Comm comm, int *n, int *rank) {
     return 1;
 }
 
+/* The bytes of every block of the current call (collmpi_vpad.bbytes),
+ * per thread, grown. */
+static _Thread_local long long *bb;
+static _Thread_local size_t bb_cap;
+
+static long long *bb_get(size_t n) {
+    return collrt_grow((void **)&bb, &bb_cap, n ? n : 1, sizeof *bb) ? bb : NULL;
+}
+
 /* Whether v's call is its regular collective on every rank, with v->pad
- * set when on padded blocks (nblocks of them): 1, or 0 with the reason
- * logged (the MPI library serves it). */
+ * set when its blocks differ (nblocks of them; which way it runs, per
+ * block or padded, is collmpi_v_serve's once the algorithm is known): 1,
+ * or 0 with the reason logged (the MPI library serves it). `known` holds
+ * the bytes of this rank's blocks that not every rank knows (agree: its
+ * one block for MPI_Gatherv and MPI_Scatterv, its row for
+ * MPI_Alltoallv, nknown of them), or, without agreement, the bytes of
+ * every block. */
 static int v_regular(collmpi_vcall *v, vsizes vs, int agree, int form, int nranks, int rank,
-                     size_t nblocks) {
+                     size_t nblocks, const long long *known, size_t nknown) {
     collmpi_args *a = &v->a;
     a->vpad = NULL;
     if (!collmpi_pmpi_gate(a, form)) return 0;
     const char *why = NULL;
-    char text[160];
+    long long *bytes = NULL;
+    size_t nbb = agree == COLLMPI_V_AGREE ? (size_t)nranks * nknown : nknown;
     if (agree == COLLMPI_V_NO_AGREE) {
-        why = "the nonblocking form would have to agree on the other ranks' counts first";
+        /* the sizes are exchanged in the background (collmpi_vpad.deferred):
+         * whether the blocks differ is not known here, nor the total */
+        if (!(bytes = bb_get(nknown))) {
+            why = "no memory for the counts";
+        } else {
+            memcpy(bytes, known, sizeof *known * nknown);
+            v->pad = (collmpi_vpad){1, vs.total > 0 ? (size_t)vs.total : 0, 0, NULL, NULL, NULL, 0,
+                                    1, bytes, nknown};
+            a->vpad = &v->pad;
+            return 1;
+        }
+    } else if (!(bytes = bb_get(nbb))) {
+        why = "no memory for the counts";
+    } else if (agree == COLLMPI_V_AGREE) {
+        /* every rank's smallest, largest and share of the blocks, and the
+         * bytes of its blocks that the others do not know */
+        size_t per = 3 + nknown;
+        long long *mine = malloc(sizeof *mine * per);
+        long long *all = malloc(sizeof *all * per * (size_t)nranks);
+        int ok = mine && all;
+        if (ok) {
+            mine[0] = vs.lo;
+            mine[1] = vs.hi;
+            mine[2] = vs.total;
+            for (size_t k = 0; k < nknown; k++) mine[3 + k] = known[k];
+            ok = PMPI_Allgather(mine, (int)per, MPI_LONG_LONG, all, (int)per, MPI_LONG_LONG,
+                                a->comm) == MPI_SUCCESS;
+        }
+        vs.lo = ok ? LLONG_MAX : -1;
+        vs.total = 0;
+        for (int r = 0; ok && r < nranks; r++) {
+            const long long *e = all + per * (size_t)r;
+            if (e[0] < vs.lo) vs.lo = e[0];
+            if (e[1] > vs.hi) vs.hi = e[1];
+            vs.total += e[2];
+            for (size_t k = 0; k < nknown; k++) {
+                bytes[(size_t)r * nknown + k] = e[3 + k];
+                if (e[3 + k] < 0) vs.lo = -1;
+            }
+        }
+        free(mine);
+        free(all);
     } else {
-        if (agree == COLLMPI_V_AGREE) {
-            long long mine[3] = {vs.lo, vs.hi, vs.total};
-            long long *all = malloc(sizeof *all * 3 * (size_t)nranks);
-            int ok = all && PMPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG,
-                                           a->comm) == MPI_SUCCESS;
-            vs.lo = ok ? LLONG_MAX : -1;
-            vs.total = 0;
-            for (int r = 0; ok && r < nranks; r++) {
-                if (all[3 * r] < vs.lo) vs.lo = all[3 * r];
-                if (all[3 * r + 1] > vs.hi) vs.hi = all[3 * r + 1];
-                vs.total += all[3 * r + 2];
-            }
-            free(all);
-        }
-        if (vs.lo < 0) {
-            why = "a negative count or a bad datatype";
-        } else if (vs.lo != vs.hi) {
-            /* uneven: padded to the largest when that costs little */
-            double padded = (double)nblocks * (double)vs.hi, limit = vpad_limit();
-            if (padded <= limit * (double)vs.total) {
-                v->pad = (collmpi_vpad){(size_t)vs.hi, (size_t)vs.total, nblocks * (size_t)vs.hi,
-                                        NULL, NULL};
-                a->vpad = &v->pad;
-            } else {
-                snprintf(text, sizeof text,
-                         "blocks of different sizes (padded to the largest they would move "
-                         "%.2fx the bytes; COLLMPI_VPAD=%.2f)",
-                         padded / (double)vs.total, limit);
-                why = text;
-            }
-        }
+        memcpy(bytes, known, sizeof *known * nknown);
+    }
+    if (!why && vs.lo < 0) {
+        why = "a negative count or a bad datatype";
+    } else if (!why && vs.lo != vs.hi) {
+        v->pad = (collmpi_vpad){(size_t)vs.hi, (size_t)vs.total, nblocks * (size_t)vs.hi,
+                                NULL, NULL, bytes, nbb, 0, NULL, 0};
+        a->vpad = &v->pad;
     }
     if (!why) return 1;
     collmpi_call m;
@@ -134,6 +171,47 @@ static int v_regular(collmpi_vcall *v, vsizes vs, int agree, int form, int nrank
     m.total_bytes = vs.total > 0 ? (size_t)vs.total : 0;
     collmpi_log(a->coll, &m, 0, "MPI library:", why);
     return 0;
+}
+
+int collmpi_v_serve(const collmpi_args *a, collmpi_call *m, void (*fn)(void), const char *alg) {
+    m->vblocks = 0;
+    if (!a->vpad) return 1;
+    const char *why = "";
+    if (collmpi_vblocks(a->coll, fn, m, &why) == COLL_OK) return 1;
+    const collmpi_vpad *v = a->vpad;
+    char text[300];
+    if (v->deferred) {
+        snprintf(text, sizeof text,
+                 "%s does not keep chunks to their blocks (%s), and padding would need the other "
+                 "ranks' counts first",
+                 alg, why);
+        collmpi_log(a->coll, m, 0, "MPI library:", text);
+        return 0;
+    }
+    double padded = (double)v->padded, limit = vpad_limit();
+    if (padded <= limit * (double)v->total) return 1;   /* padded to the largest */
+    snprintf(text, sizeof text,
+             "blocks of different sizes (%s does not keep chunks to their blocks: %s; padded to "
+             "the largest they would move %.2fx the bytes; COLLMPI_VPAD=%.2f)",
+             alg, why, padded / (double)v->total, limit);
+    collmpi_log(a->coll, m, 0, "MPI library:", text);
+    return 0;
+}
+
+/* The bytes of count elements of dt (-1: a bad count or datatype). */
+static long long v_bytes(int count, MPI_Datatype dt) {
+    int size = 0;
+    if (count < 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
+        size < 0)
+        return -1;
+    return (long long)count * size;
+}
+
+/* counts[r] elements of dt for r < n, in bytes (into the per-thread
+ * buffer of at least n entries; NULL counts: -1 each). */
+static long long *v_all_bytes(const int *counts, int n, MPI_Datatype dt, long long *out) {
+    for (int r = 0; r < n; r++) out[r] = counts ? v_bytes(counts[r], dt) : -1;
+    return out;
 }
 
 /* displs, or NULL when block r is at r * count (nothing to stage). */
@@ -154,7 +232,11 @@ int collmpi_v_allgatherv(collmpi_vcall *v, const void *sendbuf, int sendcount,
     vsizes vs = {LLONG_MAX, 0, 0};
     vs_add_all(&vs, recvcounts, n, recvtype, 1);
     if (recvcounts) a->recvcount = recvcounts[0];
-    if (!v_regular(v, vs, COLLMPI_V_LOCAL, form, n, rank, (size_t)n)) return 0;
+    long long *known = malloc(sizeof *known * (size_t)n);
+    int ok = known && v_regular(v, vs, COLLMPI_V_LOCAL, form, n, rank, (size_t)n,
+                                v_all_bytes(recvcounts, n, recvtype, known), (size_t)n);
+    free(known);
+    if (!ok) return known ? 0 : collmpi_pmpi_library(a, form);
     if (a->vpad) {
         v->pad.rcounts = recvcounts;
         a->rdispls = displs;
@@ -182,7 +264,11 @@ static int v_rooted(collmpi_vcall *v, int one_count, MPI_Datatype one_type, int 
         vs_add_all(&vs, many_counts, n, many_type, 1);
         if (many_counts) *count = many_counts[0];
     }
-    if (!v_regular(v, vs, agree, form, n, rank, (size_t)n)) return 0;
+    /* this rank's block, which the others learn by the agreement */
+    long long own = rank == root && one_in_place
+                        ? (many_counts ? v_bytes(many_counts[rank], many_type) : -1)
+                        : v_bytes(one_count, one_type);
+    if (!v_regular(v, vs, agree, form, n, rank, (size_t)n, &own, 1)) return 0;
     if (rank == root && a->vpad) {
         *vcounts = many_counts;
         *displs_out = displs;
@@ -229,7 +315,16 @@ int collmpi_v_alltoallv(collmpi_vcall *v, const void *sendbuf, const int sendcou
     }
     vs_add_all(&vs, recvcounts, n, recvtype, 1);
     if (recvcounts) a->recvcount = recvcounts[0];
-    if (!v_regular(v, vs, agree, form, n, rank, (size_t)n * (size_t)n)) return 0;
+    /* this rank's row of the matrix (in place: recvcounts) */
+    long long *row = malloc(sizeof *row * (size_t)n);
+    int ok = row != NULL;
+    if (ok) {
+        if (sendbuf == MPI_IN_PLACE) v_all_bytes(recvcounts, n, recvtype, row);
+        else v_all_bytes(sendcounts, n, sendtype, row);
+        ok = v_regular(v, vs, agree, form, n, rank, (size_t)n * (size_t)n, row, (size_t)n);
+    }
+    free(row);
+    if (!ok) return row ? 0 : collmpi_pmpi_library(a, form);
     if (a->vpad) {
         v->pad.scounts = sendbuf != MPI_IN_PLACE ? sendcounts : NULL;
         v->pad.rcounts = recvcounts;
@@ -255,7 +350,11 @@ int collmpi_v_reduce_scatter(collmpi_vcall *v, const void *sendbuf, void *recvbu
     vsizes vs = {LLONG_MAX, 0, 0};
     vs_add_all(&vs, recvcounts, n, dt, 1);
     if (recvcounts) a->sendcount = recvcounts[0];
-    if (!v_regular(v, vs, COLLMPI_V_LOCAL, form, n, rank, (size_t)n)) return 0;
+    long long *known = malloc(sizeof *known * (size_t)n);
+    int ok = known && v_regular(v, vs, COLLMPI_V_LOCAL, form, n, rank, (size_t)n,
+                                v_all_bytes(recvcounts, n, dt, known), (size_t)n);
+    free(known);
+    if (!ok) return known ? 0 : collmpi_pmpi_library(a, form);
     if (a->vpad) {
         int size = 0;
         PMPI_Type_size(dt, &size);
@@ -267,11 +366,13 @@ int collmpi_v_reduce_scatter(collmpi_vcall *v, const void *sendbuf, void *recvbu
 }
 
 collmpi_vpad *collmpi_vpad_copy(const collmpi_vpad *v, int n) {
-    size_t arr = sizeof(int) * (size_t)n;
-    collmpi_vpad *c = malloc(sizeof *c + 2 * arr);
+    size_t arr = sizeof(int) * (size_t)n, bbs = sizeof(long long) * v->nbb;
+    collmpi_vpad *c = malloc(sizeof *c + bbs + 2 * arr);
     if (!c) return NULL;
     *c = *v;
-    int *s = (int *)(c + 1), *r = s + n;
+    long long *b = (long long *)(c + 1);
+    int *s = (int *)(b + v->nbb), *r = s + n;
+    if (v->bbytes) c->bbytes = memcpy(b, v->bbytes, bbs);
     if (v->scounts) c->scounts = memcpy(s, v->scounts, arr);
     if (v->rcounts) c->rcounts = memcpy(r, v->rcounts, arr);
     return c;
