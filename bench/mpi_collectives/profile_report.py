@@ -57,12 +57,12 @@ def inclusive_of(rows, *names):
     return total
 
 
-# The MPI libraries' progress engines (outermost functions only: the sum
-# must not count a nested one twice): they spin until a message is there.
-# Open MPI's opal_progress itself, not ompi_request_default_wait: a blocking
-# MPI_Recv (and the library's own collectives) spin on opal_progress without
-# going through the request wait.
-PROGRESS = ("opal_progress", "MPID_Progress_wait", "MPID_Progress_test")
+# The MPI libraries' waits (outermost functions only: the sum must not count
+# a nested one twice): they spin until a message is there. A blocking
+# MPI_Recv of Open MPI spins on opal_progress without going through the
+# request wait: --progress opal_progress counts every progress call instead
+# (then the loop around each call in a wait counts as software path).
+PROGRESS = ("ompi_request_default_wait*", "MPID_Progress_wait", "MPID_Progress_test")
 
 PHASES = [
     ("total", None),
@@ -80,7 +80,7 @@ PHASES = [
 ]
 
 
-def phases(rows, coll_entry):
+def phases(rows, coll_entry, progress):
     total = inclusive_of(rows, "timed_calls*")
     out = {"total": total}
     served = inclusive_of(rows, "try_collc")
@@ -94,7 +94,7 @@ def phases(rows, coll_entry):
         out[label] = inclusive_of(rows, *names)
         accounted += out[label]
     out["rest"] = total - accounted
-    out["progress"] = inclusive_of(rows, *PROGRESS)
+    out["progress"] = inclusive_of(rows, *progress)
     out["busy"] = total - out["progress"]
     return out
 
@@ -104,6 +104,8 @@ def main():
     ap.add_argument("--calls", type=int, required=True)
     ap.add_argument("--mpi", required=True, help="the MPI function: Allgather, Bcast ...")
     ap.add_argument("--title", default="")
+    ap.add_argument("--progress", default=",".join(PROGRESS),
+                    help="comma-separated functions counted as the library's wait")
     ap.add_argument("sets", nargs="+")
     a = ap.parse_args()
     names, ph, ob = [], {}, {}
@@ -113,7 +115,7 @@ def main():
         names.append(name)
         acc, objs = defaultdict(float), defaultdict(float)
         for f in files:
-            for k, v in phases(annotate(f, True), a.mpi).items():
+            for k, v in phases(annotate(f, True), a.mpi, a.progress.split(",")).items():
                 acc[k] += v / a.calls / len(files)
             for n, _, obj in annotate(f, False):
                 objs[group(obj)] += n / a.calls / len(files)
