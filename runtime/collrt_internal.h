@@ -131,8 +131,12 @@ typedef struct collrt_op_queue {
     size_t nreduced, capreduced;
     const char *rlo, *rhi; /* the hull of `reduced` (a quick test) */
     size_t nlate;          /* COLLRT_OP_REDUCE_LATE among the ops */
-    char **staged;         /* the step's staging areas (malloc'ed) */
-    size_t nstaged, capstaged;
+    /* Staging areas, kept from step to step and call to call (a repeated
+     * call allocates nothing): the step uses staged[0, nstaged) in posting
+     * order, each grown to the largest size asked of it so far. */
+    struct collrt_stage { char *p; size_t cap; } *staged;
+    size_t nstaged;        /* in use by this step */
+    size_t nkept, capstaged; /* allocated slots */
 } collrt_op_queue;
 
 /* The target-independent state of one call. */
@@ -395,14 +399,14 @@ void collrt_run_late(collrt_call *c);
  * (collrt_run_late), lands the writes redirected by copy-on-write
  * (collrt_cow_land) and starts the next step. */
 void collrt_step_done(collrt_call *c);
-void collrt_op_queue_unstage(collrt_op_queue *q);
-/* Empties the queue (at the end of every step). */
+/* Empties the queue (at the end of every step); its staging areas stay
+ * allocated for the next steps. */
 static inline void collrt_op_queue_clear(collrt_op_queue *q) {
     q->n = 0;
     q->nrecvs = 0;
     q->nreduced = 0;
     q->nlate = 0;
-    if (q->nstaged) collrt_op_queue_unstage(q);
+    q->nstaged = 0;
 }
 void collrt_op_queue_free(collrt_op_queue *q);
 

@@ -62,18 +62,29 @@ static bool reduced_before(collrt_call *c, const char *dst, size_t bytes) {
 }
 
 /* A staging area of `bytes` for the rest of the step, or NULL (sticky
- * COLL_ERR_NOMEM). */
+ * COLL_ERR_NOMEM): the next kept area, grown if it is too small (only the
+ * first calls of a kind allocate). */
 static char *stage(collrt_call *c, size_t bytes) {
     collrt_op_queue *q = &c->q;
-    char *p = malloc(bytes);
-    if (!p || (q->nstaged == q->capstaged &&
-               !collrt_grow((void **)&q->staged, &q->capstaged, q->nstaged + 1, sizeof *q->staged))) {
-        free(p);
-        collrt_fail(c, COLL_ERR_NOMEM);
-        return NULL;
+    if (q->nstaged == q->nkept) {
+        if (!collrt_grow((void **)&q->staged, &q->capstaged, q->nkept + 1, sizeof *q->staged)) {
+            collrt_fail(c, COLL_ERR_NOMEM);
+            return NULL;
+        }
+        q->staged[q->nkept++] = (struct collrt_stage){NULL, 0};
     }
-    q->staged[q->nstaged++] = p;
-    return p;
+    struct collrt_stage *s = &q->staged[q->nstaged];
+    if (s->cap < bytes) {
+        free(s->p);
+        s->cap = 0;
+        if (!(s->p = malloc(bytes))) {
+            collrt_fail(c, COLL_ERR_NOMEM);
+            return NULL;
+        }
+        s->cap = bytes;
+    }
+    q->nstaged++;
+    return s->p;
 }
 
 void coll_recv_reduce_bytes(coll_call *call, int64_t peer, void *dst, const void *local,
@@ -123,13 +134,8 @@ void collrt_step_done(collrt_call *c) {
     c->step++;
 }
 
-void collrt_op_queue_unstage(collrt_op_queue *q) {
-    for (size_t i = 0; i < q->nstaged; i++) free(q->staged[i]);
-    q->nstaged = 0;
-}
-
 void collrt_op_queue_free(collrt_op_queue *q) {
-    collrt_op_queue_unstage(q);
+    for (size_t i = 0; i < q->nkept; i++) free(q->staged[i].p);
     free(q->ops);
     free(q->reduced);
     free(q->staged);

@@ -9,6 +9,8 @@
 # plan and setup, posting, step ends and finish) and by object (generated
 # code, collc's runtime, the MPI library, libc). SERVED=1 adds the call
 # served through libcollmpi.so (mpi_bench -s ALGORITHM under LD_PRELOAD).
+# PROGRESS=F1,F2 names the functions counted as the library's wait
+# (profile_report.py --progress; default: the request waits).
 # Instructions, not time: the figure that does not move with the load of
 # the machine. Results: bench/RESULTS.md.
 set -euf   # -f: the pattern of --toggle-collect stays a pattern
@@ -65,5 +67,6 @@ case $coll in
   bcast) fn=Bcast ;; reduce_scatter) fn=Reduce_scatter_block ;;
   *) fn=$(echo "$coll" | cut -c1 | tr a-z A-Z)$(echo "$coll" | cut -c2-) ;;
 esac
-python3 "$here/profile_report.py" --calls "$calls" --mpi "$fn" \
+# shellcheck disable=SC2086
+python3 "$here/profile_report.py" --calls "$calls" --mpi "$fn" ${PROGRESS:+--progress "$PROGRESS"} \
   --title "$coll $alg, $bytes B, N=2, $mpi" $args

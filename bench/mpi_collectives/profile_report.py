@@ -58,7 +58,10 @@ def inclusive_of(rows, *names):
 
 
 # The MPI libraries' waits (outermost functions only: the sum must not count
-# a nested one twice): they spin until a message is there.
+# a nested one twice): they spin until a message is there. A blocking
+# MPI_Recv of Open MPI spins on opal_progress without going through the
+# request wait: --progress opal_progress counts every progress call instead
+# (then the loop around each call in a wait counts as software path).
 PROGRESS = ("ompi_request_default_wait*", "MPID_Progress_wait", "MPID_Progress_test")
 
 PHASES = [
@@ -68,6 +71,7 @@ PHASES = [
     ("buffers (prepare, staging)", ("collmpi_prepare",)),
     ("coll_begin + coll_setup (checks, plan, scratch)", ("coll_begin", "coll_setup")),
     ("MPI posting (Isend, Irecv)", ("PMPI_Isend", "PMPI_Irecv")),
+    ("MPI one-call exchanges (Sendrecv, Recv; their wait included)", ("PMPI_Sendrecv", "PMPI_Recv")),
     ("MPI waits (Wait*, Test*, Get_count)",
      ("PMPI_Wait", "PMPI_Waitany", "PMPI_Waitall", "PMPI_Waitsome", "PMPI_Test*", "PMPI_Get_count")),
     ("rest (generated code, queue, step ends, copies)", "rest"),
@@ -76,7 +80,7 @@ PHASES = [
 ]
 
 
-def phases(rows, coll_entry):
+def phases(rows, coll_entry, progress):
     total = inclusive_of(rows, "timed_calls*")
     out = {"total": total}
     served = inclusive_of(rows, "try_collc")
@@ -90,7 +94,7 @@ def phases(rows, coll_entry):
         out[label] = inclusive_of(rows, *names)
         accounted += out[label]
     out["rest"] = total - accounted
-    out["progress"] = inclusive_of(rows, *PROGRESS)
+    out["progress"] = inclusive_of(rows, *progress)
     out["busy"] = total - out["progress"]
     return out
 
@@ -100,6 +104,8 @@ def main():
     ap.add_argument("--calls", type=int, required=True)
     ap.add_argument("--mpi", required=True, help="the MPI function: Allgather, Bcast ...")
     ap.add_argument("--title", default="")
+    ap.add_argument("--progress", default=",".join(PROGRESS),
+                    help="comma-separated functions counted as the library's wait")
     ap.add_argument("sets", nargs="+")
     a = ap.parse_args()
     names, ph, ob = [], {}, {}
@@ -109,7 +115,7 @@ def main():
         names.append(name)
         acc, objs = defaultdict(float), defaultdict(float)
         for f in files:
-            for k, v in phases(annotate(f, True), a.mpi).items():
+            for k, v in phases(annotate(f, True), a.mpi, a.progress.split(",")).items():
                 acc[k] += v / a.calls / len(files)
             for n, _, obj in annotate(f, False):
                 objs[group(obj)] += n / a.calls / len(files)

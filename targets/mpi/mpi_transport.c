@@ -9,11 +9,18 @@
  *    MPI_TAG_UB + 1), so messages of different steps cannot match even when
  *    a sender runs steps ahead; within a step MPI's non-overtaking rule
  *    gives coll.h's FIFO matching per ordered pair.
- *  - coll_send posts MPI_Isend at once. Receives and local operations are
- *    queued and started by coll_step_end: MPI_Irecv for every receive in
- *    program order (receive-reduces land in a staging area or in their
- *    destination), local copies and reductions, then MPI_Waitany, reducing
- *    each message as it completes, until every receive of the step is done.
+ *  - A request's coll_send posts MPI_Isend at once; a blocking call's
+ *    sends are posted by its step end, first (a race-free step never writes
+ *    what it sends, so the send reads the same bytes). Receives and local
+ *    operations are queued and started by coll_step_end: MPI_Irecv for every
+ *    receive in program order (receive-reduces land in a staging area or in
+ *    their destination), local copies and reductions, then MPI_Waitany,
+ *    reducing each message as it completes, until every receive of the step
+ *    is done. A blocking step whose transfers are one send and one receive
+ *    is one MPI_Sendrecv, one receive alone one MPI_Recv (the shape of
+ *    every step of a two-rank exchange, and of most small calls), after its
+ *    local operations if they are small: no request, nothing left to wait
+ *    for at the end of the call.
  *  - Sends outlive their step: a rank goes on as soon as its receives are
  *    done (a broadcast root posts its sends of all steps back to back, the
  *    way a tree broadcast posts all its children). coll.h lets a program
@@ -44,10 +51,11 @@
 #include "mpi_internal.h"
 
 typedef struct sent {
-    MPI_Request req;
+    MPI_Request req;        /* MPI_REQUEST_NULL until posted */
     const char *p;          /* the bytes it reads */
     size_t bytes;
     uint64_t step;          /* the call's step (tag counter) it was posted in */
+    int peer;
 } sent;
 
 struct coll_call {
@@ -67,6 +75,8 @@ struct coll_call {
     size_t nreqs, cap_reqs, left;  /* left: receives of the step not done */
     sent *sends;            /* sends not known to be complete, of any step */
     size_t nsends, cap_sends;
+    size_t unposted;        /* sends[nsends - unposted, nsends): this step's,
+                               posted by its step end (blocking calls) */
     char *stage;
     size_t stage_cap;
     int user_op;            /* reduce with MPI_Reduce_local(uop, udt) */
@@ -350,6 +360,7 @@ static void drop_requests(struct coll_call *cl) {
     for (size_t i = 0; i < cl->nsends; i++)
         if (cl->sends[i].req != MPI_REQUEST_NULL) PMPI_Request_free(&cl->sends[i].req);
     cl->nsends = 0;
+    cl->unposted = 0;
 }
 
 /* Waits for the outstanding sends of earlier steps that read [p, p +
@@ -417,6 +428,7 @@ static int begin_on(coll_comm *comm, struct coll_call *cl, const coll_alg_info *
     cl->b.active = 1;
     cl->nreqs = 0;
     cl->nself = 0;
+    cl->unposted = 0;
     cl->left = 0;
     cl->posted = 0;
     cl->step0 = cl->step = comm->step;
@@ -481,8 +493,12 @@ void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes)
             return;
         }
         sent *x = &cl->sends[(*nsent)++];
-        *x = (sent){MPI_REQUEST_NULL, p + off, n, cl->step};
+        *x = (sent){MPI_REQUEST_NULL, p + off, n, cl->step, (int)peer};
         if (local) continue;
+        if (!cl->req) {   /* posted by the step end */
+            cl->unposted++;
+            continue;
+        }
         int rc = PMPI_Isend(p + off, (int)n, MPI_BYTE, (int)peer, tag_of(cl), c->mpi, &x->req);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
@@ -522,6 +538,81 @@ static void run_step_local(struct coll_call *cl) {
     }
     cl->nself = 0;
     collrt_run_local(&cl->b);
+}
+
+/* A wait that failed with rc because a message was longer than its
+ * receive (MPI_ERR_TRUNCATE, in rc or in the status). */
+static bool truncated(int rc, const MPI_Status *st) {
+    int cls = MPI_ERR_OTHER;
+    if (rc == MPI_ERR_IN_STATUS) rc = st->MPI_ERROR;
+    return PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE;
+}
+
+/* Where receive op lands: its destination, or its staging piece (a
+ * receive-reduce whose operand is its destination). */
+static void *recv_buf(struct coll_call *cl, const collrt_op *op) {
+    return op->kind == COLLRT_OP_RECV || op->mark == SIZE_MAX ? op->dst : cl->stage + op->mark;
+}
+
+/* Receive op of the step completed with status st. */
+static void received_op(struct coll_call *cl, const collrt_op *op, const MPI_Status *st) {
+    int got = 0;
+    PMPI_Get_count(st, MPI_BYTE, &got);
+    if ((size_t)got != op->bytes) {
+        collrt_fail(&cl->b, COLL_ERR_MISMATCH);  /* shorter: the sender's count is smaller */
+        return;
+    }
+    if (op->kind == COLLRT_OP_RECV_REDUCE && op->mark == SIZE_MAX)
+        reduce(cl, op->dst, op->dst, op->a, op->bytes);
+    else if (op->kind == COLLRT_OP_RECV_REDUCE)
+        reduce(cl, op->dst, op->a, cl->stage + op->mark, op->bytes);
+}
+
+/* Receive r of the step completed with status st. */
+static void received(struct coll_call *cl, int r, const MPI_Status *st) {
+    cl->left--;
+    received_op(cl, &cl->b.q.ops[cl->req_op[r]], st);
+}
+
+/* Local operations of at most this many bytes in all run before a step's
+ * one exchange instead of overlapping it: a copy of 4 KiB takes about what
+ * the requests it saves cost. */
+#define BEFORE_EXCHANGE_BYTES 4096
+
+/* The one receive of a step (q->nrecvs == 1) whose local operations move
+ * at most BEFORE_EXCHANGE_BYTES, or NULL. */
+static collrt_op *sole_receive(collrt_op_queue *q) {
+    collrt_op *recv = NULL;
+    size_t local = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        collrt_op *op = &q->ops[i];
+        if (op->kind == COLLRT_OP_RECV || op->kind == COLLRT_OP_RECV_REDUCE) recv = op;
+        else if ((local += op->bytes) > BEFORE_EXCHANGE_BYTES) return NULL;
+    }
+    return recv;
+}
+
+/* A blocking step whose transfers are the receive op and this step's one
+ * send if it has one: MPI_Sendrecv or MPI_Recv, then the receive's
+ * reduction. The send is complete when it returns. */
+static void one_exchange(struct coll_call *cl, const collrt_op *op, int tag) {
+    coll_comm *c = cl->comm;
+    MPI_Status st;
+    int rc;
+    if (cl->unposted) {
+        const sent *x = &cl->sends[--cl->nsends];
+        cl->unposted = 0;
+        rc = PMPI_Sendrecv(x->p, (int)x->bytes, MPI_BYTE, x->peer, tag, recv_buf(cl, op),
+                           (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &st);
+    } else {
+        rc = PMPI_Recv(recv_buf(cl, op), (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &st);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (truncated(rc, &st)) collrt_fail(&cl->b, COLL_ERR_MISMATCH);  /* longer */
+        else mpi_fail(cl, rc);
+        return;
+    }
+    received_op(cl, op, &st);
 }
 
 /* The first half of a step end: stages, posts the receives in program
@@ -566,9 +657,27 @@ static bool step_post(struct coll_call *cl, int test) {
         }
         cl->stage_cap = need;
     }
-    /* Receives in program order (FIFO per pair), then local operations:
-     * a race-free schedule never touches a received range locally. */
     int tag = tag_of(cl);
+    /* A blocking step of one receive and at most one send (one segment
+     * each): one call, no request, its small local operations first. */
+    collrt_op *only = !test && q->nrecvs == 1 && cl->unposted <= 1 ? sole_receive(q) : NULL;
+    if (only) {
+        collrt_run_local(&cl->b);
+        one_exchange(cl, only, tag);
+        return true;
+    }
+    /* This step's sends first, then the receives in program order (FIFO
+     * per pair), then local operations: a race-free schedule never touches
+     * a received range locally. */
+    for (size_t i = cl->nsends - cl->unposted; i < cl->nsends; i++) {
+        sent *x = &cl->sends[i];
+        int rc = PMPI_Isend(x->p, (int)x->bytes, MPI_BYTE, x->peer, tag, c->mpi, &x->req);
+        if (rc != MPI_SUCCESS) {
+            mpi_fail(cl, rc);
+            return true;
+        }
+    }
+    cl->unposted = 0;
     for (size_t i = 0; i < q->n; i++) {
         collrt_op *op = &q->ops[i];
         if (op->kind != COLLRT_OP_RECV && op->kind != COLLRT_OP_RECV_REDUCE) continue;
@@ -577,8 +686,8 @@ static bool step_post(struct coll_call *cl, int test) {
             collrt_fail(&cl->b, COLL_ERR_NOMEM);
             return true;
         }
-        void *buf = op->kind == COLLRT_OP_RECV || op->mark == SIZE_MAX ? op->dst : cl->stage + op->mark;
-        int rc = PMPI_Irecv(buf, (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi, &cl->reqs[r]);
+        int rc = PMPI_Irecv(recv_buf(cl, op), (int)op->bytes, MPI_BYTE, op->peer, tag, c->mpi,
+                            &cl->reqs[r]);
         if (rc != MPI_SUCCESS) {
             mpi_fail(cl, rc);
             return true;
@@ -587,30 +696,6 @@ static bool step_post(struct coll_call *cl, int test) {
     collrt_run_local(&cl->b);
     cl->left = cl->nreqs;  /* this step's receives (sends are in cl->sends) */
     return true;
-}
-
-/* A wait that failed with rc because a message was longer than its
- * receive (MPI_ERR_TRUNCATE, in rc or in the status). */
-static bool truncated(int rc, const MPI_Status *st) {
-    int cls = MPI_ERR_OTHER;
-    if (rc == MPI_ERR_IN_STATUS) rc = st->MPI_ERROR;
-    return PMPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE;
-}
-
-/* Receive r of the step completed with status st. */
-static void received(struct coll_call *cl, int r, const MPI_Status *st) {
-    collrt_op *op = &cl->b.q.ops[cl->req_op[r]];
-    int got = 0;
-    cl->left--;
-    PMPI_Get_count(st, MPI_BYTE, &got);
-    if ((size_t)got != op->bytes) {
-        collrt_fail(&cl->b, COLL_ERR_MISMATCH);  /* shorter: the sender's count is smaller */
-        return;
-    }
-    if (op->kind == COLLRT_OP_RECV_REDUCE && op->mark == SIZE_MAX)
-        reduce(cl, op->dst, op->dst, op->a, op->bytes);
-    else if (op->kind == COLLRT_OP_RECV_REDUCE)
-        reduce(cl, op->dst, op->a, cl->stage + op->mark, op->bytes);
 }
 
 /* The second half: completes the posted receives, reducing each message
@@ -704,7 +789,7 @@ int collrt_step_progress(coll_call *cl, int block, int *done) {
 /* Whether a call ends with a step of its own (operations posted after the
  * last step end). */
 static int has_last_step(const struct coll_call *cl) {
-    return cl->nreqs || cl->b.q.n || cl->nself;
+    return cl->nreqs || cl->b.q.n || cl->nself || cl->unposted;
 }
 
 /* coll_finish once its last step is over; `last`: it had one. */

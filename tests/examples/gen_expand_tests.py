@@ -198,6 +198,8 @@ ALGS = {
                         None, False, {}),
     "linear_gather": ("gather", lambda n, p: 1,
                       lambda n, p: 1, lambda n, p: n, None, True, {}),
+    "linear_reduce": ("reduce", lambda n, p: 1,
+                      lambda n, p: 1 if n == 1 else 2, lambda n, p: n, None, True, {}),
     "binomial_reduce": ("reduce", lambda n, p: 1,
                         lambda n, p: clog2(n) + 1, lambda n, p: 2 * n - 1, None, True, {}),
     "knomial_reduce": ("reduce", lambda n, p: 1,
