@@ -443,7 +443,7 @@ const SynthEngine synth_engine_pipelined = {
     .spreads_anywhere = 1,
 };
 
-/* ---- the step-bounded engine (--objective pareto) ---- */
+/* ---- the step-bounded engine (--objective pareto; synth.c also tries it for bandwidth at the β bound) ---- */
 
 /* The step-bounded spread: the pipelined greedy with a budget of its own
  * for every step, S steps in all (S = the rank graph's diameter + the
