@@ -378,6 +378,34 @@ static int64_t ceil_log(int64_t N, int64_t base) {
     return k;
 }
 
+/* d[v] = the smallest alpha of a walk src -> v (reverse: v -> src), the sum
+ * of its links' alphas (store and forward) or, cut-through, the smallest
+ * largest alpha on such a walk; den 0 where no walk exists. Dijkstra on
+ * exact rationals, O(V^2 + E) (reverse, for the one root: O(V*E)); only
+ * run where the links' alphas differ, else hops * alpha is the same. */
+static void alpha_distances(TopoModel *t, int64_t src, int reverse, Rat *d, int *ovf) {
+    int64_t V = t->nnodes;
+    uint8_t *done = xcalloc((size_t)V, 1);
+    for (int64_t v = 0; v < V; v++) d[v] = (Rat){0, 0};
+    d[src] = rat_zero();
+    for (;;) {
+        int64_t u = -1;
+        for (int64_t v = 0; v < V; v++)
+            if (!done[v] && d[v].den != 0 && (u < 0 || rat_cmp(d[v], d[u]) < 0)) u = v;
+        if (u < 0) break;
+        done[u] = 1;
+        size_t lo = reverse ? 0 : t->out_first[u], hi = reverse ? t->nlinks : t->out_first[u + 1];
+        for (size_t k = lo; k < hi; k++) {
+            const TopoLink *l = &t->links[reverse ? k : (size_t)t->out_idx[k]];
+            int64_t a = reverse ? l->to : l->from, b = reverse ? l->from : l->to;
+            if (a != u || done[b]) continue;
+            Rat nd = t->cut_through ? rat_max(d[u], l->alpha) : rat_add(d[u], l->alpha, ovf);
+            if (d[b].den == 0 || rat_cmp(nd, d[b]) < 0) d[b] = nd;
+        }
+    }
+    free(done);
+}
+
 int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBounds *out) {
     memset(out, 0, sizeof *out);
     out->lb.a = out->lb.b = out->lb.c = rat_zero();
@@ -410,31 +438,55 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
         snprintf(out->latency_why, sizeof out->latency_why,
                  "ceil(log_%lld N) rounds with %lld ports%s (Chan et al. 2007)", (long long)(d + 1),
                  (long long)d, per);
-    if (t->kind == TOPO_GRAPH && !t->cut_through && !rat_is_zero(t->min_alpha)) {
-        /* data of u must reach v over at least dist(u, v) links */
-        int64_t far = 0, fu = 0, fv = 0;
-        for (int64_t u = 0; u < N; u++) {
+    if (t->kind == TOPO_GRAPH && !rat_is_zero(t->min_alpha)) {
+        /* data of u must reach v along a walk of messages, each in a later
+         * step than the one before and paying its route's alpha, so the
+         * start-ups add up to at least the alpha-weighted distance */
+        int64_t fu = 0, fv = 0;
+        Rat dist = rat_zero();
+        int rooted_in = coll == COLLECTIVE_GATHER || coll == COLLECTIVE_REDUCE;
+        int rooted_out = coll == COLLECTIVE_BROADCAST || coll == COLLECTIVE_SCATTER;
+        Rat *ad = xcalloc((size_t)t->nnodes, sizeof *ad);
+        int uniform = 1;
+        for (size_t li = 0; li < t->nlinks; li++)
+            if (!rat_eq(t->links[li].alpha, t->min_alpha)) uniform = 0;
+        for (int64_t src = 0; src < N; src++) {
+            if ((rooted_out || rooted_in) && src != root) continue;
+            if (!uniform)
+                alpha_distances(t, src, rooted_in, ad, &ovf);
+            else if (t->cut_through)
+                break; /* every walk costs at least min_alpha: the rounds say more */
             for (int64_t v = 0; v < N; v++) {
-                if (u == v) continue;
-                int need;
-                if (coll == COLLECTIVE_BROADCAST || coll == COLLECTIVE_SCATTER) need = u == root;
-                else if (coll == COLLECTIVE_GATHER || coll == COLLECTIVE_REDUCE) need = v == root;
-                else need = 1;
-                if (!need) continue;
-                int h = topo_hops(t, u, v);
-                if (h > far) {
-                    far = h;
-                    fu = u;
-                    fv = v;
+                if (uniform) {
+                    int h = rooted_in ? topo_hops(t, v, src) : topo_hops(t, src, v);
+                    ad[v] = h < 0 ? (Rat){0, 0} : rat_mul(rat_int(h), t->min_alpha, &ovf);
+                }
+                if (v == src || ad[v].den == 0) continue;
+                if (rat_cmp(ad[v], dist) > 0) {
+                    dist = ad[v];
+                    fu = rooted_in ? v : src;
+                    fv = rooted_in ? src : v;
                 }
             }
         }
-        Rat dist = rat_mul(rat_int(far), t->min_alpha, &ovf);
+        free(ad);
         if (rat_cmp(dist, out->lb.a) > 0) {
+            char ab[48];
             out->lb.a = dist;
-            snprintf(out->latency_why, sizeof out->latency_why,
-                     "distance: rank %lld -> rank %lld is %lld hops on %s", (long long)fu,
-                     (long long)fv, (long long)far, t->name);
+            int h = topo_hops(t, fu, fv);
+            if (t->cut_through)
+                snprintf(out->latency_why, sizeof out->latency_why,
+                         "distance: every path from rank %lld to rank %lld on %s has a link of "
+                         "%s·α (cut-through)",
+                         (long long)fu, (long long)fv, t->name, rat_format(dist, ab, sizeof ab));
+            else if (rat_eq(dist, rat_mul(rat_int(h), t->min_alpha, &ovf)))
+                snprintf(out->latency_why, sizeof out->latency_why,
+                         "distance: rank %lld -> rank %lld is %d hops on %s", (long long)fu,
+                         (long long)fv, h, t->name);
+            else
+                snprintf(out->latency_why, sizeof out->latency_why,
+                         "distance: rank %lld -> rank %lld is %s·α of link start-ups on %s",
+                         (long long)fu, (long long)fv, rat_format(dist, ab, sizeof ab), t->name);
         }
     }
 

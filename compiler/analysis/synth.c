@@ -357,6 +357,26 @@ static SynthStatus run(Search *sp, const SynthOptions *o, TopoModel *t, Arena *a
             s.g.variant = 0;
         }
 #undef TRIED
+    /* The bandwidth objective at the β and γ bounds with α to spare: the
+     * step-bounded engine (section 3 of docs/synth.md) at the best split
+     * and owners may reach the same β in fewer steps (DGX-1: SCCL's 3 steps
+     * at 7/48 where the pipelined spread takes 5). Tried only there, so
+     * it costs nothing where β is still off its bound. */
+    if (!failed && s.have && o->objective == SYNTH_BANDWIDTH && rat_eq(out->cost.b, s.bounds.lb.b) &&
+        rat_eq(out->cost.c, s.bounds.lb.c) && rat_cmp(out->cost.a, s.bounds.lb.a) > 0 &&
+        (o->coll == COLLECTIVE_ALLGATHER || o->coll == COLLECTIVE_REDUCE_SCATTER ||
+         o->coll == COLLECTIVE_ALLREDUCE)) {
+        const SynthEngine *e = &synth_engine_bounded;
+        int64_t R = s.best_R;
+        double theta = s.best_theta;
+        for (int var = 0; var < e->variants && !failed && rat_cmp(out->cost.a, s.bounds.lb.a) > 0; var++) {
+            CostTerms total;
+            int joined;
+            s.g.variant = var;
+            failed = try_one(&s, e, R, theta, &total, &joined) < 0;
+        }
+        s.g.variant = 0;
+    }
     out->effort_bound = s.effort_hit;
     free(s.lo);
     free(s.hi);

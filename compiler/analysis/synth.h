@@ -14,8 +14,10 @@
  *  - pipelined (synth_pipe.c), where routes pass switches or NICs: steps of
  *    one time budget, every link carrying what crosses it in that time, each
  *    chunk over every link once (out-trees through the switches, packed);
- *  - step-bounded (synth_pipe.c), for SYNTH_PARETO only: the pipelined
- *    greedy in a given number of steps, each with a budget of its own.
+ *  - step-bounded (synth_pipe.c), for SYNTH_PARETO, and for
+ *    SYNTH_BANDWIDTH at the best split once β and γ are at their bounds:
+ *    the pipelined greedy in a given number of steps, each with a budget of
+ *    its own.
  * AllReduce is ReduceScatter + AllGather of owner chunks (uniform owners or
  * owners weighted by receive bandwidth), Broadcast a pipelined telephone
  * spread from the root or a scatter + AllGather, Reduce their mirrors

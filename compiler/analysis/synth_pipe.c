@@ -44,10 +44,18 @@ typedef struct Pipe {
     double *tpb;        /* [nl] time per chunk, relative */
     double *cap;        /* [nl] time left in the step */
     int32_t *order;     /* [X] chunks, rarest first */
+    int32_t *ties;      /* [X] chunks in the order of their ties (pipe_tie) */
+    int32_t *count;     /* [N + 2] counting sort of the chunks by holders */
     int32_t *rorder;    /* [N] receivers, furthest behind first */
     double *incap;      /* [N] what the rank can receive per unit of time */
-    size_t *in_first;   /* [N + 1] CSR: the phase's in-neighbours of a rank */
-    int32_t *in_from, *in_arc;
+    size_t *in_first;   /* [N + 1] CSR: the phase's in-neighbours of a rank, */
+    int32_t *in_from, *in_arc; /* the shorter routes first, then by rank */
+    int32_t *in_hops;   /* [narcs] the links of in_arc's route */
+    size_t *out_first;  /* [N + 1] CSR: the phase's out-neighbours of a rank */
+    int32_t *out_to;
+    int32_t *held_in;   /* [N * X] in-neighbours of the rank that hold the chunk
+                           (held or got it): 0 lets pipe_step skip the rank
+                           without scanning them */
     int64_t work;
     uint32_t seed;      /* 0: ties go to the smaller number; else a fixed
                            shuffle of the ties (the step-bounded engine) */
@@ -101,11 +109,9 @@ typedef struct PipeCmp {
     const Pipe *p;
 } PipeCmp;
 
-static int cmp_rare(const void *pa, const void *pb, void *ctx) {
+static int cmp_tie(const void *pa, const void *pb, void *ctx) {
     const Pipe *p = ((const PipeCmp *)ctx)->p;
-    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
-    if (p->nholders[a] != p->nholders[b]) return p->nholders[a] < p->nholders[b] ? -1 : 1;
-    return pipe_tie(p, a, b);
+    return pipe_tie(p, *(const int32_t *)pa, *(const int32_t *)pb);
 }
 
 static int cmp_behind(const void *pa, const void *pb, void *ctx) {
@@ -122,8 +128,15 @@ static size_t pipe_step(Pipe *p, int32_t step, double tau, SynthMoves *out) {
     int64_t N = p->N, X = p->X;
     for (size_t l = 0; l < p->nl; l++) p->cap[l] = tau;
     PipeCmp c = {p};
-    for (int64_t x = 0; x < X; x++) p->order[x] = (int32_t)x;
-    qsort_r(p->order, (size_t)X, sizeof *p->order, cmp_rare, &c);
+    /* rarest first, ties in their order: a stable counting sort of the
+     * chunks in tie order by their holders (1 .. N) */
+    memset(p->count, 0, (size_t)(N + 2) * sizeof *p->count);
+    for (int64_t x = 0; x < X; x++) p->count[p->nholders[x] + 1]++;
+    for (int64_t k = 1; k <= N + 1; k++) p->count[k] += p->count[k - 1];
+    for (int64_t i = 0; i < X; i++) {
+        int32_t x = p->ties[i];
+        p->order[p->count[p->nholders[x]]++] = x;
+    }
     for (int64_t v = 0; v < N; v++) p->rorder[v] = (int32_t)v;
     qsort_r(p->rorder, (size_t)N, sizeof *p->rorder, cmp_behind, &c);
     size_t n = 0;
@@ -140,28 +153,31 @@ static size_t pipe_step(Pipe *p, int32_t step, double tau, SynthMoves *out) {
              * this step, the route with the most room; none: v waits. */
             int64_t best = -1;
             int32_t ba = -1;
-            size_t hmin = SIZE_MAX;
-            for (int pass = 0; pass < 2; pass++)
-                for (size_t k = p->in_first[v]; k < p->in_first[v + 1]; k++) {
+            double broom = 0;
+            /* the work counts every in-neighbour, as a scan of them all
+             * would: the effort bound sees the same work however fast */
+            if (p->held_in[v * X + x] > 0) {
+                size_t k = p->in_first[v], end = p->in_first[v + 1];
+                while (k < end && p->got[(int64_t)p->in_from[k] * X + x] < 0) k++;
+                int32_t hmin = k < end ? p->in_hops[k] : 0;
+                for (; k < end && p->in_hops[k] == hmin; k++) {
                     int64_t u = p->in_from[k];
                     int32_t a = p->in_arc[k];
-                    if (p->got[u * X + x] < 0) continue;
-                    size_t h = p->g->link_first[a + 1] - p->g->link_first[a];
-                    if (pass == 0) {
-                        if (h < hmin) hmin = h;
-                        continue;
-                    }
-                    if (p->got[u * X + x] >= step || h != hmin || !pipe_fits(p, a)) continue;
-                    if (ba < 0 || pipe_room(p, a) > pipe_room(p, ba) ||
-                        (p->seed && pipe_room(p, a) == pipe_room(p, ba) &&
+                    int32_t gu = p->got[u * X + x];
+                    if (gu < 0 || gu >= step || !pipe_fits(p, a)) continue;
+                    double room = pipe_room(p, a);
+                    if (ba < 0 || room > broom ||
+                        (p->seed && room == broom &&
                          pipe_tie(p, (int32_t)(u * N + v), (int32_t)(best * N + v)) < 0))
-                        best = u, ba = a;
+                        best = u, ba = a, broom = room;
                 }
+            }
             p->work += (int64_t)(p->in_first[v + 1] - p->in_first[v]);
             if (best < 0) continue;
             for (size_t k = p->g->link_first[ba]; k < p->g->link_first[ba + 1]; k++)
                 p->cap[p->g->links[k]] -= p->tpb[p->g->links[k]];
             p->got[v * X + x] = step;
+            for (size_t k = p->out_first[v]; k < p->out_first[v + 1]; k++) p->held_in[p->out_to[k] * X + x]++;
             synth_moves_push(out, (SynthMove){step, p->owner[x], (int32_t)best, (int32_t)v, (int32_t)x,
                                               (int32_t)x + 1});
             n++;
@@ -215,15 +231,22 @@ static int pipe_run_seq(Pipe *p, const int32_t *lo, const int32_t *hi, const dou
     int64_t missing = 0;
     for (int64_t v = 0; v < N; v++) p->need[v] = 0;
     for (int64_t k = 0; k < N * X; k++) p->got[k] = -1;
+    memset(p->held_in, 0, (size_t)(N * X) * sizeof *p->held_in);
     for (int64_t x = 0; x < X; x++) p->nholders[x] = 0;
     for (int64_t s = 0; s < N; s++)
         for (int32_t x = lo[s]; x < hi[s]; x++) {
             p->owner[x] = (int32_t)s;
             p->got[s * X + x] = 0;
             p->nholders[x] = 1;
+            for (size_t k = p->out_first[s]; k < p->out_first[s + 1]; k++) p->held_in[p->out_to[k] * X + x]++;
         }
     for (int64_t v = 0; v < N; v++)
         for (int64_t x = 0; x < X; x++) p->need[v] += p->got[v * X + x] < 0;
+    for (int64_t x = 0; x < X; x++) p->ties[x] = (int32_t)x;
+    if (p->seed) {
+        PipeCmp c = {p};
+        qsort_r(p->ties, (size_t)X, sizeof *p->ties, cmp_tie, &c);
+    }
     for (int64_t v = 0; v < N; v++) missing += p->need[v];
     int32_t step = 0;
     while (missing > 0) {
@@ -293,20 +316,39 @@ static void pipe_init(Pipe *p, SynthGraph *g, const int32_t *hi, int reverse) {
     p->tpb = xmalloc((p->nl ? p->nl : 1) * sizeof *p->tpb);
     p->cap = xmalloc((p->nl ? p->nl : 1) * sizeof *p->cap);
     p->order = xmalloc(((size_t)X + 1) * sizeof *p->order);
+    p->ties = xmalloc(((size_t)X + 1) * sizeof *p->ties);
+    p->count = xmalloc(((size_t)N + 2) * sizeof *p->count);
     p->rorder = xmalloc((size_t)N * sizeof *p->rorder);
     p->incap = xcalloc((size_t)N, sizeof *p->incap);
     for (size_t l = 0; l < p->nl; l++) p->tpb[l] = rat_to_double(g->t->links[l].tpb);
     p->in_first = xcalloc((size_t)N + 1, sizeof *p->in_first);
     p->in_from = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p->in_from);
     p->in_arc = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p->in_arc);
+    p->in_hops = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p->in_hops);
+    p->out_first = xcalloc((size_t)N + 1, sizeof *p->out_first);
+    p->out_to = xmalloc((g->narcs ? g->narcs : 1) * sizeof *p->out_to);
+    p->held_in = xmalloc((size_t)(N * X + 1) * sizeof *p->held_in);
+    int32_t maxh = 0;
+    for (size_t a = 0; a < g->narcs; a++)
+        if ((int32_t)(g->link_first[a + 1] - g->link_first[a]) > maxh)
+            maxh = (int32_t)(g->link_first[a + 1] - g->link_first[a]);
     for (int64_t v = 0; v < N; v++) {
         size_t at = p->in_first[v];
-        for (int64_t u = 0; u < N; u++)
-            if (u != v && pipe_arc(p, u, v) >= 0) {
+        for (int32_t h = 1; h <= maxh; h++)
+            for (int64_t u = 0; u < N; u++) {
+                int32_t a = u != v ? pipe_arc(p, u, v) : -1;
+                if (a < 0 || (int32_t)(g->link_first[a + 1] - g->link_first[a]) != h) continue;
                 p->in_from[at] = (int32_t)u;
-                p->in_arc[at++] = pipe_arc(p, u, v);
+                p->in_arc[at] = a;
+                p->in_hops[at++] = h;
             }
         p->in_first[v + 1] = at;
+    }
+    for (int64_t u = 0; u < N; u++) {
+        size_t at = p->out_first[u];
+        for (int64_t v = 0; v < N; v++)
+            if (u != v && pipe_arc(p, u, v) >= 0) p->out_to[at++] = (int32_t)v;
+        p->out_first[u + 1] = at;
     }
     /* what a rank receives per unit of time: over the links that enter it
      * (leave it, mirrored) */
@@ -327,11 +369,17 @@ static void pipe_fini(Pipe *p, SynthGraph *g) {
     free(p->tpb);
     free(p->cap);
     free(p->order);
+    free(p->ties);
+    free(p->count);
     free(p->rorder);
     free(p->incap);
     free(p->in_first);
     free(p->in_from);
     free(p->in_arc);
+    free(p->in_hops);
+    free(p->out_first);
+    free(p->out_to);
+    free(p->held_in);
 }
 
 static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
@@ -395,7 +443,7 @@ const SynthEngine synth_engine_pipelined = {
     .spreads_anywhere = 1,
 };
 
-/* ---- the step-bounded engine (--objective pareto) ---- */
+/* ---- the step-bounded engine (--objective pareto; synth.c also tries it for bandwidth at the β bound) ---- */
 
 /* The step-bounded spread: the pipelined greedy with a budget of its own
  * for every step, S steps in all (S = the rank graph's diameter + the
