@@ -58,7 +58,7 @@ declare -A algs=(
   [bcast]="binomial_broadcast scatter_allgather_broadcast pipelined_ring_broadcast"
 )
 declare -A ompi_algs=(
-  [allreduce]="recursive_doubling_allreduce ring_allreduce rabenseifner_allreduce"
+  [allreduce]="recursive_doubling_allreduce ring_allreduce rabenseifner_doubling_allreduce"
   [allgather]="bruck_allgather recursive_doubling_allgather ring_allgather"
   [reduce_scatter]="recursive_halving_reduce_scatter"
   [bcast]="linear_broadcast binomial_broadcast"

@@ -142,6 +142,9 @@ ALGS = {
     "rabenseifner_allreduce": ("allreduce", lambda n, p: n,
                                lambda n, p: 2 * log2(n) + 1,
                                lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
+    "rabenseifner_doubling_allreduce": ("allreduce", lambda n, p: n,
+                                        lambda n, p: 2 * log2(n) + 1,
+                                        lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
     "rabenseifner_fold_allreduce": ("allreduce", lambda n, p: 1 << log2(n),
                                     lambda n, p: 2 * log2(n) + 1 + (0 if pow2(n) else 2),
                                     lambda n, p: n + 2 * (1 << log2(n)) * log2(n)

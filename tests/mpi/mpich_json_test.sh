@@ -68,12 +68,12 @@ tune rdar recursive_doubling_allreduce
 expect "recursive doubling file, allreduce 8 KiB" "$(peers allreduce 1024 rdar.json)" "1:1 2:1 "
 # Rabenseifner where the file says so, and where the call breaks its
 # restriction (count 2 < 4 ranks) the file's fallback, recursive doubling.
-tune rab rabenseifner_allreduce
+tune rab rabenseifner_doubling_allreduce
 expect "Rabenseifner file, allreduce 8 KiB" "$(peers allreduce 1024 rab.json)" "1:2 2:2 "
 expect "Rabenseifner file, allreduce of 2" "$(peers allreduce 2 rab.json)" "1:1 2:1 "
 
 # A file with a crossover: each side runs what the file says there.
-tune both recursive_doubling_allreduce rabenseifner_allreduce
+tune both recursive_doubling_allreduce rabenseifner_doubling_allreduce
 grep -q '"avg_msg_size<[0-9]*": {' both.json ||
     { cat both.json; echo "FAIL: no crossover in both.json"; fail=1; }
 expect "crossover file, allreduce 128 B" "$(peers allreduce 16 both.json)" "1:1 2:1 "
@@ -83,7 +83,7 @@ expect "crossover file, allreduce 8 MiB" "$(peers allreduce 1048576 both.json)" 
 # algorithm name it does not know (csel.c, csel_container.c): a file of
 # each model, whose tuned branches name its MPICH algorithm, runs.
 for m in bruck_allgather recursive_doubling_allgather ring_allgather recursive_doubling_allreduce \
-         rabenseifner_allreduce bruck_alltoall xor_pairwise_alltoall direct_alltoall binomial_broadcast \
+         rabenseifner_doubling_allreduce bruck_alltoall xor_pairwise_alltoall direct_alltoall binomial_broadcast \
          scatter_allgather_broadcast binomial_gather binomial_reduce rabenseifner_reduce \
          pairwise_reduce_scatter recursive_halving_reduce_scatter binomial_scatter; do
     tune "$m" "$m"

@@ -5,7 +5,8 @@
 # pml_monitoring_enable=2: per peer, the messages of collectives, line "I"):
 # on 4 ranks rank 0 of ring allreduce (algorithm 4) sends only to rank 1,
 # 2(N-1) = 6 messages; recursive doubling (3) sends one message to 1 and
-# one to 2 (ompi/mca/coll/base/coll_base_allreduce.c). Open MPI's own
+# one to 2; rabenseifner (6) two to 1 and two to 2, one each way of its
+# halving and gathering (ompi/mca/coll/base/coll_base_allreduce.c). Open MPI's own
 # decision differs from each at the size used (checked first: otherwise the
 # rules would prove nothing), and the sums are right in every run.
 set -eu
@@ -47,6 +48,11 @@ native=$(peers 1048576)
 [ "$native" != "1:1 2:1 " ] || { echo "FAIL: Open MPI's own choice at 8 MiB is recursive doubling already"; fail=1; }
 expect "recursive doubling rules, 8 MiB" "$(peers 1048576 rd.rules)" "1:1 2:1 "
 
+# 128 B: Open MPI's own is not rabenseifner there (at 8 KiB it is)
+"$collc" tune --emit=ompi-rules "$examples/rabenseifner_doubling_allreduce.coll" -N 4 --topo full -o rab.rules
+native=$(peers 16)
+[ "$native" != "1:2 2:2 " ] || { echo "FAIL: Open MPI's own choice at 128 B is rabenseifner already"; fail=1; }
+expect "rabenseifner rules, 128 B" "$(peers 16 rab.rules)" "1:2 2:2 "
 # A file with a crossover: each side runs what the file says there.
 "$collc" tune --emit=ompi-rules "$examples/ring_allreduce.coll" "$examples/recursive_doubling_allreduce.coll" \
     -N 4 --topo full --alpha 10us --beta 1GB/s -o both.rules
