@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "analysis/simulate.h"
+#include "analysis/verify_internal.h"
 #include "support/util.h"
 
 /* ---------------------------------------------------------------- values */
@@ -101,25 +102,6 @@ typedef struct VView {
     VIvl one;
 } VView;
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27; x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
-static uint64_t tree_leaf(int64_t rank, int64_t chunk) {
-    return mix64(((uint64_t)rank << 32) ^ (uint64_t)(uint32_t)chunk ^ 0x5851f42d4c957f2dull);
-}
-
-/* Commutative (operands sorted) but not associative: ((a+b)+c) and
- * (a+(b+c)) get different hashes, which is exactly "same tree up to
- * commutativity", the condition for bit-identical floating-point sums. */
-static uint64_t tree_node(uint64_t a, uint64_t b) {
-    uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
-    return mix64(mix64(lo + 0x9e3779b97f4a7c15ull) ^ (hi * 0xd6e8feb86659fd93ull));
-}
-
 static void view(const VState *v, uint32_t id, VView *w) {
     if (id & SIM_LEAF) {
         int64_t r, c;
@@ -127,7 +109,7 @@ static void view(const VState *v, uint32_t id, VView *w) {
         w->chunk = (int32_t)c;
         w->one.lo = (int32_t)r; w->one.hi = (int32_t)r + 1;
         w->iv = &w->one; w->n = 1;
-        w->tree = tree_leaf(r, c);
+        w->tree = vtree_leaf(r);
         return;
     }
     COLLC_ASSERT(id >= SIM_FIRST && id < v->nvals);
@@ -484,7 +466,7 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
     view(v, vs, &b);
     uint64_t ka = set_key(v, vd, &a), kb = set_key(v, vs, &b);
     if (a.chunk == b.chunk && v->mc_valid && v->mc_a == ka && v->mc_b == kb)
-        return value_new(v, a.chunk, v->mc_off, tree_node(a.tree, b.tree), vd, vs,
+        return value_new(v, a.chunk, v->mc_off, vtree_node(a.tree, b.tree), vd, vs,
                          (uint32_t)x);
     size_t nover = 0, n = 0;
     int mixed = a.chunk != b.chunk;
@@ -518,7 +500,7 @@ static uint32_t on_reduce(void *user, size_t k, size_t x, int64_t i, uint32_t vd
     }
     uint64_t off = ivl_store(v, n);
     if (off == UINT64_MAX) return SIM_POISON;
-    uint32_t nv = value_new(v, a.chunk, off, tree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
+    uint32_t nv = value_new(v, a.chunk, off, vtree_node(a.tree, b.tree), vd, vs, (uint32_t)x);
     v->mc_valid = 1; v->mc_a = ka; v->mc_b = kb; v->mc_off = off;
     return nv;
 }
@@ -617,9 +599,6 @@ static int64_t vsize_val(const VState *v, uint32_t id) {
     return vsize_in(v, w.n ? w.iv[0].lo : 0, w.chunk);
 }
 
-/* Expected contents of out[r][c]: origin chunk, and ranks [lo, hi). */
-typedef struct Expect { int64_t chunk; int32_t lo, hi; } Expect;
-static Expect expected_out(const Schedule *s, int64_t r, int64_t c);
 
 static const char *fmt_vcounts(VState *v) {
     SBuf b = {0};
@@ -640,7 +619,7 @@ static void check_vcounts(VState *v, size_t k, const Transfer *xs) {
         for (int32_t c = t->dst.lo; c < t->dst.hi; c++) {
             uint32_t id = sim_value(&v->sim, BUF_OUT, t->dst.rank, c);
             if (id == SIM_UNDEF || id == SIM_POISON) continue;
-            Expect e = expected_out(s, t->dst.rank, c);
+            Expect e = verify_expected_out(s, t->dst.rank, c);
             int64_t have = vsize_val(v, id), room = vsize_in(v, e.lo, e.chunk);
             if (have <= room) continue;
             size_t x = st->first + i;
@@ -661,7 +640,7 @@ static void check_vcounts(VState *v, size_t k, const Transfer *xs) {
 
 /* ---------------------------------------------------------- postcondition */
 
-static Expect expected_out(const Schedule *s, int64_t r, int64_t c) {
+Expect verify_expected_out(const Schedule *s, int64_t r, int64_t c) {
     int64_t P = s->split, N = s->N, root = s->root;
     Expect e;
     switch (s->alg->coll) {
@@ -747,7 +726,7 @@ static void check_postcondition(VState *v) {
         for (int64_t c = 0; c < nc && !v->sim.stop; c++) {
             uint32_t id = sim_value(&v->sim, BUF_OUT, r, c);
             if (id == SIM_POISON) continue;
-            Expect e = expected_out(s, r, c);
+            Expect e = verify_expected_out(s, r, c);
             VIvl ev = {e.lo, e.hi};
             VView w;
             if (id != SIM_UNDEF) {
@@ -821,7 +800,7 @@ static int check_consistency(VState *v) {
         int64_t nc = schedule_chunks(s, BUF_OUT, r);
         for (int64_t c = 0; c < nc; c++) {
             uint32_t id = sim_value(&v->sim, BUF_OUT, r, c);
-            Expect e = expected_out(s, r, c);
+            Expect e = verify_expected_out(s, r, c);
             if (id < SIM_FIRST && !(id & SIM_LEAF)) continue;
             if (first[e.chunk] < 0) { first[e.chunk] = (r << 32) | c; continue; }
             int64_t r0 = first[e.chunk] >> 32, c0 = first[e.chunk] & 0xffffffff;
@@ -1035,6 +1014,14 @@ static int stream_step(void *user, const Schedule *hdr, const Transfer *xs) {
 InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi,
                            DiagEngine *dx, DiagEngine *dxw, Arena *arena, unsigned max_errors,
                            VerifyStats *st, const Stmt **failed_require) {
+    /* The run-length pass proves a correct instance in little memory; the
+     * explicit one below decides (and reports) everything else. */
+    if (!p->vcounts) {
+        InstStatus ist = verify_runs(alg, p, dxi, p->max_memory ? p->max_memory : verify_default_memory(),
+                                     st, failed_require);
+        if (ist == INST_OK && !(st->consistent == 0 && dxw)) return INST_OK;
+        if (ist != INST_OK && ist != INST_STOPPED) return ist;
+    }
     memset(st, 0, sizeof *st);
     st->consistent = -1;
     VStream *w = xcalloc(1, sizeof *w);

@@ -1,0 +1,464 @@
+/* verify_runs.c - the run-length pass of verify_instance: proves a correct
+ * schedule in memory proportional to its runs of equal values, not to its
+ * chunk slots (docs/verify.md, "Scale").
+ *
+ * The state of one buffer of one rank is a sorted list of runs: chunks
+ * [lo, next lo) that all hold "origin chunk c + dc, contributions of the
+ * rank set S, reduction tree T" (or are all undefined). Rank sets are
+ * hash-consed (equal sets, equal ids), so two runs are equal when their dc,
+ * set id and tree hash are, and neighbours that become equal merge. A
+ * range transfer (recursive halving, the parts of a hierarchical
+ * algorithm) then costs one union per run it touches instead of one per
+ * chunk, and the state of an AllReduce with `split N` is O(N) runs per
+ * phase of equal values rather than N^2 slots.
+ *
+ * It decides only the correct case. The first finding of any check (a
+ * race, a write to `in`, an undefined read, mixed chunks, a double count,
+ * the postcondition), or running over its memory budget, stops the
+ * instantiation (INST_STOPPED), and the explicit checker (verify.c, the
+ * simulator) runs the instance again and reports exactly what it reports
+ * without this pass. Its checks are those of the simulator on the same
+ * transfers, step by step:
+ *   - race: within a step, a slot written by two transfers unless both
+ *     reduce, or written by one and read by any (itself included);
+ *   - without a race every read sees the state before the step, so the
+ *     transfers are applied in order, reduces into one slot combining;
+ *   - undefined source, reduce into undefined destination, differing
+ *     origin chunks, a rank in both operands: findings;
+ *   - the postcondition after the last step, and the rank-consistency
+ *     verdict with the tree hash of verify_internal.h. */
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/verify_internal.h"
+#include "support/util.h"
+
+/* A list of more runs than this and than a 16th of its chunks is
+ * fragmented: the instance goes to the explicit checker (replace()). */
+#define FRAGMENTED_RUNS 64u
+
+typedef struct RIvl { int32_t lo, hi; } RIvl; /* ranks [lo, hi) */
+
+#define RSET_UNDEF 0u /* the set id of never-written chunks */
+
+typedef struct VRun {
+    int32_t lo;    /* first chunk; the run ends at the next run's lo */
+    int32_t dc;    /* chunk c holds origin chunk c + dc */
+    uint32_t set;  /* rank set id; RSET_UNDEF: undefined (dc, tree 0) */
+    uint32_t pad;
+    uint64_t tree; /* reduction-tree hash (vtree_*) */
+} VRun;
+
+typedef struct RunList {
+    VRun *r;
+    uint32_t n, cap;
+    int32_t end;   /* chunks of this buffer on this rank */
+} RunList;
+
+typedef struct RSet { uint64_t hash; uint32_t off, n; } RSet; /* pool[off .. off+n) */
+
+/* One access of a step, for the race check. */
+typedef struct Access {
+    uint64_t key;   /* list index << 32 | lo */
+    int32_t hi;
+    int32_t kind;   /* ACC_READ, ACC_REDUCE, ACC_COPY */
+} Access;
+enum { ACC_READ, ACC_REDUCE, ACC_COPY };
+
+typedef struct RState {
+    int started;
+    int64_t N;
+    int nbuf;
+    RunList *lists;          /* [nbuf * N]: buffer b of rank r at b * N + r */
+    RSet *sets;
+    size_t nsets, capsets;
+    RIvl *pool;
+    size_t npool, cappool;
+    uint32_t *ht;            /* hash-consing: set ids, RSET_UNDEF = empty */
+    size_t htcap;
+    RIvl *tmp;
+    size_t captmp;
+    VRun *pc;                /* a transfer's pieces: source, destination, result */
+    size_t cappc;
+    VRun *mid;               /* replace(): the new runs of the range */
+    size_t capmid;
+    Access *acc;
+    size_t capacc;
+    uint32_t mc_a, mc_b, mc_r; /* one-entry union cache */
+    size_t bytes, budget;    /* the state's size, and the most it may take */
+    uint64_t slots;          /* chunk slots of the schedule */
+    uint64_t nlists;         /* lists with chunks */
+    uint64_t cuts;           /* single-chunk writes into the middle of a run */
+    int stop;                /* a finding or the budget: the explicit checker decides */
+} RState;
+
+/* ------------------------------------------------------------- memory */
+
+/* Grows *p (cap elements of elem bytes) to hold need, within the budget;
+ * -1 (and stop) when the budget or the system refuses. */
+static int rgrow(RState *m, void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) c *= 2;
+    if (m->bytes + (c - *cap) * elem > m->budget) { m->stop = 1; return -1; }
+    void *q = realloc(*p, c * elem);
+    if (!q) { m->stop = 1; return -1; }
+    m->bytes += (c - *cap) * elem;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int list_reserve(RState *m, RunList *l, size_t need) {
+    if (need <= l->cap) return 0;
+    size_t cap = l->cap;
+    if (need > UINT32_MAX / 2) { m->stop = 1; return -1; }
+    if (rgrow(m, (void **)&l->r, &cap, need, sizeof *l->r)) return -1;
+    l->cap = (uint32_t)cap;
+    return 0;
+}
+
+/* ------------------------------------------------------------ rank sets */
+
+static uint64_t ivl_hash(const RIvl *iv, size_t n) {
+    uint64_t h = 0x243f6a8885a308d3ull ^ n;
+    for (size_t i = 0; i < n; i++)
+        h = vtree_mix64(h ^ ((uint64_t)(uint32_t)iv[i].lo << 32 | (uint32_t)iv[i].hi));
+    return h;
+}
+
+static void ht_put(RState *m, uint32_t id) {
+    size_t mask = m->htcap - 1, i = (size_t)m->sets[id].hash & mask;
+    while (m->ht[i] != RSET_UNDEF) i = (i + 1) & mask;
+    m->ht[i] = id;
+}
+
+/* The id of the set iv[0..n) (sorted, disjoint, not touching), made when
+ * new; RSET_UNDEF when the budget is exhausted. */
+static uint32_t set_intern(RState *m, const RIvl *iv, size_t n) {
+    uint64_t h = ivl_hash(iv, n);
+    if (m->htcap) {
+        size_t mask = m->htcap - 1;
+        for (size_t i = (size_t)h & mask; m->ht[i] != RSET_UNDEF; i = (i + 1) & mask) {
+            const RSet *s = &m->sets[m->ht[i]];
+            if (s->hash == h && s->n == n && !memcmp(m->pool + s->off, iv, n * sizeof *iv))
+                return m->ht[i];
+        }
+    }
+    if (m->nsets >= UINT32_MAX - 1 || m->npool + n >= UINT32_MAX) { m->stop = 1; return RSET_UNDEF; }
+    if (rgrow(m, (void **)&m->sets, &m->capsets, m->nsets + 1, sizeof *m->sets) ||
+        rgrow(m, (void **)&m->pool, &m->cappool, m->npool + n, sizeof *m->pool))
+        return RSET_UNDEF;
+    if (2 * (m->nsets + 1) > m->htcap) {
+        size_t nc = m->htcap ? 2 * m->htcap : 1024;
+        if (m->bytes + nc * sizeof *m->ht > m->budget) { m->stop = 1; return RSET_UNDEF; }
+        uint32_t *q = calloc(nc, sizeof *q);
+        if (!q) { m->stop = 1; return RSET_UNDEF; }
+        m->bytes += nc * sizeof *q;
+        m->bytes -= m->htcap * sizeof *m->ht;
+        free(m->ht);
+        m->ht = q;
+        m->htcap = nc;
+        for (uint32_t id = 1; id < m->nsets; id++) ht_put(m, id);
+    }
+    uint32_t id = (uint32_t)m->nsets++;
+    m->sets[id] = (RSet){h, (uint32_t)m->npool, (uint32_t)n};
+    memcpy(m->pool + m->npool, iv, n * sizeof *iv);
+    m->npool += n;
+    ht_put(m, id);
+    return id;
+}
+
+static uint32_t set_of(RState *m, int32_t lo, int32_t hi) {
+    RIvl x = {lo, hi};
+    return set_intern(m, &x, 1);
+}
+
+/* a ∪ b, or RSET_UNDEF (and stop) when they share a rank (a double count)
+ * or the budget is exhausted. */
+static uint32_t set_union(RState *m, uint32_t a, uint32_t b) {
+    if (m->mc_r != RSET_UNDEF && m->mc_a == a && m->mc_b == b) return m->mc_r;
+    RSet sa = m->sets[a], sb = m->sets[b];
+    if (rgrow(m, (void **)&m->tmp, &m->captmp, (size_t)sa.n + sb.n, sizeof *m->tmp)) return RSET_UNDEF;
+    const RIvl *x = m->pool + sa.off, *y = m->pool + sb.off;
+    size_t i = 0, j = 0, n = 0;
+    while (i < sa.n || j < sb.n) {
+        RIvl v = (j >= sb.n || (i < sa.n && x[i].lo < y[j].lo)) ? x[i++] : y[j++];
+        if (n && v.lo < m->tmp[n - 1].hi) { m->stop = 1; return RSET_UNDEF; }
+        if (n && v.lo == m->tmp[n - 1].hi) m->tmp[n - 1].hi = v.hi;
+        else m->tmp[n++] = v;
+    }
+    uint32_t r = set_intern(m, m->tmp, n);
+    if (r != RSET_UNDEF) { m->mc_a = a; m->mc_b = b; m->mc_r = r; }
+    return r;
+}
+
+/* ----------------------------------------------------------- run lists */
+
+static int run_eq(const VRun *a, const VRun *b) {
+    return a->set == b->set && a->dc == b->dc && a->tree == b->tree;
+}
+
+/* The index of the run holding chunk c (0 <= c < l->end). */
+static uint32_t run_find(const RunList *l, int32_t c) {
+    uint32_t lo = 0, hi = l->n;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (l->r[mid].lo <= c) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static int32_t run_end(const RunList *l, uint32_t i) {
+    return i + 1 < l->n ? l->r[i + 1].lo : l->end;
+}
+
+/* Appends the runs of l over [a, b), cut to it, to m->pc at *np. */
+static int collect(RState *m, const RunList *l, int32_t a, int32_t b, size_t *np) {
+    for (uint32_t i = run_find(l, a); i < l->n && l->r[i].lo < b; i++) {
+        if (rgrow(m, (void **)&m->pc, &m->cappc, *np + 1, sizeof *m->pc)) return -1;
+        VRun x = l->r[i];
+        if (x.lo < a) x.lo = a;
+        m->pc[(*np)++] = x;
+    }
+    return 0;
+}
+
+/* Replaces [a, b) of l by the runs pc[0..np) (sorted, pc[0].lo == a,
+ * covering [a, b)), merging equal neighbours. */
+static int replace(RState *m, RunList *l, int32_t a, int32_t b, const VRun *pc, size_t np) {
+    uint32_t i = run_find(l, a), j = run_find(l, b - 1);
+    size_t prefix = l->r[i].lo < a ? i + 1 : i; /* runs kept before a */
+    size_t suffix = j + 1;                      /* the runs kept after b start here */
+    VRun rest = l->r[j];                         /* the part of run j after b */
+    int has_rest = run_end(l, j) > b;
+    rest.lo = b;
+    /* the new middle, pc then rest, without a run equal to the one before */
+    if (rgrow(m, (void **)&m->mid, &m->capmid, np + 1, sizeof *m->mid)) return -1;
+    size_t nm = 0;
+    const VRun *last = prefix ? &l->r[prefix - 1] : NULL;
+    for (size_t k = 0; k <= np; k++) {
+        const VRun *x = k < np ? &pc[k] : has_rest ? &rest : NULL;
+        if (!x || (last && run_eq(last, x))) continue;
+        m->mid[nm++] = *x;
+        last = &m->mid[nm - 1];
+    }
+    if (suffix < l->n && last && run_eq(last, &l->r[suffix])) suffix++;
+    size_t nn = prefix + nm + (l->n - suffix);
+    if (list_reserve(m, l, nn)) return -1;
+    memmove(l->r + prefix + nm, l->r + suffix, (l->n - suffix) * sizeof *l->r);
+    memcpy(l->r + prefix, m->mid, nm * sizeof *m->mid);
+    /* Runs that are hardly longer than a chunk (a ring's single-chunk
+     * partial sums, each different) save nothing and cost a list insert
+     * each: the explicit checker, one slot a chunk, is then the better one.
+     * Either sign stops the pass: a list of many short runs, or single
+     * chunks cut out of the middle of runs in a quarter of the lists (a
+     * ring's second step, at any N). */
+    if (b - a == 1 && nn == l->n + 2) m->cuts++;
+    l->n = (uint32_t)nn;
+    if ((nn > FRAGMENTED_RUNS && nn > (size_t)l->end / 16) || 4 * m->cuts > m->nlists)
+        return m->stop = 1, -1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the steps */
+
+static int acc_cmp(const void *a, const void *b) {
+    uint64_t x = ((const Access *)a)->key, y = ((const Access *)b)->key;
+    return (x > y) - (x < y);
+}
+
+static uint64_t list_index(const RState *m, const SlotRange *r) {
+    return (uint64_t)r->buffer * (uint64_t)m->N + (uint64_t)r->rank;
+}
+
+/* The races of a step (the simulator's rule); 1 when there is one. */
+static int step_races(RState *m, const Transfer *xs, size_t n) {
+    if (rgrow(m, (void **)&m->acc, &m->capacc, 2 * n, sizeof *m->acc)) return 1;
+    for (size_t i = 0; i < n; i++) {
+        const Transfer *t = &xs[i];
+        if (t->dst.buffer == BUF_IN) return 1;
+        m->acc[2 * i] = (Access){list_index(m, &t->src) << 32 | (uint32_t)t->src.lo, t->src.hi, ACC_READ};
+        m->acc[2 * i + 1] = (Access){list_index(m, &t->dst) << 32 | (uint32_t)t->dst.lo, t->dst.hi,
+                                     t->op == XFER_REDUCE ? ACC_REDUCE : ACC_COPY};
+    }
+    qsort(m->acc, 2 * n, sizeof *m->acc, acc_cmp);
+    int32_t maxw = 0, maxc = 0, maxr = 0;
+    for (size_t i = 0; i < 2 * n; i++) {
+        const Access *a = &m->acc[i];
+        if (i == 0 || a->key >> 32 != m->acc[i - 1].key >> 32) maxw = maxc = maxr = 0;
+        int32_t lo = (int32_t)(uint32_t)a->key;
+        if (a->kind == ACC_READ) {
+            if (lo < maxw) return 1;
+            if (a->hi > maxr) maxr = a->hi;
+        } else {
+            if (lo < maxr || lo < maxc || (a->kind == ACC_COPY && lo < maxw)) return 1;
+            if (a->hi > maxw) maxw = a->hi;
+            if (a->kind == ACC_COPY && a->hi > maxc) maxc = a->hi;
+        }
+    }
+    return 0;
+}
+
+/* One transfer, after the race check; 0, or -1 on a finding or a limit. */
+static int apply(RState *m, const Transfer *t) {
+    RunList *S = &m->lists[list_index(m, &t->src)], *D = &m->lists[list_index(m, &t->dst)];
+    int32_t off = t->dst.lo - t->src.lo, len = t->dst.hi - t->dst.lo;
+    size_t ns = 0;
+    if (collect(m, S, t->src.lo, t->src.hi, &ns)) return -1;
+    for (size_t k = 0; k < ns; k++) {
+        VRun *x = &m->pc[k];
+        if (x->set == RSET_UNDEF) return -1; /* undefined-read */
+        x->lo += off;
+        x->dc -= off;
+    }
+    if (t->op == XFER_COPY) return replace(m, D, t->dst.lo, t->dst.hi, m->pc, ns);
+    size_t nd = ns;
+    if (collect(m, D, t->dst.lo, t->dst.hi, &nd)) return -1;
+    /* the union of the aligned pieces, after pc[0 .. nd) */
+    size_t no = nd, i = 0, j = ns;
+    int32_t c = t->dst.lo, end = t->dst.lo + len;
+    while (c < end) {
+        const VRun *x = &m->pc[i], *y = &m->pc[j];
+        if (y->set == RSET_UNDEF) return -1; /* reduce into undefined */
+        if (x->dc != y->dc) return -1;      /* mixed-chunks */
+        uint32_t u = set_union(m, y->set, x->set);
+        if (u == RSET_UNDEF) return -1;     /* double-count, or the budget */
+        if (rgrow(m, (void **)&m->pc, &m->cappc, no + 1, sizeof *m->pc)) return -1;
+        x = &m->pc[i]; y = &m->pc[j];
+        VRun r = {c, y->dc, u, 0, vtree_node(y->tree, x->tree)};
+        m->pc[no++] = r;
+        int32_t xe = i + 1 < ns ? m->pc[i + 1].lo : end, ye = j + 1 < nd ? m->pc[j + 1].lo : end;
+        int32_t e = xe < ye ? xe : ye;
+        if (e == xe) i++;
+        if (e == ye) j++;
+        c = e;
+    }
+    return replace(m, D, t->dst.lo, t->dst.hi, m->pc + nd, no - nd);
+}
+
+static int rstart(RState *m, const Schedule *h) {
+    m->started = 1;
+    m->N = h->N;
+    m->nbuf = h->nbuffers;
+    m->mc_r = RSET_UNDEF;
+    size_t nl = (size_t)m->nbuf * (size_t)m->N;
+    m->bytes = nl * sizeof *m->lists;
+    if (m->bytes > m->budget || h->N > INT32_MAX) return m->stop = 1, -1;
+    m->lists = xcalloc(nl, sizeof *m->lists);
+    m->nsets = 1; /* id 0 is RSET_UNDEF */
+    if (rgrow(m, (void **)&m->sets, &m->capsets, 1, sizeof *m->sets)) return -1;
+    m->sets[0] = (RSet){0, 0, 0};
+    for (int b = 0; b < m->nbuf; b++)
+        for (int64_t r = 0; r < m->N; r++) {
+            RunList *l = &m->lists[(size_t)b * (size_t)m->N + (size_t)r];
+            int64_t nc = schedule_chunks(h, b, r);
+            if (nc > INT32_MAX) return m->stop = 1, -1;
+            l->end = (int32_t)nc;
+            m->slots += (uint64_t)nc;
+            if (nc == 0) continue;
+            m->nlists++;
+            if (list_reserve(m, l, 2)) return -1;
+            l->n = 1;
+            l->r[0] = (VRun){0, 0, RSET_UNDEF, 0, 0};
+            if (b == BUF_IN) {
+                uint32_t s = set_of(m, (int32_t)r, (int32_t)r + 1);
+                if (s == RSET_UNDEF) return -1;
+                l->r[0] = (VRun){0, 0, s, 0, vtree_leaf(r)};
+            }
+        }
+    return 0;
+}
+
+static int runs_step(void *user, const Schedule *hdr, const Transfer *xs) {
+    RState *m = user;
+    if (!m->started && rstart(m, hdr)) return 1;
+    const Step *st = &hdr->steps[hdr->nsteps - 1];
+    if (step_races(m, xs, st->count)) return m->stop = 1;
+    for (size_t i = 0; i < st->count; i++)
+        if (apply(m, &xs[i])) return m->stop = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------ after the steps */
+
+/* The postcondition; 0 when every slot of `out` holds what it must. */
+static int rpost(RState *m, const Schedule *s) {
+    Collective k = s->alg->coll;
+    /* collectives whose out[r][c] is origin chunk c + f(r) from a fixed
+     * rank set: one comparison a run */
+    int by_run = k == COLLECTIVE_BROADCAST || k == COLLECTIVE_SCATTER || k == COLLECTIVE_REDUCE ||
+                 k == COLLECTIVE_ALLREDUCE || k == COLLECTIVE_REDUCE_SCATTER;
+    for (int64_t r = 0; r < m->N; r++) {
+        const RunList *l = &m->lists[(size_t)BUF_OUT * (size_t)m->N + (size_t)r];
+        for (uint32_t i = 0; i < l->n; i++) {
+            const VRun *x = &l->r[i];
+            if (x->set == RSET_UNDEF) return -1;
+            int32_t e1 = run_end(l, i);
+            for (int32_t c = x->lo; c < e1; c++) {
+                Expect e = verify_expected_out(s, r, c);
+                uint32_t want = set_of(m, e.lo, e.hi);
+                if (want == RSET_UNDEF || want != x->set || e.chunk != (int64_t)c + x->dc) return -1;
+                if (by_run) break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The rank-consistency verdict (check_consistency's): -1 nothing to
+ * compare, 1 every holder of a reduced chunk has the same tree, 0 not. */
+static int rconsistent(RState *m, const Schedule *s) {
+    if (!collective_info[s->alg->coll].reducing) return -1;
+    int64_t nin = 0;
+    for (int64_t r = 0; r < m->N; r++)
+        if (schedule_chunks(s, BUF_IN, r) > nin) nin = schedule_chunks(s, BUF_IN, r);
+    uint64_t *first = xmalloc((size_t)(nin > 0 ? nin : 1) * sizeof *first);
+    uint8_t *seen = xcalloc((size_t)(nin > 0 ? nin : 1), 1);
+    int result = -1;
+    for (int64_t r = 0; r < m->N && result != 0; r++) {
+        const RunList *l = &m->lists[(size_t)BUF_OUT * (size_t)m->N + (size_t)r];
+        for (uint32_t i = 0; i < l->n && result != 0; i++) {
+            const VRun *x = &l->r[i];
+            int64_t o = (int64_t)x->lo + x->dc, oe = (int64_t)run_end(l, i) + x->dc;
+            for (; o < oe; o++) {
+                if (!seen[o]) { seen[o] = 1; first[o] = x->tree; continue; }
+                result = 1;
+                if (first[o] != x->tree) { result = 0; break; }
+            }
+        }
+    }
+    free(first);
+    free(seen);
+    return result;
+}
+
+static void rfree(RState *m) {
+    if (m->lists)
+        for (size_t i = 0; i < (size_t)m->nbuf * (size_t)m->N; i++) free(m->lists[i].r);
+    free(m->lists); free(m->sets); free(m->pool); free(m->ht); free(m->tmp);
+    free(m->pc); free(m->mid); free(m->acc);
+}
+
+InstStatus verify_runs(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi, size_t budget,
+                       VerifyStats *st, const Stmt **failed_require) {
+    memset(st, 0, sizeof *st);
+    st->consistent = -1;
+    RState m = {0};
+    m.budget = budget;
+    Schedule sch;
+    InstStatus ist = instantiate_stream(alg, p, dxi, &sch, failed_require, runs_step, &m);
+    if (ist == INST_OK) {
+        if ((!m.started && rstart(&m, &sch)) || m.stop || rpost(&m, &sch) || m.stop) {
+            ist = INST_STOPPED;
+        } else {
+            st->consistent = rconsistent(&m, &sch);
+            st->slots = m.slots;
+            st->values = m.nsets - 1;
+            st->intervals = m.npool;
+        }
+        schedule_free(&sch);
+    }
+    rfree(&m);
+    return ist;
+}
