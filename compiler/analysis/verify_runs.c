@@ -140,7 +140,7 @@ static uint32_t set_intern(RState *m, const RIvl *iv, size_t n) {
         size_t mask = m->htcap - 1;
         for (size_t i = (size_t)h & mask; m->ht[i] != RSET_UNDEF; i = (i + 1) & mask) {
             const RSet *s = &m->sets[m->ht[i]];
-            if (s->hash == h && s->n == n && !memcmp(m->pool + s->off, iv, n * sizeof *iv))
+            if (s->hash == h && s->n == n && (n == 0 || !memcmp(m->pool + s->off, iv, n * sizeof *iv)))
                 return m->ht[i];
         }
     }
@@ -162,7 +162,7 @@ static uint32_t set_intern(RState *m, const RIvl *iv, size_t n) {
     }
     uint32_t id = (uint32_t)m->nsets++;
     m->sets[id] = (RSet){h, (uint32_t)m->npool, (uint32_t)n};
-    memcpy(m->pool + m->npool, iv, n * sizeof *iv);
+    if (n) memcpy(m->pool + m->npool, iv, n * sizeof *iv); /* the empty set: no pool yet */
     m->npool += n;
     ht_put(m, id);
     return id;
@@ -274,6 +274,7 @@ static uint64_t list_index(const RState *m, const SlotRange *r) {
 
 /* The races of a step (the simulator's rule); 1 when there is one. */
 static int step_races(RState *m, const Transfer *xs, size_t n) {
+    if (n == 0) return 0; /* an empty step: nothing to sort (m->acc may be NULL) */
     if (rgrow(m, (void **)&m->acc, &m->capacc, 2 * n, sizeof *m->acc)) return 1;
     for (size_t i = 0; i < n; i++) {
         const Transfer *t = &xs[i];
