@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../mpi_timing.h"
+
 static int rounds = 9, slices = 64;
 static volatile double sink;
 
@@ -36,22 +38,6 @@ static void compute(long work) {
     sink = x;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
-
-/* the largest over the ranks: the collective's time is its slowest rank's */
-static double max_all(double t) {
-    double m;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
 
 /* work units per second on this rank (the same on every rank: max) */
 static double calibrate(void) {
@@ -60,7 +46,7 @@ static double calibrate(void) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         compute(work);
-        double t = max_all(MPI_Wtime() - t0);
+        double t = bench_max_all(MPI_Wtime() - t0);
         if (t > 0.05) return (double)work / t;
         work *= 2;
     }
@@ -78,12 +64,12 @@ static void one_round(iallreduce_fn f, float *s, float *r, int count, double rat
     double t0 = MPI_Wtime();
     f(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
-    *pure = max_all(MPI_Wtime() - t0);
+    *pure = bench_max_all(MPI_Wtime() - t0);
     long per_slice = (long)(rate * (pure_hint > 0 ? pure_hint : *pure) / slices);
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     for (int k = 0; k < slices; k++) compute(per_slice);
-    *cpu = max_all(MPI_Wtime() - t0);
+    *cpu = bench_max_all(MPI_Wtime() - t0);
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     f(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);
@@ -93,7 +79,7 @@ static void one_round(iallreduce_fn f, float *s, float *r, int count, double rat
         MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
     }
     MPI_Wait(&q, MPI_STATUS_IGNORE);
-    *total = max_all(MPI_Wtime() - t0);
+    *total = bench_max_all(MPI_Wtime() - t0);
 }
 
 int main(int argc, char **argv) {
@@ -148,8 +134,8 @@ int main(int argc, char **argv) {
             }
         result res[2];
         for (int k = 0; k < 2; k++)
-            res[k] = (result){median(pure[k], R), median(cpu[k], R), median(total[k], R),
-                              median(ov[k], R)};
+            res[k] = (result){bench_median(pure[k], R), bench_median(cpu[k], R), bench_median(total[k], R),
+                              bench_median(ov[k], R)};
         if (me == 0) {
             for (int k = 0; k < 2; k++)
                 printf("  %-10ld %-8s %10.0f %10.0f %10.0f %8.1f\n", sizes[z], names[k],

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../mpi_timing.h"
+
 #if MPI_VERSION >= 4
 #define ALLREDUCE_INIT MPI_Allreduce_init
 #define P_ALLREDUCE_INIT PMPI_Allreduce_init
@@ -34,21 +36,6 @@
 typedef int (*init_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
                        MPI_Request *);
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
-
-static double max_all(double t) {
-    double m;
-    MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return m;
-}
 
 /* One round: iters starts of req, mean seconds per start and per call. */
 static void round_of(MPI_Request *req, int iters, double *start, double *call) {
@@ -62,8 +49,8 @@ static void round_of(MPI_Request *req, int iters, double *start, double *call) {
         MPI_Wait(req, MPI_STATUS_IGNORE);
     }
     double t = MPI_Wtime() - t0;
-    *start = max_all(ts / iters);
-    *call = max_all(t / iters);
+    *start = bench_max_all(ts / iters);
+    *call = bench_max_all(t / iters);
 }
 
 int main(int argc, char **argv) {
@@ -110,8 +97,8 @@ int main(int argc, char **argv) {
             }
         double ms[2], mc[2];
         for (int k = 0; k < 2; k++) {
-            ms[k] = median(st[k], rounds) * 1e6;
-            mc[k] = median(ca[k], rounds) * 1e6;
+            ms[k] = bench_median(st[k], rounds) * 1e6;
+            mc[k] = bench_median(ca[k], rounds) * 1e6;
             if (!me) printf("  %-10ld %-8s %9.2f %10.2f\n", sizes[s], name[k], ms[k], mc[k]);
             MPI_Request_free(&req[k]);
             free(st[k]);
