@@ -154,14 +154,18 @@ static void report_held(Sim *m, const Step *st) {
 /* The scratch buffers whose use by a phase of a composed algorithm begins
  * at step k (Algorithm.lives): what an earlier phase left in them is
  * undefined from here on, so a read of it is reported as undefined. */
+int sim_life_begins(const Schedule *s, size_t k, int i) {
+    const struct ScratchLife *l = &s->alg->lives[i];
+    int64_t p = s->steps[k].phase, q = k ? (int64_t)s->steps[k - 1].phase : -1;
+    return p != q && p >= l->lo && p < l->hi && !(q >= l->lo && q < l->hi);
+}
+
 static void fresh_scratch(Sim *m, size_t k) {
     const Schedule *s = m->s;
     const Algorithm *a = s->alg;
-    int64_t p = s->steps[k].phase, q = k ? (int64_t)s->steps[k - 1].phase : -1;
-    if (p == q) return;
     for (int i = 0; i < a->nlives; i++) {
         const struct ScratchLife *l = &a->lives[i];
-        if (p < l->lo || p >= l->hi || (q >= l->lo && q < l->hi)) continue;
+        if (!sim_life_begins(s, k, i)) continue;
         uint64_t lo = m->bufs[l->buffer].base;
         uint64_t hi = l->buffer + 1 < s->nbuffers ? m->bufs[l->buffer + 1].base : m->nslots;
         for (uint64_t x = lo; x < hi; x++) m->sl[x].val = SIM_UNDEF;

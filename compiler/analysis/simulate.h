@@ -176,6 +176,11 @@ static inline void sim_leaf_origin(const Sim *m, uint32_t id, int64_t *rank, int
 
 /* The step holding transfer x. */
 size_t sim_step_of(const Schedule *s, size_t x);
+/* Whether step k is the first of a run of steps using shared scratch life
+ * i (Algorithm.lives): what an earlier call left in it is undefined from
+ * there on. Only the steps' phases are read, so a streamed schedule can
+ * ask it of its last step. */
+int sim_life_begins(const Schedule *s, size_t k, int i);
 /* The last transfer before `bound` (exclusive) writing the slot; SIZE_MAX
  * when none. */
 size_t sim_writer_before(const Schedule *s, size_t bound, int buf, int64_t rank, int64_t c);

@@ -1015,10 +1015,8 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
                            DiagEngine *dx, DiagEngine *dxw, Arena *arena, unsigned max_errors,
                            VerifyStats *st, const Stmt **failed_require) {
     /* The run-length pass proves a correct instance in little memory; the
-     * explicit one below decides (and reports) everything else. It does not
-     * model the shared scratch of composed calls (Algorithm.lives: emptied
-     * at each call's first step), so such algorithms go to the explicit one. */
-    if (!p->vcounts && !alg->nlives) {
+     * explicit one below decides (and reports) everything else. */
+    if (!p->vcounts) {
         InstStatus ist = verify_runs(alg, p, dxi, p->max_memory ? p->max_memory : verify_default_memory(),
                                      st, failed_require);
         if (ist == INST_OK && !(st->consistent == 0 && dxw)) return INST_OK;

@@ -29,6 +29,7 @@
  *     verdict with the tree hash of verify_internal.h. */
 #include <stdlib.h>
 #include <string.h>
+#include "analysis/simulate.h"
 #include "analysis/verify_internal.h"
 #include "support/util.h"
 
@@ -371,9 +372,24 @@ static int rstart(RState *m, const Schedule *h) {
     return 0;
 }
 
+/* Shared scratch whose call begins at step k is undefined again, as in the
+ * simulator: a read of an earlier call's leftovers stops the pass. */
+static void fresh_scratch(RState *m, const Schedule *h, size_t k) {
+    for (int i = 0; i < h->alg->nlives; i++) {
+        if (!sim_life_begins(h, k, i)) continue;
+        for (int64_t r = 0; r < m->N; r++) {
+            RunList *l = &m->lists[(size_t)h->alg->lives[i].buffer * (size_t)m->N + (size_t)r];
+            if (l->end == 0) continue;
+            l->n = 1;
+            l->r[0] = (VRun){0, 0, RSET_UNDEF, 0, 0};
+        }
+    }
+}
+
 static int runs_step(void *user, const Schedule *hdr, const Transfer *xs) {
     RState *m = user;
     if (!m->started && rstart(m, hdr)) return 1;
+    if (hdr->alg->nlives) fresh_scratch(m, hdr, hdr->nsteps - 1);
     const Step *st = &hdr->steps[hdr->nsteps - 1];
     if (step_races(m, xs, st->count)) return m->stop = 1;
     for (size_t i = 0; i < st->count; i++)
