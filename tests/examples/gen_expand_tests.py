@@ -84,6 +84,22 @@ def tree_sg_xfers(n):
     return 1 if n == 1 else n + (n - 2) // 2
 
 
+def rab_reduce_counts(n, whole_fold):
+    """(steps, transfers) of the libraries' Rabenseifner Reduce at root 0:
+    a rank-local copy, the fold of rem = n - p2 pairs (halves both ways and
+    one half back, or the whole vector), log2 p2 halving steps of p2
+    transfers, log2 p2 gather steps of p2 - 1 transfers in all, and the
+    root's own chunk copied locally."""
+    if n == 1:
+        return 1, 1
+    l = log2(n)
+    p2 = 1 << l
+    rem = n - p2
+    fold_steps = 0 if rem == 0 else 1 if whole_fold else 2
+    fold_xfers = rem if whole_fold else 3 * rem
+    return 1 + fold_steps + 2 * l, n + fold_xfers + p2 * l + p2
+
+
 # name -> (collective, split(N, params), steps(N, params), transfers(N, params),
 #          requirement(N) or None, root-independent counts?, default params)
 ALGS = {
@@ -175,6 +191,8 @@ ALGS = {
                                      lambda n, p: n * (2 * log2(n) + 1), pow2, True, {}),
     "binomial_broadcast": ("broadcast", lambda n, p: 1,
                            lambda n, p: max(clog2(n), 1), lambda n, p: n, None, True, {}),
+    "binomial_halving_broadcast": ("broadcast", lambda n, p: 1,
+                           lambda n, p: max(clog2(n), 1), lambda n, p: n, None, True, {}),
     "knomial_broadcast": ("broadcast", lambda n, p: 1,
                           lambda n, p: max(clogk(p["K"], n), 1), lambda n, p: n, None, True,
                           {"K": 4}),
@@ -211,6 +229,14 @@ ALGS = {
     "rabenseifner_reduce": ("reduce", lambda n, p: n,
                             lambda n, p: 2 * log2(n) + 1,
                             lambda n, p: 1 if n == 1 else n * (log2(n) + 2), pow2, True, {}),
+    "rabenseifner_doubling_reduce": ("reduce", lambda n, p: 1 << log2(n),
+                                     lambda n, p: rab_reduce_counts(n, p["whole_fold"])[0],
+                                     lambda n, p: rab_reduce_counts(n, p["whole_fold"])[1],
+                                     None, False, {"whole_fold": 0}),
+    "rabenseifner_doubling_whole_fold_reduce": ("reduce", lambda n, p: 1 << log2(n),
+                                                lambda n, p: rab_reduce_counts(n, 1)[0],
+                                                lambda n, p: rab_reduce_counts(n, 1)[1],
+                                                None, False, {}),
     "pairwise_alltoall": ("alltoall", lambda n, p: 1,
                           lambda n, p: max(n - 1, 1), lambda n, p: n * n, None, True, {}),
     "xor_pairwise_alltoall": ("alltoall", lambda n, p: 1,
@@ -235,6 +261,7 @@ DEFINES = [
     ("pipelined_ring_broadcast", {"K": 1}, [1, 2, 5]),
     ("pipelined_ring_broadcast", {"K": 16}, [2, 8, 13]),
     ("hierarchical_allreduce", {"A": 1}, [1, 3, 5]),
+    ("rabenseifner_doubling_reduce", {"whole_fold": 1}, [2, 3, 6, 7, 8]),
     ("hierarchical_allreduce", {"A": 3}, [3, 9, 12]),
     ("hierarchical_allreduce", {"A": 4}, [4, 8, 16]),
     ("torus_2d_allreduce", {"A": 1}, [1, 3]),

@@ -83,8 +83,8 @@ expect "crossover file, allreduce 8 MiB" "$(peers allreduce 1048576 both.json)" 
 # algorithm name it does not know (csel.c, csel_container.c): a file of
 # each model, whose tuned branches name its MPICH algorithm, runs.
 for m in bruck_allgather recursive_doubling_allgather ring_allgather recursive_doubling_allreduce \
-         rabenseifner_doubling_allreduce bruck_alltoall xor_pairwise_alltoall direct_alltoall binomial_broadcast \
-         scatter_allgather_broadcast binomial_gather binomial_reduce rabenseifner_reduce \
+         rabenseifner_doubling_allreduce bruck_alltoall xor_pairwise_alltoall direct_alltoall binomial_halving_broadcast \
+         scatter_allgather_broadcast binomial_gather binomial_reduce rabenseifner_doubling_whole_fold_reduce \
          pairwise_reduce_scatter recursive_halving_reduce_scatter binomial_scatter; do
     tune "$m" "$m"
     peers allreduce 4 "$m.json" > /dev/null
