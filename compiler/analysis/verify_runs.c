@@ -36,9 +36,9 @@
 /* A list of more runs than this and than a 16th of its chunks is
  * fragmented: the instance goes to the explicit checker (replace()). */
 #define FRAGMENTED_RUNS 64u
-/* More single-chunk cuts into the middle of runs than this and than a 64th
- * of the lists: the state does not compress either (replace()). */
-#define FRAGMENTED_CUTS 64u
+/* A step's transfers sampled before its cuts are projected (runs_step()):
+ * this many, or a 64th of the step when that is more. */
+#define CUT_SAMPLE 64u
 
 typedef struct RIvl { int32_t lo, hi; } RIvl; /* ranks [lo, hi) */
 
@@ -296,13 +296,11 @@ static int replace(RState *m, RunList *l, int32_t a, int32_t b, const VRun *pc, 
      * partial sums, each different) save nothing and cost a list insert
      * each: the explicit checker, one slot a chunk, is then the better one.
      * Either sign stops the pass: a list of many short runs, or single
-     * chunks cut out of the middle of runs in a 64th of the lists (a
-     * ring's second step, at any N: a 32nd of it, so that at N = 2^20 the
-     * pass gives up before paying for the whole step). */
+     * chunks cut out of the middle of runs in a quarter of the lists (a
+     * ring's second step, at any N; runs_step() foresees it). */
     if (b - a == 1 && nn == l->n + 2) m->cuts++;
     l->n = (uint32_t)nn;
-    if ((nn > FRAGMENTED_RUNS && nn > (size_t)l->end / 16) ||
-        (m->cuts > FRAGMENTED_CUTS && 64 * m->cuts > m->nlists))
+    if ((nn > FRAGMENTED_RUNS && nn > (size_t)l->end / 16) || 4 * m->cuts > m->nlists)
         return m->stop = 1, -1;
     return 0;
 }
@@ -431,14 +429,30 @@ static void fresh_scratch(RState *m, const Schedule *h, size_t k) {
     }
 }
 
+/* Whether replace()'s bar on cuts (a quarter of the lists) will be passed
+ * in this step: its first `done` of `count` transfers nearly all cut (15
+ * in 16), and the rest cutting as often pass the bar. Giving up on this
+ * sample spares a state that does not compress (the ring at N = 2^20:
+ * 2^20 cuts in its second step) all but a 64th of the step; one that
+ * compresses cuts less (a tree: a quarter to a half of a step's
+ * transfers) and goes on. */
+static int cuts_foreseen(const RState *m, uint64_t cuts, size_t done, size_t count) {
+    if (done >= count || 16 * cuts < 15 * (uint64_t)done) return 0;
+    return 4 * (m->cuts + (uint64_t)(count - done) * 15 / 16) > m->nlists;
+}
+
 static int runs_step(void *user, const Schedule *hdr, const Transfer *xs) {
     RState *m = user;
     if (!m->started && rstart(m, hdr)) return 1;
     if (hdr->alg->nlives) fresh_scratch(m, hdr, hdr->nsteps - 1);
     const Step *st = &hdr->steps[hdr->nsteps - 1];
     if (step_races(m, xs, st->count)) return m->stop = 1;
-    for (size_t i = 0; i < st->count; i++)
+    uint64_t cuts0 = m->cuts;
+    size_t sample = st->count / 64 > CUT_SAMPLE ? st->count / 64 : CUT_SAMPLE;
+    for (size_t i = 0; i < st->count; i++) {
         if (apply(m, &xs[i])) return m->stop = 1;
+        if (i + 1 == sample && cuts_foreseen(m, m->cuts - cuts0, sample, st->count)) return m->stop = 1;
+    }
     return 0;
 }
 
