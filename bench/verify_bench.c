@@ -2,11 +2,13 @@
  *
  *   verify_bench [--min-n N] [--max-n N] [--mem-gib G] [--cpu-s S]
  *                [--collc PATH] [-- EXTRA-ARGS...] [FILE.coll[:PARAM=VALUE] ...]
+ *   verify_bench --help
  *
  * Default inputs: dsl-examples/ring_allreduce.coll,
  * dsl-examples/rabenseifner_allreduce.coll and
  * dsl-examples/hierarchical_allreduce.coll with A = 128, at N = 1024, 4096,
- * 8192, 16384, 32768 and 65536 (those from --min-n to --max-n). Every
+ * 8192, 16384, 32768 and 65536, and 262144 and 1048576 when --max-n
+ * asks for them (those from --min-n to --max-n). Every
  * (input, N) is one run of `collc verify -N n FILE [-D PARAM=VALUE]` with
  * collc's default options (EXTRA-ARGS after `--` are added, say
  * --max-transfers), in a child of its own, so that its CPU time (user +
@@ -22,6 +24,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,22 +114,67 @@ static const char *outcome(const Run *r, char *buf, size_t cap) {
     return buf;
 }
 
+static void usage(FILE *f) {
+    fprintf(f, "usage: verify_bench [--min-n N] [--max-n N] [--mem-gib G] [--cpu-s S]\n"
+               "                    [--collc PATH] [-- EXTRA-ARGS...] [FILE.coll[:PARAM=VALUE] ...]\n"
+               "Runs `collc verify -N n FILE` for n = 1024, 4096, 8192, 16384, 32768, 65536,\n"
+               "262144, 1048576 (those from --min-n to --max-n) and prints per run its CPU seconds,\n"
+               "the growth against the previous n, its peak MiB, its exit status and summary.\n"
+               "  --min-n N, --max-n N  the range of n (default 1024 .. 65536)\n"
+               "  --mem-gib G           address space of each run, GiB (default 4)\n"
+               "  --cpu-s S             CPU seconds of each run (default 60)\n"
+               "  --collc PATH          the collc to run (default: this build's)\n"
+               "  -- EXTRA-ARGS...      added to every collc command line\n"
+               "  FILE[:PARAM=VALUE]    inputs (default: the ring, Rabenseifner and\n"
+               "                        hierarchical (A=128) AllReduce examples)\n"
+               "  -h, --help            this text\n");
+}
+
+/* The positive integer value of option argv[*i] (the next argument); exits
+ * 2 (usage) when it is missing or not one. */
+static long option_value(int argc, char **argv, int *i) {
+    const char *opt = argv[*i];
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "verify_bench: %s needs a value\n", opt);
+        exit(2);
+    }
+    const char *s = argv[++*i];
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v <= 0 || v > (1L << 30)) {
+        fprintf(stderr, "verify_bench: %s: '%s' is not a positive integer\n", opt, s);
+        exit(2);
+    }
+    return v;
+}
+
 int main(int argc, char **argv) {
     long min_n = 1024, max_n = 65536, mem_gib = 4, cpu_s = 60;
     const char *collc = COLLC_EXE;
     char *inputs[16], *extra[32];
     int ninputs = 0, nextra = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
             while (++i < argc && nextra < 32) extra[nextra++] = argv[i];
+            if (i < argc) { fprintf(stderr, "verify_bench: more than 32 arguments after --\n"); return 2; }
             break;
         }
-        if (!strcmp(argv[i], "--max-n") && i + 1 < argc) max_n = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--min-n") && i + 1 < argc) min_n = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--mem-gib") && i + 1 < argc) mem_gib = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--cpu-s") && i + 1 < argc) cpu_s = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--collc") && i + 1 < argc) collc = argv[++i];
-        else if (ninputs < 16) inputs[ninputs++] = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        if (!strcmp(a, "--max-n")) max_n = option_value(argc, argv, &i);
+        else if (!strcmp(a, "--min-n")) min_n = option_value(argc, argv, &i);
+        else if (!strcmp(a, "--mem-gib")) mem_gib = option_value(argc, argv, &i);
+        else if (!strcmp(a, "--cpu-s")) cpu_s = option_value(argc, argv, &i);
+        else if (!strcmp(a, "--collc")) {
+            if (i + 1 >= argc) { fprintf(stderr, "verify_bench: --collc needs a value\n"); return 2; }
+            collc = argv[++i];
+        } else if (a[0] == '-') {
+            fprintf(stderr, "verify_bench: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (ninputs < 16) inputs[ninputs++] = argv[i];
+        else { fprintf(stderr, "verify_bench: more than 16 inputs\n"); return 2; }
     }
     static char defaults[3][512];
     if (!ninputs) {
@@ -135,7 +183,7 @@ int main(int argc, char **argv) {
         snprintf(defaults[2], sizeof defaults[2], "%s", COLLC_SOURCE_DIR "/dsl-examples/hierarchical_allreduce.coll:A=128");
         for (int i = 0; i < 3; i++) inputs[ninputs++] = defaults[i];
     }
-    static const long ns[] = {1024, 4096, 8192, 16384, 32768, 65536};
+    static const long ns[] = {1024, 4096, 8192, 16384, 32768, 65536, 262144, 1048576};
     printf("collc verify -N n [-D PARAM=VALUE]");
     for (int i = 0; i < nextra; i++) printf(" %s", extra[i]);
     printf(" FILE; limits per run: %ld GiB of address space, %ld s of CPU\n", mem_gib, cpu_s);

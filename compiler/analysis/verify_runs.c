@@ -36,6 +36,9 @@
 /* A list of more runs than this and than a 16th of its chunks is
  * fragmented: the instance goes to the explicit checker (replace()). */
 #define FRAGMENTED_RUNS 64u
+/* A step's transfers sampled before its cuts are projected (runs_step()):
+ * this many, or a 64th of the step when that is more. */
+#define CUT_SAMPLE 64u
 
 typedef struct RIvl { int32_t lo, hi; } RIvl; /* ranks [lo, hi) */
 
@@ -50,12 +53,16 @@ typedef struct VRun {
 } VRun;
 
 typedef struct RunList {
-    VRun *r;
+    VRun *r;       /* &one, or cap runs on the heap */
     uint32_t n, cap;
     int32_t end;   /* chunks of this buffer on this rank */
+    VRun one;      /* the first run: the initial state costs no allocation */
 } RunList;
 
 typedef struct RSet { uint64_t hash; uint32_t off, n; } RSet; /* pool[off .. off+n) */
+
+/* A remembered union a ∪ b = r (r == RSET_UNDEF: an empty entry). */
+typedef struct UnionMemo { uint32_t a, b, r; } UnionMemo;
 
 /* One access of a step, for the race check. */
 typedef struct Access {
@@ -84,7 +91,8 @@ typedef struct RState {
     size_t capmid;
     Access *acc;
     size_t capacc;
-    uint32_t mc_a, mc_b, mc_r; /* one-entry union cache */
+    UnionMemo *memo;         /* set_union's results, direct-mapped */
+    size_t capmemo;          /* a power of two, or 0 */
     size_t bytes, budget;    /* the state's size, and the most it may take */
     uint64_t slots;          /* chunk slots of the schedule */
     uint64_t nlists;         /* lists with chunks */
@@ -110,10 +118,13 @@ static int rgrow(RState *m, void **p, size_t *cap, size_t need, size_t elem) {
 }
 
 static int list_reserve(RState *m, RunList *l, size_t need) {
-    if (need <= l->cap) return 0;
+    if (need <= l->cap || (need == 1 && l->r == &l->one)) return 0;
     size_t cap = l->cap;
     if (need > UINT32_MAX / 2) { m->stop = 1; return -1; }
-    if (rgrow(m, (void **)&l->r, &cap, need, sizeof *l->r)) return -1;
+    VRun *heap = l->cap ? l->r : NULL;
+    if (rgrow(m, (void **)&heap, &cap, need, sizeof *heap)) return -1;
+    if (!l->cap) memcpy(heap, &l->one, sizeof l->one);
+    l->r = heap;
     l->cap = (uint32_t)cap;
     return 0;
 }
@@ -133,6 +144,24 @@ static void ht_put(RState *m, uint32_t id) {
     m->ht[i] = id;
 }
 
+/* Room in the hash table for nsets sets (half full at most); -1 (and
+ * stop) when the budget or the system refuses. */
+static int ht_reserve(RState *m, size_t nsets) {
+    if (2 * nsets <= m->htcap) return 0;
+    size_t nc = m->htcap ? 2 * m->htcap : 1024;
+    while (nc < 2 * nsets) nc *= 2;
+    if (m->bytes + nc * sizeof *m->ht > m->budget) { m->stop = 1; return -1; }
+    uint32_t *q = calloc(nc, sizeof *q);
+    if (!q) { m->stop = 1; return -1; }
+    m->bytes += nc * sizeof *q;
+    m->bytes -= m->htcap * sizeof *m->ht;
+    free(m->ht);
+    m->ht = q;
+    m->htcap = nc;
+    for (uint32_t id = 1; id < m->nsets; id++) ht_put(m, id);
+    return 0;
+}
+
 /* The id of the set iv[0..n) (sorted, disjoint, not touching), made when
  * new; RSET_UNDEF when the budget is exhausted. */
 static uint32_t set_intern(RState *m, const RIvl *iv, size_t n) {
@@ -149,18 +178,7 @@ static uint32_t set_intern(RState *m, const RIvl *iv, size_t n) {
     if (rgrow(m, (void **)&m->sets, &m->capsets, m->nsets + 1, sizeof *m->sets) ||
         rgrow(m, (void **)&m->pool, &m->cappool, m->npool + n, sizeof *m->pool))
         return RSET_UNDEF;
-    if (2 * (m->nsets + 1) > m->htcap) {
-        size_t nc = m->htcap ? 2 * m->htcap : 1024;
-        if (m->bytes + nc * sizeof *m->ht > m->budget) { m->stop = 1; return RSET_UNDEF; }
-        uint32_t *q = calloc(nc, sizeof *q);
-        if (!q) { m->stop = 1; return RSET_UNDEF; }
-        m->bytes += nc * sizeof *q;
-        m->bytes -= m->htcap * sizeof *m->ht;
-        free(m->ht);
-        m->ht = q;
-        m->htcap = nc;
-        for (uint32_t id = 1; id < m->nsets; id++) ht_put(m, id);
-    }
+    if (ht_reserve(m, m->nsets + 1)) return RSET_UNDEF;
     uint32_t id = (uint32_t)m->nsets++;
     m->sets[id] = (RSet){h, (uint32_t)m->npool, (uint32_t)n};
     if (n) memcpy(m->pool + m->npool, iv, n * sizeof *iv); /* the empty set: no pool yet */
@@ -174,10 +192,34 @@ static uint32_t set_of(RState *m, int32_t lo, int32_t hi) {
     return set_intern(m, &x, 1);
 }
 
+/* The memo's entry for (a, b), the memo grown first to twice the sets (at
+ * least 1024 entries) while the budget allows; NULL when there is none. */
+static UnionMemo *memo_slot(RState *m, uint32_t a, uint32_t b) {
+    if (m->capmemo < 2 * m->nsets) {
+        size_t nc = m->capmemo ? 2 * m->capmemo : 1024;
+        if (m->bytes + nc * sizeof *m->memo <= m->budget) {
+            UnionMemo *q = calloc(nc, sizeof *q); /* r = 0: empty */
+            if (q) {
+                m->bytes += nc * sizeof *q;
+                m->bytes -= m->capmemo * sizeof *m->memo;
+                free(m->memo); /* dropped, not rehashed: it is only a cache */
+                m->memo = q;
+                m->capmemo = nc;
+            }
+        }
+    }
+    if (!m->capmemo) return NULL;
+    return &m->memo[(size_t)vtree_mix64((uint64_t)a << 32 | b) & (m->capmemo - 1)];
+}
+
 /* a ∪ b, or RSET_UNDEF (and stop) when they share a rank (a double count)
- * or the budget is exhausted. */
+ * or the budget is exhausted. Remembered: the ranks of one step reduce few
+ * distinct pairs of sets (recursive halving: N / 2^k pairs of sets of 2^k
+ * ranks at step k, each pair for 2^k ranks), so the merge is paid once per
+ * pair, not once per rank, which would be N^2 in all. */
 static uint32_t set_union(RState *m, uint32_t a, uint32_t b) {
-    if (m->mc_r != RSET_UNDEF && m->mc_a == a && m->mc_b == b) return m->mc_r;
+    UnionMemo *e = memo_slot(m, a, b);
+    if (e && e->r != RSET_UNDEF && e->a == a && e->b == b) return e->r;
     RSet sa = m->sets[a], sb = m->sets[b];
     if (rgrow(m, (void **)&m->tmp, &m->captmp, (size_t)sa.n + sb.n, sizeof *m->tmp)) return RSET_UNDEF;
     const RIvl *x = m->pool + sa.off, *y = m->pool + sb.off;
@@ -189,7 +231,8 @@ static uint32_t set_union(RState *m, uint32_t a, uint32_t b) {
         else m->tmp[n++] = v;
     }
     uint32_t r = set_intern(m, m->tmp, n);
-    if (r != RSET_UNDEF) { m->mc_a = a; m->mc_b = b; m->mc_r = r; }
+    /* the intern may have grown the sets, and with them the memo */
+    if (r != RSET_UNDEF && (e = memo_slot(m, a, b))) *e = (UnionMemo){a, b, r};
     return r;
 }
 
@@ -254,7 +297,7 @@ static int replace(RState *m, RunList *l, int32_t a, int32_t b, const VRun *pc, 
      * each: the explicit checker, one slot a chunk, is then the better one.
      * Either sign stops the pass: a list of many short runs, or single
      * chunks cut out of the middle of runs in a quarter of the lists (a
-     * ring's second step, at any N). */
+     * ring's second step, at any N; runs_step() foresees it). */
     if (b - a == 1 && nn == l->n + 2) m->cuts++;
     l->n = (uint32_t)nn;
     if ((nn > FRAGMENTED_RUNS && nn > (size_t)l->end / 16) || 4 * m->cuts > m->nlists)
@@ -343,7 +386,6 @@ static int rstart(RState *m, const Schedule *h) {
     m->started = 1;
     m->N = h->N;
     m->nbuf = h->nbuffers;
-    m->mc_r = RSET_UNDEF;
     size_t nl = (size_t)m->nbuf * (size_t)m->N;
     m->bytes = nl * sizeof *m->lists;
     if (m->bytes > m->budget || h->N > INT32_MAX) return m->stop = 1, -1;
@@ -351,6 +393,7 @@ static int rstart(RState *m, const Schedule *h) {
     m->nsets = 1; /* id 0 is RSET_UNDEF */
     if (rgrow(m, (void **)&m->sets, &m->capsets, 1, sizeof *m->sets)) return -1;
     m->sets[0] = (RSet){0, 0, 0};
+    if (ht_reserve(m, (size_t)m->N + 1)) return -1; /* the sets of `in`, at once */
     for (int b = 0; b < m->nbuf; b++)
         for (int64_t r = 0; r < m->N; r++) {
             RunList *l = &m->lists[(size_t)b * (size_t)m->N + (size_t)r];
@@ -360,7 +403,7 @@ static int rstart(RState *m, const Schedule *h) {
             m->slots += (uint64_t)nc;
             if (nc == 0) continue;
             m->nlists++;
-            if (list_reserve(m, l, 2)) return -1;
+            l->r = &l->one;
             l->n = 1;
             l->r[0] = (VRun){0, 0, RSET_UNDEF, 0, 0};
             if (b == BUF_IN) {
@@ -386,14 +429,30 @@ static void fresh_scratch(RState *m, const Schedule *h, size_t k) {
     }
 }
 
+/* Whether replace()'s bar on cuts (a quarter of the lists) will be passed
+ * in this step: its first `done` of `count` transfers nearly all cut (15
+ * in 16), and the rest cutting as often pass the bar. Giving up on this
+ * sample spares a state that does not compress (the ring at N = 2^20:
+ * 2^20 cuts in its second step) all but a 64th of the step; one that
+ * compresses cuts less (a tree: a quarter to a half of a step's
+ * transfers) and goes on. */
+static int cuts_foreseen(const RState *m, uint64_t cuts, size_t done, size_t count) {
+    if (done >= count || 16 * cuts < 15 * (uint64_t)done) return 0;
+    return 4 * (m->cuts + (uint64_t)(count - done) * 15 / 16) > m->nlists;
+}
+
 static int runs_step(void *user, const Schedule *hdr, const Transfer *xs) {
     RState *m = user;
     if (!m->started && rstart(m, hdr)) return 1;
     if (hdr->alg->nlives) fresh_scratch(m, hdr, hdr->nsteps - 1);
     const Step *st = &hdr->steps[hdr->nsteps - 1];
     if (step_races(m, xs, st->count)) return m->stop = 1;
-    for (size_t i = 0; i < st->count; i++)
+    uint64_t cuts0 = m->cuts;
+    size_t sample = st->count / 64 > CUT_SAMPLE ? st->count / 64 : CUT_SAMPLE;
+    for (size_t i = 0; i < st->count; i++) {
         if (apply(m, &xs[i])) return m->stop = 1;
+        if (i + 1 == sample && cuts_foreseen(m, m->cuts - cuts0, sample, st->count)) return m->stop = 1;
+    }
     return 0;
 }
 
@@ -423,38 +482,51 @@ static int rpost(RState *m, const Schedule *s) {
     return 0;
 }
 
+/* A run of `out` as the origin chunks [lo, hi) it holds, with its tree. */
+typedef struct OriginRun { int64_t lo, hi; uint64_t tree; } OriginRun;
+
+static int origin_cmp(const void *a, const void *b) {
+    int64_t x = ((const OriginRun *)a)->lo, y = ((const OriginRun *)b)->lo;
+    return (x > y) - (x < y);
+}
+
 /* The rank-consistency verdict (check_consistency's): -1 nothing to
- * compare, 1 every holder of a reduced chunk has the same tree, 0 not. */
+ * compare, 1 every holder of a reduced chunk has the same tree, 0 not.
+ * Per run, not per chunk (N^2 chunks for an AllReduce with `split N`):
+ * the runs sorted by first origin chunk, each is compared with the one
+ * reaching furthest among those before it. When that one does not reach
+ * the run's first chunk none does; when it does, every earlier run that
+ * overlaps this one holds that first chunk too, so all of them have one
+ * tree (the sweep checked each against such a run before). */
 static int rconsistent(RState *m, const Schedule *s) {
     if (!collective_info[s->alg->coll].reducing) return -1;
-    int64_t nin = 0;
-    for (int64_t r = 0; r < m->N; r++)
-        if (schedule_chunks(s, BUF_IN, r) > nin) nin = schedule_chunks(s, BUF_IN, r);
-    uint64_t *first = xmalloc((size_t)(nin > 0 ? nin : 1) * sizeof *first);
-    uint8_t *seen = xcalloc((size_t)(nin > 0 ? nin : 1), 1);
-    int result = -1;
-    for (int64_t r = 0; r < m->N && result != 0; r++) {
+    size_t n = 0;
+    for (int64_t r = 0; r < m->N; r++) n += m->lists[(size_t)BUF_OUT * (size_t)m->N + (size_t)r].n;
+    OriginRun *o = xmalloc((n ? n : 1) * sizeof *o);
+    n = 0;
+    for (int64_t r = 0; r < m->N; r++) {
         const RunList *l = &m->lists[(size_t)BUF_OUT * (size_t)m->N + (size_t)r];
-        for (uint32_t i = 0; i < l->n && result != 0; i++) {
-            const VRun *x = &l->r[i];
-            int64_t o = (int64_t)x->lo + x->dc, oe = (int64_t)run_end(l, i) + x->dc;
-            for (; o < oe; o++) {
-                if (!seen[o]) { seen[o] = 1; first[o] = x->tree; continue; }
-                result = 1;
-                if (first[o] != x->tree) { result = 0; break; }
-            }
-        }
+        for (uint32_t i = 0; i < l->n; i++)
+            o[n++] = (OriginRun){(int64_t)l->r[i].lo + l->r[i].dc, (int64_t)run_end(l, i) + l->r[i].dc,
+                                 l->r[i].tree};
     }
-    free(first);
-    free(seen);
+    if (n) qsort(o, n, sizeof *o, origin_cmp);
+    int result = -1;
+    size_t reach = 0; /* the run reaching furthest so far */
+    for (size_t i = 1; i < n && result != 0; i++) {
+        if (o[reach].hi > o[i].lo) result = o[reach].tree == o[i].tree;
+        if (o[i].hi > o[reach].hi) reach = i;
+    }
+    free(o);
     return result;
 }
 
 static void rfree(RState *m) {
     if (m->lists)
-        for (size_t i = 0; i < (size_t)m->nbuf * (size_t)m->N; i++) free(m->lists[i].r);
+        for (size_t i = 0; i < (size_t)m->nbuf * (size_t)m->N; i++)
+            if (m->lists[i].cap) free(m->lists[i].r);
     free(m->lists); free(m->sets); free(m->pool); free(m->ht); free(m->tmp);
-    free(m->pc); free(m->mid); free(m->acc);
+    free(m->pc); free(m->mid); free(m->acc); free(m->memo);
 }
 
 InstStatus verify_runs(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi, size_t budget,

@@ -66,27 +66,31 @@ def check(a):
         for c in range(n):
             st[("in", r, c)] = (frozenset([c]), Counter({r: 1}))
     for step in a["steps"]:
-        reads, writes = Counter(), Counter()
-        new = []
+        # reads see the state before the step; reduces into one slot
+        # combine (a slot may take several reduces, or one copy)
+        reads, copies, reduces = Counter(), Counter(), Counter()
+        new = {}
         for op, s, d in step:
             if d[0] == "in":
                 return "write-to-in"
             for i in range(s[3] - s[2]):
                 ss = (s[0], s[1], s[2] + i); dd = (d[0], d[1], d[2] + i)
-                reads[ss] += 1; writes[dd] += 1
+                reads[ss] += 1
                 v = st.get(ss)
                 if v is None: return "undefined"
                 if op == "copy":
-                    new.append((dd, v))
+                    copies[dd] += 1
+                    new[dd] = v
                 else:
-                    w = st.get(dd)
+                    reduces[dd] += 1
+                    w = new.get(dd, st.get(dd))
                     if w is None: return "undefined"
                     if v[0] != w[0] or len(v[0]) != 1: return "mixed"
                     if set(v[1]) & set(w[1]): return "double"
-                    new.append((dd, (v[0], v[1] + w[1])))
-        for slot, n in writes.items():
-            if n > 1 or reads[slot] > 0: return "race"
-        for slot, v in new: st[slot] = v
+                    new[dd] = (v[0], v[1] + w[1])
+        for slot in set(copies) | set(reduces):
+            if copies[slot] > 1 or (copies[slot] and reduces[slot]) or reads[slot] > 0: return "race"
+        st.update(new)
     outr, outo = a["bufs"]["out"]
     for r in range(N):
         for c in range(outr if r == root else outo):
