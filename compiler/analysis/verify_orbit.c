@@ -65,7 +65,6 @@ typedef struct Family {
     int64_t M[MAX_VARS];
     int64_t len;
     Side src, dst;
-    size_t step;        /* index in the schedule's steps */
 } Family;
 
 typedef struct Digit { int64_t W, M, U; } Digit; /* U = 0: not yet known */
@@ -83,7 +82,7 @@ typedef struct Orbit {
     int64_t M[MAX_VARS];            /* symbolic variables in scope */
     int nvar;
     int nocopies;                   /* copies onto themselves in this step */
-    size_t fam_before;
+    int pass;                       /* 1: learn the group; 2: check and simulate */
     int fail;
     /* all steps */
     Family *fams;
@@ -136,8 +135,7 @@ static int form_sum(Form *a, const Form *b, int64_t sign) {
 }
 
 /* The least and the greatest value over the variables' boxes. */
-static void form_bounds(const Orbit *O, const int64_t *M, const Form *f, int64_t *lo, int64_t *hi) {
-    (void)O;
+static void form_bounds(const int64_t *M, const Form *f, int64_t *lo, int64_t *hi) {
     int64_t l = f->b, h = f->b;
     for (int i = 0; i < f->n; i++) {
         int64_t span = f->t[i].coef * (M[f->t[i].var] - 1);
@@ -180,7 +178,7 @@ static int form_mod(Orbit *O, Form *f, int64_t m) {
     for (int i = 0; i < f->n; i++)
         if (f->t[i].coef % m != 0) g.t[g.n++] = f->t[i];
     g.b = ((f->b % m) + m) % m;
-    form_bounds(O, O->M, &g, &lo, &hi);
+    form_bounds(O->M, &g, &lo, &hi);
     if (lo >= 0 && hi < m) { *f = g; return 0; }
     if (g.n == 1 && g.t[0].coef == 1 && O->M[g.t[0].var] == m) {
         g.t[0].add = (g.t[0].add + g.b) % m;
@@ -263,7 +261,7 @@ static int sym_range(Orbit *O, const Expr *elo, const Expr *ehi, int64_t have, F
     Form d = hi;
     if (form_sum(&d, lo, -1) || d.n || d.b < 0) return -1;
     int64_t a, b;
-    form_bounds(O, O->M, lo, &a, &b);
+    form_bounds(O->M, lo, &a, &b);
     if (a < 0 || b + d.b > have) return -1;
     *len = d.b;
     return 0;
@@ -275,13 +273,13 @@ static int sym_ref(Orbit *O, const BufRef *r, Side *s, int64_t *len) {
         int64_t n, have, a, b, l;
         if (sym_eval(O, k->rank, &rank) || sym_const(O, k->nranks, &n) || sym_const(O, k->chunks, &have))
             return -1;
-        form_bounds(O, O->M, &rank, &a, &b);
+        form_bounds(O->M, &rank, &a, &b);
         if (a < 0 || b >= n || sym_range(O, k->lo, k->hi, have, &lo, &l)) return -1;
     }
     int64_t a, b;
     s->buf = r->buffer;
     if (sym_eval(O, r->rank, &s->rank)) return -1;
-    form_bounds(O, O->M, &s->rank, &a, &b);
+    form_bounds(O->M, &s->rank, &a, &b);
     if (a < 0 || b >= O->N) return -1;
     return sym_range(O, r->lo, r->hi, O->chunks[r->buffer], &s->lo, len);
 }
@@ -304,7 +302,7 @@ static int digits_differ(const Form *a, const Form *b) {
     return differ;
 }
 
-static int sym_xfer(Orbit *O, const Stmt *st, size_t step) {
+static int sym_xfer(Orbit *O, const Stmt *st) {
     Family f;
     memset(&f, 0, sizeof f);
     int64_t ls, ld;
@@ -328,7 +326,6 @@ static int sym_xfer(Orbit *O, const Stmt *st, size_t step) {
     }
     f.op = (uint8_t)st->u.xfer.op;
     f.len = ls;
-    f.step = step;
     f.nvar = O->nvar;
     memcpy(f.M, O->M, sizeof f.M);
     if (O->nfams == O->capfams) {
@@ -341,9 +338,9 @@ static int sym_xfer(Orbit *O, const Stmt *st, size_t step) {
     return 0;
 }
 
-static int sym_block(Orbit *O, const Stmt *st, size_t step);
+static int sym_block(Orbit *O, const Stmt *st);
 
-static int sym_for(Orbit *O, const Stmt *st, size_t step) {
+static int sym_for(Orbit *O, const Stmt *st) {
     int64_t lo = 0, hi = O->N;
     int slot = st->u.for_.sym->slot;
     if (!st->u.for_.over_ranks && (sym_const(O, st->u.for_.lo, &lo) || sym_const(O, st->u.for_.hi, &hi)))
@@ -357,7 +354,7 @@ static int sym_for(Orbit *O, const Stmt *st, size_t step) {
         O->env[slot].n = 1;
         O->env[slot].t[0] = (Term){v, 1, 0};
         O->symbolic[slot] = 1;
-        int r = sym_block(O, st->u.for_.body, step);
+        int r = sym_block(O, st->u.for_.body);
         O->symbolic[slot] = 0;
         O->nvar--;
         return r;
@@ -366,12 +363,12 @@ static int sym_for(Orbit *O, const Stmt *st, size_t step) {
     for (int64_t v = lo; v < hi; v++) {
         O->frame[slot] = v;
         O->symbolic[slot] = 0;
-        if (sym_block(O, st->u.for_.body, step)) return -1;
+        if (sym_block(O, st->u.for_.body)) return -1;
     }
     return 0;
 }
 
-static int sym_block(Orbit *O, const Stmt *st, size_t step) {
+static int sym_block(Orbit *O, const Stmt *st) {
     for (; st; st = st->next) {
         int64_t v;
         switch (st->kind) {
@@ -385,14 +382,14 @@ static int sym_block(Orbit *O, const Stmt *st, size_t step) {
             break;
         }
         case STMT_FOR:
-            if (sym_for(O, st, step)) return -1;
+            if (sym_for(O, st)) return -1;
             break;
         case STMT_IF:
             if (sym_const(O, st->u.if_.cond, &v)) return -1;
-            if (sym_block(O, v ? st->u.if_.then_ : st->u.if_.else_, step)) return -1;
+            if (sym_block(O, v ? st->u.if_.then_ : st->u.if_.else_)) return -1;
             break;
         case STMT_XFER:
-            if (sym_xfer(O, st, step)) return -1;
+            if (sym_xfer(O, st)) return -1;
             break;
         case STMT_REQUIRE:
             if (sym_const(O, st->u.require.cond, &v) || !v) return -1;
@@ -404,25 +401,6 @@ static int sym_block(Orbit *O, const Stmt *st, size_t step) {
     return 0;
 }
 
-static int orbit_step(void *user, const Schedule *hdr, const Stmt *st, const int64_t *frame) {
-    Orbit *O = user;
-    if (!O->frame) {
-        int n = O->alg->nslots > 0 ? O->alg->nslots : 1;
-        O->frame = xcalloc((size_t)n, sizeof *O->frame);
-        O->symbolic = xcalloc((size_t)n, 1);
-        O->env = xcalloc((size_t)n, sizeof *O->env);
-        O->chunks = xcalloc((size_t)hdr->nbuffers, sizeof *O->chunks);
-        for (int b = 0; b < hdr->nbuffers; b++) O->chunks[b] = hdr->chunks_other[b];
-        O->split = hdr->split;
-    }
-    memset(O->symbolic, 0, (size_t)(O->alg->nslots > 0 ? O->alg->nslots : 1));
-    memcpy(O->frame, frame, (size_t)O->alg->nslots * sizeof *frame);
-    O->nocopies = 0;
-    O->nvar = 0;
-    size_t before = O->nfams;
-    if (sym_block(O, st->u.step.body, hdr->nsteps - 1)) return O->fail = 1, -1;
-    return O->nfams == before && O->nocopies ? 1 : 0;
-}
 
 /* --------------------------------------------------- the group's digits */
 
@@ -544,26 +522,15 @@ static int range_ok(const Orbit *O, const Form *lo, int64_t len, const int *driv
     return 0;
 }
 
-static int check_symmetry(Orbit *O) {
-    O->ndig = -1;
-    for (size_t i = 0; i < O->nfams; i++)
-        if (rank_digits(O, &O->fams[i])) return -1;
-    if (O->ndig < 0) { if (O->N != 1) return -1; O->ndig = 0; }
-    for (size_t i = 0; i < O->nfams; i++) {
-        const Family *f = &O->fams[i];
-        int ds[MAX_DIGITS], dd[MAX_DIGITS];
-        if (rank_vars(O, f, &f->src.rank, ds) || rank_vars(O, f, &f->dst.rank, dd)) return -1;
-        if (memcmp(ds, dd, (size_t)O->ndig * sizeof *ds)) return -1;
-        if (learn_chunks(O, &f->src.lo, dd) || learn_chunks(O, &f->dst.lo, dd)) return -1;
-    }
-    if (chunk_digits_ok(O)) return -1;
-    for (size_t i = 0; i < O->nfams; i++) {
-        const Family *f = &O->fams[i];
-        int dd[MAX_DIGITS];
-        rank_vars(O, f, &f->dst.rank, dd);
-        if (range_ok(O, &f->src.lo, f->len, dd) || range_ok(O, &f->dst.lo, f->len, dd)) return -1;
-    }
-    return 0;
+/* Pass 1, one family: its rank forms are digit sums of one digit
+ * structure (the first family's), driven alike on both sides; its chunk
+ * terms give the chunk digits. */
+static int learn_family(Orbit *O, const Family *f) {
+    if (rank_digits(O, f)) return -1;
+    int ds[MAX_DIGITS], dd[MAX_DIGITS];
+    if (rank_vars(O, f, &f->src.rank, ds) || rank_vars(O, f, &f->dst.rank, dd)) return -1;
+    if (memcmp(ds, dd, (size_t)O->ndig * sizeof *ds)) return -1;
+    return learn_chunks(O, &f->src.lo, dd) || learn_chunks(O, &f->dst.lo, dd) ? -1 : 0;
 }
 
 /* ------------------------------------------------------ group elements */
@@ -614,8 +581,7 @@ static void solve_rank0(const Orbit *O, const Form *r, int64_t *v) {
     }
 }
 
-static int64_t form_at(const Orbit *O, const Family *f, const Form *x, const int64_t *v) {
-    (void)O;
+static int64_t form_at(const Family *f, const Form *x, const int64_t *v) {
     int64_t s = x->b;
     for (int i = 0; i < x->n; i++) {
         int64_t M = f->M[x->t[i].var];
@@ -664,10 +630,17 @@ static uint32_t new_value(Orbit *O, size_t n, int32_t origin, uint64_t tree) {
 
 /* Appends g(ranks of value id) to tmp at *n: each interval cut where a
  * digit of its image wraps. */
-static int rotate_ranks(Orbit *O, uint32_t id, const Elem *g, size_t *n) {
+static int rotate_ranks(Orbit *O, uint32_t id, const Elem *g0, size_t *n) {
     OVal v = O->vals[id];
     for (uint32_t i = 0; i < v.n; i++) {
         int64_t x = O->pool[v.off + i].lo, hi = O->pool[v.off + i].hi;
+        /* an interval of whole cycles of a digit is invariant under it */
+        Elem h = *g0;
+        for (int k = 0; k < O->ndig; k++) {
+            int64_t cyc = O->dig[k].W * O->dig[k].M;
+            if (x % cyc == 0 && hi % cyc == 0) h.t[k] = 0;
+        }
+        const Elem *g = &h;
         while (x < hi) {
             int64_t piece = hi - x;
             for (int k = 0; k < O->ndig; k++) {
@@ -700,8 +673,10 @@ static int acc_cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The simulator's race rule on rank 0's slots of the families [a, b). */
+/* The simulator's race rule on rank 0's slots of the families [a, b),
+ * and two reduces into one slot; 1 when there is one. */
 static int races0(Orbit *O, size_t a, size_t b) {
+    if (a == b) return 0;
     size_t n = 0, cap = 3 * (b - a) + 1;
     Acc *acc = xmalloc(cap * sizeof *acc);
     for (size_t i = a; i < b; i++) {
@@ -710,24 +685,26 @@ static int races0(Orbit *O, size_t a, size_t b) {
         solve_rank0(O, &f->dst.rank, vd);
         solve_rank0(O, &f->src.rank, vs);
         int kind = f->op == XFER_REDUCE ? OACC_REDUCE : OACC_COPY;
-        int64_t dlo = form_at(O, f, &f->dst.lo, vd), slo = form_at(O, f, &f->src.lo, vs);
+        int64_t dlo = form_at(f, &f->dst.lo, vd), slo = form_at(f, &f->src.lo, vs);
         acc[n++] = (Acc){(uint64_t)f->dst.buf << 32 | (uint64_t)dlo, dlo + f->len, kind};
         acc[n++] = (Acc){(uint64_t)f->src.buf << 32 | (uint64_t)slo, slo + f->len, OACC_READ};
     }
     qsort(acc, n, sizeof *acc, acc_cmp);
-    int64_t maxw = 0, maxc = 0, maxr = 0;
+    int64_t maxw = 0, maxr = 0;
     int race = 0;
     for (size_t i = 0; i < n && !race; i++) {
         const Acc *x = &acc[i];
-        if (i == 0 || x->key >> 32 != acc[i - 1].key >> 32) maxw = maxc = maxr = 0;
+        if (i == 0 || x->key >> 32 != acc[i - 1].key >> 32) maxw = maxr = 0;
         int64_t lo = (int64_t)(uint32_t)x->key;
         if (x->kind == OACC_READ) {
             race = lo < maxw;
             if (x->hi > maxr) maxr = x->hi;
         } else {
-            race = lo < maxr || lo < maxc || (x->kind == OACC_COPY && lo < maxw);
+            /* two reduces into one slot: allowed, but their order (the
+             * tree) is the generation order of the loops, which rank 0's
+             * families do not keep: the next pass decides */
+            race = lo < maxr || lo < maxw;
             if (x->hi > maxw) maxw = x->hi;
-            if (x->kind == OACC_COPY && x->hi > maxc) maxc = x->hi;
         }
     }
     free(acc);
@@ -738,8 +715,8 @@ static int races0(Orbit *O, size_t a, size_t b) {
 static int apply0(Orbit *O, const Family *f) {
     int64_t v[MAX_VARS] = {0};
     solve_rank0(O, &f->dst.rank, v);
-    int64_t s = form_at(O, f, &f->src.rank, v);
-    int64_t slo = form_at(O, f, &f->src.lo, v), dlo = form_at(O, f, &f->dst.lo, v);
+    int64_t s = form_at(f, &f->src.rank, v);
+    int64_t slo = form_at(f, &f->src.lo, v), dlo = form_at(f, &f->dst.lo, v);
     Elem g = elem_of_rank(O, s, 0), gi = elem_of_rank(O, s, 1);
     for (int64_t i = 0; i < f->len; i++) {
         uint32_t sv = O->state[f->src.buf][act_chunk(O, &gi, slo + i)];
@@ -764,34 +741,46 @@ static int apply0(Orbit *O, const Family *f) {
     return 0;
 }
 
-static int simulate0(Orbit *O, const Schedule *s) {
-    O->state = xcalloc((size_t)s->nbuffers, sizeof *O->state);
-    for (int b = 0; b < s->nbuffers; b++) {
-        if (ogrow(O, (void **)&O->tmp, &O->captmp, 1, sizeof *O->tmp)) return -1;
+/* Before pass 2: rank 0's buffers, `in` holding its own contributions. */
+static int start0(Orbit *O, int nbuffers) {
+    O->state = xcalloc((size_t)nbuffers, sizeof *O->state);
+    for (int b = 0; b < nbuffers; b++) {
         O->bytes += (size_t)O->chunks[b] * sizeof **O->state;
         if (O->bytes > O->budget) return -1;
         O->state[b] = xcalloc((size_t)(O->chunks[b] ? O->chunks[b] : 1), sizeof **O->state);
     }
     O->nvals = 1; /* id 0: undefined */
-    if (ogrow(O, (void **)&O->vals, &O->capvals, 1, sizeof *O->vals)) return -1;
+    if (ogrow(O, (void **)&O->vals, &O->capvals, 1, sizeof *O->vals) ||
+        ogrow(O, (void **)&O->tmp, &O->captmp, 1, sizeof *O->tmp))
+        return -1;
     for (int64_t x = 0; x < O->chunks[BUF_IN]; x++) {
         O->tmp[0] = (OIvl){0, 1};
         uint32_t id = new_value(O, 1, (int32_t)x, vtree_leaf(rel_label(O, 0, x)));
         if (!id) return -1;
         O->state[BUF_IN][x] = id;
     }
-    size_t i = 0;
-    for (size_t k = 0; k < s->nsteps; k++) {
-        for (int l = 0; l < s->alg->nlives; l++)
-            if (sim_life_begins(s, k, l))
-                memset(O->state[s->alg->lives[l].buffer], 0,
-                       (size_t)O->chunks[s->alg->lives[l].buffer] * sizeof **O->state);
-        size_t j = i;
-        while (j < O->nfams && O->fams[j].step == k) j++;
-        if (races0(O, i, j)) return -1;
-        for (; i < j; i++)
-            if (apply0(O, &O->fams[i])) return -1;
+    return 0;
+}
+
+/* Pass 2, one step (its families in O->fams): the ranges move with the
+ * group, then the race check and the transfers into rank 0. Shared
+ * scratch whose call begins here is undefined again, as in the simulator. */
+static int step0(Orbit *O, const Schedule *hdr) {
+    for (size_t i = 0; i < O->nfams; i++) {
+        const Family *f = &O->fams[i];
+        int dd[MAX_DIGITS];
+        if (rank_vars(O, f, &f->dst.rank, dd) || range_ok(O, &f->src.lo, f->len, dd) ||
+            range_ok(O, &f->dst.lo, f->len, dd))
+            return -1;
     }
+    size_t k = hdr->nsteps - 1;
+    for (int l = 0; l < hdr->alg->nlives; l++)
+        if (sim_life_begins(hdr, k, l))
+            memset(O->state[hdr->alg->lives[l].buffer], 0,
+                   (size_t)O->chunks[hdr->alg->lives[l].buffer] * sizeof **O->state);
+    if (races0(O, 0, O->nfams)) return -1;
+    for (size_t i = 0; i < O->nfams; i++)
+        if (apply0(O, &O->fams[i])) return -1;
     return 0;
 }
 
@@ -832,6 +821,34 @@ static int consistent0(Orbit *O) {
     return result;
 }
 
+/* instantiate_steps' callback: one step's body, pass 1 or 2. */
+static int orbit_step(void *user, const Schedule *hdr, const Stmt *st, const int64_t *frame) {
+    Orbit *O = user;
+    if (!O->frame) {
+        int n = O->alg->nslots > 0 ? O->alg->nslots : 1;
+        O->frame = xcalloc((size_t)n, sizeof *O->frame);
+        O->symbolic = xcalloc((size_t)n, 1);
+        O->env = xcalloc((size_t)n, sizeof *O->env);
+        O->chunks = xcalloc((size_t)hdr->nbuffers, sizeof *O->chunks);
+        for (int b = 0; b < hdr->nbuffers; b++) O->chunks[b] = hdr->chunks_other[b];
+        O->split = hdr->split;
+    }
+    memset(O->symbolic, 0, (size_t)(O->alg->nslots > 0 ? O->alg->nslots : 1));
+    memcpy(O->frame, frame, (size_t)O->alg->nslots * sizeof *frame);
+    O->nocopies = 0;
+    O->nvar = 0;
+    O->nfams = 0;
+    if (sym_block(O, st->u.step.body)) return O->fail = 1, -1;
+    if (O->nfams == 0 && O->nocopies) return 1;
+    if (O->pass == 1) {
+        for (size_t i = 0; i < O->nfams; i++)
+            if (learn_family(O, &O->fams[i])) return O->fail = 1, -1;
+        return 0;
+    }
+    if (step0(O, hdr)) return O->fail = 1, -1;
+    return 0;
+}
+
 static void ofree(Orbit *O, int nbuffers) {
     if (O->state)
         for (int b = 0; b < nbuffers; b++) free(O->state[b]);
@@ -853,15 +870,26 @@ InstStatus verify_orbit(const Algorithm *alg, const SchedParams *p, DiagEngine *
     FILE *devnull = fopen("/dev/null", "w");
     if (!devnull) return INST_STOPPED;
     DiagEngine *quiet = diag_new(diag_sources(dxi), devnull, DIAG_FMT_TEXT);
+    int nbuf = alg->nbuffers;
     Schedule sch;
     const Stmt *req = NULL;
+    O.pass = 1;
+    O.ndig = -1;
     InstStatus ist = instantiate_steps(alg, p, quiet, &sch, &req, orbit_step, &O);
+    if (ist == INST_OK) {
+        schedule_free(&sch);
+        if (O.ndig < 0 && O.N == 1) O.ndig = 0;
+        if (!O.chunks || O.fail || O.ndig < 0 || chunk_digits_ok(&O) || start0(&O, nbuf)) ist = INST_STOPPED;
+    }
+    if (ist == INST_OK) {
+        O.pass = 2;
+        ist = instantiate_steps(alg, p, quiet, &sch, &req, orbit_step, &O);
+    }
     diag_delete(quiet);
     fclose(devnull);
-    int nbuf = alg->nbuffers;
     if (ist != INST_OK) ist = INST_STOPPED;
     else {
-        if (!O.chunks || O.fail || check_symmetry(&O) || simulate0(&O, &sch) || post0(&O, &sch)) {
+        if (O.fail || post0(&O, &sch)) {
             ist = INST_STOPPED;
         } else {
             st->consistent = consistent0(&O);
