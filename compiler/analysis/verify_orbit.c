@@ -538,7 +538,7 @@ static int learn_family(Orbit *O, const Family *f) {
 typedef struct Elem { int64_t t[MAX_DIGITS]; } Elem; /* digit shifts */
 
 static Elem elem_of_rank(const Orbit *O, int64_t r, int inverse) {
-    Elem g;
+    Elem g = {{0}};
     for (int k = 0; k < O->ndig; k++) {
         int64_t d = (r / O->dig[k].W) % O->dig[k].M;
         g.t[k] = inverse ? (O->dig[k].M - d) % O->dig[k].M : d;
@@ -565,7 +565,7 @@ static int64_t act_rank(const Orbit *O, const Elem *g, int64_t r) {
 /* The leaf label of rank q in origin chunk o: q minus o's digits, which
  * every group element leaves as it is. */
 static int64_t rel_label(const Orbit *O, int64_t q, int64_t o) {
-    Elem g;
+    Elem g = {{0}};
     for (int k = 0; k < O->ndig; k++) {
         int64_t e = (o / O->dig[k].U) % O->dig[k].M;
         g.t[k] = (O->dig[k].M - e) % O->dig[k].M;
@@ -805,7 +805,7 @@ static int consistent0(Orbit *O) {
     int64_t C = O->chunks[BUF_OUT];
     uint64_t *first = xcalloc((size_t)(C ? C : 1), sizeof *first);
     uint8_t *seen = xcalloc((size_t)(C ? C : 1), 1);
-    Elem zero;
+    Elem zero = {{0}};
     int result = -1;
     for (int64_t c = 0; c < C && result != 0; c++) {
         const OVal *v = &O->vals[O->state[BUF_OUT][c]];
