@@ -1017,8 +1017,11 @@ InstStatus verify_instance(const Algorithm *alg, const SchedParams *p, DiagEngin
     /* The run-length pass proves a correct instance in little memory; the
      * explicit one below decides (and reports) everything else. */
     if (!p->vcounts) {
-        InstStatus ist = verify_runs(alg, p, dxi, p->max_memory ? p->max_memory : verify_default_memory(),
-                                     st, failed_require);
+        size_t budget = p->max_memory ? p->max_memory : verify_default_memory();
+        if (verify_orbit(alg, p, dxi, budget, st) == INST_OK && !(st->consistent == 0 && dxw))
+            return INST_OK;
+        InstStatus ist = verify_runs(alg, p, dxi, budget, st, failed_require);
+        st->method = VERIFY_BY_RUNS;
         if (ist == INST_OK && !(st->consistent == 0 && dxw)) return INST_OK;
         if (ist != INST_OK && ist != INST_STOPPED) return ist;
     }

@@ -36,7 +36,15 @@ typedef struct VerifyStats {
     size_t intervals;    /* rank intervals stored for those values */
     int too_large;       /* 1: a resource limit stopped it (verify-too-large,
                             counted as one error): not known to be wrong */
+    int method;          /* the checker that decided (VerifyMethod) */
 } VerifyStats;
+
+/* Which checker decided an instance (docs/verify.md, "Scale"). */
+typedef enum VerifyMethod {
+    VERIFY_BY_EXPLICIT, /* the simulator, one slot per chunk of every rank */
+    VERIFY_BY_RUNS,     /* the run-length pass (verify_runs.c) */
+    VERIFY_BY_ORBIT,    /* the symmetry pass (verify_orbit.c): one rank */
+} VerifyMethod;
 
 /* Verifies one instantiated schedule. Reports at most `max_errors` errors
  * (0 = VERIFY_DEFAULT_MAX_ERRORS) and, when the schedule is correct but
@@ -102,6 +110,8 @@ typedef struct VerifyOptions {
                                  (returns VERIFY_NOTHING) */
     const int64_t *vcounts;   /* --vcounts: block r holds vcounts[r] elements, for the
                                  one N of ns (NULL: blocks of one size) */
+    int show_methods;         /* --methods: the summary says which checker proved
+                                 each N (by symmetry, by runs, explicitly) */
     int correctness_only;     /* compile, run, sim: no rank-consistency warning
                                  (a property `collc verify` reports, not an
                                  error to stop for) */

@@ -45,4 +45,13 @@ Expect verify_expected_out(const Schedule *s, int64_t r, int64_t c);
 InstStatus verify_runs(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi, size_t budget,
                        VerifyStats *st, const Stmt **failed_require);
 
+/* The symmetry pass (verify_orbit.c): proves an AllReduce whose steps
+ * are invariant under a group of rank rotations (checked on the program)
+ * by simulating rank 0, without making its transfers. INST_OK: proven,
+ * *st holds the verdict; INST_STOPPED: anything else (the symmetry does
+ * not hold or is not recognised, a finding, an instantiation error, a
+ * limit): the other checkers decide and report. Reports nothing. */
+InstStatus verify_orbit(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi, size_t budget,
+                        VerifyStats *st);
+
 #endif

@@ -86,15 +86,18 @@ typedef struct NResult {
     const Stmt *req;   /* NO_SKIPPED: the require that excluded it (NULL: --root) */
     int consistent;    /* -1 n/a, 0 no, 1 yes (verified instances only) */
     const char *root_why; /* some (not all) roots skipped: the first reason */
+    int method;        /* verified: the checker of its last root (VerifyMethod) */
 } NResult;
 
 /* "2..16, 32, 64" for the N of `rs` matching the predicate: outcome `oc`
  * (and reason `why` if given); with cons = 1 the verified N that are not
- * rank-consistent, with cons = 2 those that are. */
+ * rank-consistent, with cons = 2 those that are, with cons = 3 + m those
+ * that checker m (VerifyMethod) proved. */
 static void print_ns(FILE *f, const NResult *rs, size_t n, NOutcome oc, const char *why, int cons) {
     int first = 1;
     for (size_t i = 0; i < n;) {
-        #define MATCH(j) (cons ? (rs[j].outcome == NO_VERIFIED && rs[j].consistent == (cons == 2)) \
+        #define MATCH(j) (cons >= 3 ? (rs[j].outcome == NO_VERIFIED && rs[j].method == cons - 3) \
+                         : cons ? (rs[j].outcome == NO_VERIFIED && rs[j].consistent == (cons == 2)) \
                          : (rs[j].outcome == oc && (!why || (rs[j].why && !strcmp(rs[j].why, why)))))
         if (!MATCH(i)) { i++; continue; }
         size_t j = i;
@@ -105,6 +108,20 @@ static void print_ns(FILE *f, const NResult *rs, size_t n, NOutcome oc, const ch
         else if (j > i) fprintf(f, "..%" PRId64, rs[j].N);
         first = 0;
         i = j + 1;
+    }
+}
+
+/* --methods: "by symmetry for N = ..., by runs for N = ..., explicitly
+ * for N = ..." over the verified N. */
+static void print_methods(FILE *f, const NResult *rs, size_t n, const char *sep) {
+    static const char *const how[] = {"explicitly", "by runs", "by symmetry"};
+    for (int m = VERIFY_BY_ORBIT; m >= VERIFY_BY_EXPLICIT; m--) {
+        int any = 0;
+        for (size_t i = 0; i < n && !any; i++) any = rs[i].outcome == NO_VERIFIED && rs[i].method == m;
+        if (!any) continue;
+        fprintf(f, "%s%s for N = ", sep, how[m]);
+        print_ns(f, rs, n, NO_VERIFIED, NULL, 3 + m);
+        sep = ", ";
     }
 }
 
@@ -204,6 +221,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
                 continue;
             }
             nok++;
+            r->method = st.method;
             if (st.consistent == 0) { r->consistent = 0; warned = 1; }
             else if (st.consistent == 1 && r->consistent != 0) r->consistent = 1;
         }
@@ -321,6 +339,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             fprintf(summary, "%srank-consistent for N = ", sep);
             print_ns(summary, rs, nns, NO_VERIFIED, NULL, 2);
         }
+        if (o->show_methods) print_methods(summary, rs, nns, sep);
         for (size_t i = 0; i < nns; i++) {
             if (!rs[i].root_why) continue;
             fprintf(summary, "%sskipped some roots (%s)", sep, rs[i].root_why);

@@ -124,6 +124,7 @@ int cmd_verify(int argc, char **argv) {
         .max_errors = (unsigned)c.o.max_errors,
         .progress = progress_verify,
         .quick = c.o.quick,
+        .show_methods = c.o.methods,
         .vcounts = c.o.vcounts ? c.ctx : NULL,
     };
     int failed = 0;

@@ -35,6 +35,7 @@ typedef struct Inst {
     size_t nxfers, capxfers;
     size_t xbase;               /* streaming: the transfers before it are gone */
     SchedStepFn on_step;        /* streaming (NULL: keep every transfer) */
+    SchedStmtFn on_step_stmt;   /* symbolic: a step's body goes here, unwalked */
     void *on_step_user;
     Schedule hdr;               /* streaming: what on_step sees */
     int stopped;                /* streaming: on_step stopped the walk */
@@ -334,6 +335,20 @@ static InterpFlow exec_step(Inst *I, const Stmt *st) {
     s->span = st->span;
     s->phase = (uint32_t)st->u.step.phase;
     I->nsteps++;
+    if (I->on_step_stmt) {
+        Schedule *h = &I->hdr;
+        h->split = I->split;
+        h->steps = I->steps;
+        h->nsteps = I->nsteps;
+        h->nxfers = I->nxfers;
+        int r = I->on_step_stmt(I->on_step_user, h, st, I->in.frame);
+        if (r < 0) {
+            I->stopped = 1;
+            return INTERP_STOP;
+        }
+        if (r > 0) I->nsteps--; /* the step moves nothing: no step, as below */
+        return INTERP_OK;
+    }
     I->cur_step = s;
     I->step_nocopies = 0;
     size_t first = I->nxfers;
@@ -531,7 +546,7 @@ static InterpFlow inst_run(Inst *I, const SchedParams *p, const int64_t *fixed_p
 
 static InstStatus inst_main(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
                             Schedule *out, const Stmt **failed_require, SchedStepFn on_step,
-                            void *user) {
+                            SchedStmtFn on_step_stmt, void *user) {
     memset(out, 0, sizeof *out);
     if (failed_require) *failed_require = NULL;
     int64_t max_N = params->max_N ? params->max_N : SCHED_DEFAULT_MAX_N;
@@ -569,6 +584,7 @@ static InstStatus inst_main(const Algorithm *alg, const SchedParams *params, Dia
     inst_init(&I, alg, dx, params->N, params->root);
     if (params->max_transfers) I.max_xfers = params->max_transfers;
     I.on_step = on_step;
+    I.on_step_stmt = on_step_stmt;
     I.on_step_user = user;
     I.hdr.alg = alg;
     I.hdr.N = I.N;
@@ -597,7 +613,7 @@ static InstStatus inst_main(const Algorithm *alg, const SchedParams *params, Dia
     out->chunks_at_root = I.chunks_root;
     out->chunks_other = I.chunks_other;
     /* give back the doubling slack: schedules can be gigabytes */
-    if (on_step) {
+    if (on_step || on_step_stmt) {
         free(I.xfers);
         out->xfers = NULL;
     } else {
@@ -613,14 +629,21 @@ static InstStatus inst_main(const Algorithm *alg, const SchedParams *params, Dia
 
 InstStatus instantiate(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
                        Schedule *out, const Stmt **failed_require) {
-    return inst_main(alg, params, dx, out, failed_require, NULL, NULL);
+    return inst_main(alg, params, dx, out, failed_require, NULL, NULL, NULL);
 }
 
 InstStatus instantiate_stream(const Algorithm *alg, const SchedParams *params,
                               DiagEngine *dx, Schedule *out, const Stmt **failed_require,
                               SchedStepFn on_step, void *user) {
     COLLC_ASSERT(on_step);
-    return inst_main(alg, params, dx, out, failed_require, on_step, user);
+    return inst_main(alg, params, dx, out, failed_require, on_step, NULL, user);
+}
+
+InstStatus instantiate_steps(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
+                             Schedule *out, const Stmt **failed_require, SchedStmtFn on_step,
+                             void *user) {
+    COLLC_ASSERT(on_step);
+    return inst_main(alg, params, dx, out, failed_require, NULL, on_step, user);
 }
 
 void schedule_free(Schedule *s) {

@@ -114,6 +114,21 @@ InstStatus instantiate_stream(const Algorithm *alg, const SchedParams *params,
                               DiagEngine *dx, Schedule *out, const Stmt **failed_require,
                               SchedStepFn on_step, void *user);
 
+/* Called by instantiate_steps at each step statement instead of walking
+ * its body: `hdr` as for SchedStepFn (steps[nsteps - 1] is this step, with
+ * no transfers), `frame` the interpreter's values of N, params and every
+ * variable in scope (Symbol.slot), valid during the call only. Returns 0:
+ * a step; 1: no step (its body moves nothing); -1: stop (INST_STOPPED). */
+typedef int (*SchedStmtFn)(void *user, const Schedule *hdr, const Stmt *step, const int64_t *frame);
+
+/* instantiate for a symbolic reader of the steps (verify_orbit.c): the walk
+ * outside the steps, its diagnostics and statuses are instantiate's; each
+ * step's body goes to on_step unexpanded, so no transfer is made (on
+ * INST_OK, *out has steps without transfers; schedule_free() it). */
+InstStatus instantiate_steps(const Algorithm *alg, const SchedParams *params, DiagEngine *dx,
+                             Schedule *out, const Stmt **failed_require, SchedStmtFn on_step,
+                             void *user);
+
 void schedule_free(Schedule *s);
 
 /* For engines that cannot combine several reduces into one chunk at once
