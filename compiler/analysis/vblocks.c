@@ -35,12 +35,19 @@ VPiece vblocks_own(const Schedule *s, int buf, int64_t rank, int64_t c) {
                     (int32_t)(c % s->split)};
 }
 
-VBlocks *vblocks_new(const Schedule *s) {
+VBlocks *vblocks_new(const Schedule *s, size_t max_bytes) {
+    /* an alltoall's ids go to N * N */
+    if (s->N > 46340) return NULL;
+    size_t nat = (size_t)s->nbuffers * (size_t)s->N + 1, total = 0;
+    for (int k = 0; k < s->nbuffers; k++)
+        for (int64_t r = 0; r < s->N; r++) total += (size_t)schedule_chunks(s, k, r);
+    if (nat * sizeof(size_t) > max_bytes || total > (max_bytes - nat * sizeof(size_t)) / sizeof(VPiece))
+        return NULL;
     VBlocks *b = xcalloc(1, sizeof *b);
     b->N = s->N;
     b->nbuffers = s->nbuffers;
-    b->at = xcalloc((size_t)s->nbuffers * (size_t)s->N + 1, sizeof *b->at);
-    size_t total = 0;
+    b->at = xcalloc(nat, sizeof *b->at);
+    total = 0;
     for (int k = 0; k < s->nbuffers; k++)
         for (int64_t r = 0; r < s->N; r++) {
             b->at[(size_t)k * (size_t)s->N + (size_t)r] = total;
@@ -91,7 +98,7 @@ typedef struct Walk {
 
 static int walk_step(void *user, const Schedule *hdr, const Transfer *xs) {
     Walk *w = user;
-    if (!w->b) w->b = vblocks_new(hdr);
+    if (!w->b && !(w->b = vblocks_new(hdr, verify_default_memory()))) return 1;   /* too large */
     const Step *st = &hdr->steps[hdr->nsteps - 1];
     VBlocksFault f;
     for (size_t i = 0; i < st->count; i++)

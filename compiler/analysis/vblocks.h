@@ -30,8 +30,9 @@ typedef struct VBlocksFault {
  * reduce_scatter). */
 int vblocks_collective(Collective coll);
 /* The slots of schedule `s` (its header suffices: chunks per buffer),
- * inputs and outputs holding their own pieces, scratch none. */
-VBlocks *vblocks_new(const Schedule *s);
+ * inputs and outputs holding their own pieces, scratch none; NULL when
+ * they would take more than max_bytes, or block ids do not fit 31 bits. */
+VBlocks *vblocks_new(const Schedule *s, size_t max_bytes);
 void vblocks_free(VBlocks *b);
 /* Applies transfer t (in step order): 1 when it keeps the rule, else 0
  * with *f (the slot is then left out of the rest of the run). A source

@@ -660,7 +660,14 @@ static void report_vblock(VState *v, size_t k, size_t x, const Transfer *t, cons
  * source or destination without data is the simulator's finding. */
 static void check_vcounts(VState *v, size_t k, const Transfer *xs) {
     if (!vcounts_differ(v)) return;   /* one size: the call is the regular one */
-    if (!v->vp) v->vp = vblocks_new(v->s);
+    if (!v->vp) {
+        size_t used = state_bytes(v);
+        if (!(v->vp = vblocks_new(v->s, used < v->budget ? v->budget - used : 0))) {
+            v->overflow = OVER_MEMORY;   /* verify-too-large, as for the values */
+            v->sim.stop = 1;
+            return;
+        }
+    }
     const Step *st = &v->s->steps[k];
     VBlocksFault f;
     for (size_t i = 0; i < st->count && !v->sim.stop; i++)
