@@ -2,6 +2,7 @@
  * range of a chunk range of a call's buffer, and the queries on a call. */
 #include <stdint.h>
 #include "collrt_internal.h"
+#include "coll_vblocks.h"
 
 size_t coll_chunk_offset(size_t count, int64_t split, int64_t c) {
     if (split == 1 && c >= 0) return (size_t)c * count;
@@ -15,8 +16,7 @@ size_t coll_chunk_offset(size_t count, int64_t split, int64_t c) {
 size_t coll_chunk_len(size_t count, int64_t split, int64_t c) {
     if (split == 1 && c >= 0) return count;
     if (split < 1 || c < 0) return 0;
-    size_t P = (size_t)split, k = (size_t)c % P;
-    return count / P + (k < count % P ? 1 : 0);
+    return coll_piece_len(count, (size_t)split, (size_t)c % (size_t)split);
 }
 
 bool collrt_range_split(collrt_call *c, int buf, int64_t lo, int64_t hi, char **ptr,

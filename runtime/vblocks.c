@@ -11,24 +11,17 @@
  * (which depend on N, the rank and the root only) step by step, messages
  * matched as the transports match them (FIFO per ordered pair and step),
  * and gives this rank's piece per slot. With `split P`, block b of
- * counts[b] elements is cut as a block of one size is: position k holds
- * counts[b] / P + (k < counts[b] % P) elements. */
+ * counts[b] elements is cut as a block of one size is (coll_piece_len,
+ * shared with chunk.c and collc's `verify --vcounts`). */
 #include <stdlib.h>
 #include <string.h>
 #include "collrt_internal.h"
+#include "coll_vblocks.h"
 
 /* The piece a slot of `buf`'s block `blk` holds at rank r before the call
- * (in) or after it (out): its block id. */
+ * (in) or after it (out): its block id (coll_vblocks.h). */
 static int64_t natural(coll_collective coll, int N, int r, int buf, int64_t blk) {
-    bool in = buf == COLL_BUF_IN;
-    switch (coll) {
-    case COLL_ALLGATHER:
-    case COLL_GATHER: return in ? r : blk;
-    case COLL_SCATTER:
-    case COLL_REDUCE_SCATTER: return in ? blk : r;
-    case COLL_ALLTOALL: return in ? (int64_t)r * N + blk : blk * N + r;
-    default: return -1;
-    }
+    return coll_vblock_natural(coll, N, r, buf == COLL_BUF_IN, blk);
 }
 
 typedef struct slot {
@@ -86,7 +79,7 @@ static bool readable(sim *s, const slot *p, int64_t n) {
 static bool write(sim *s, slot *dst, const slot *src, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         if (dst[i].blk >= 0 && (dst[i].blk != src[i].blk || dst[i].pos != src[i].pos))
-            return fail(s, "a chunk holds different blocks in turn");
+            return fail(s, COLL_VBLOCKS_WHY_MIXED);
         dst[i].blk = src[i].blk;
         dst[i].pos = src[i].pos;
         dst[i].valid = true;
@@ -97,7 +90,7 @@ static bool write(sim *s, slot *dst, const slot *src, int64_t n) {
 static bool same(sim *s, const slot *a, const slot *b, int64_t n) {
     for (int64_t i = 0; i < n; i++)
         if (a[i].blk != b[i].blk || a[i].pos != b[i].pos)
-            return fail(s, "reduces chunks of different blocks");
+            return fail(s, COLL_VBLOCKS_WHY_REDUCE);
     return true;
 }
 
@@ -324,8 +317,7 @@ collrt_vgeom *collrt_vgeom_build(const collrt_vmap *m, const size_t *counts, siz
                     free(g);
                     return NULL;
                 }
-                size_t c = counts[p->blk];
-                len = c / P + ((size_t)p->pos < c % P ? 1 : 0);
+                len = coll_piece_len(counts[p->blk], P, (size_t)p->pos);
             }
             if (__builtin_add_overflow(at[i], len, &at[i + 1])) {
                 free(g);

@@ -112,10 +112,19 @@ typedef struct VerifyOptions {
                                  one N of ns (NULL: blocks of one size) */
     int show_methods;         /* --methods: the summary says which checker proved
                                  each N (by symmetry, by runs, explicitly) */
+    int vpattern;             /* --vcounts zeros / random: VCOUNTS_* (0: none),
+                                 the counts of every N made by verify_vcounts */
+    uint64_t vseed;           /* its seed (random) */
     int correctness_only;     /* compile, run, sim: no rank-consistency warning
                                  (a property `collc verify` reports, not an
                                  error to stop for) */
 } VerifyOptions;
+
+/* --vcounts patterns: the block sizes of N blocks for every N verified.
+ * ZEROS: block r holds r % 3 elements (0, 1, 2, 0, ...); RANDOM: each a
+ * count in 0..7 drawn from (seed, N, r), so one seed gives one list per N. */
+enum { VCOUNTS_ZEROS = 1, VCOUNTS_RANDOM = 2 };
+void verify_vcounts(int pattern, uint64_t seed, int64_t N, int64_t *out);
 
 /* The default N set: 1..18, 24, 30..33, 36, 42, 48, 60, 64, 72, 96, 128,
  * 256, 257 (the quick set and multiples of 6, 12 and 24). */

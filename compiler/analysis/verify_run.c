@@ -135,6 +135,20 @@ static const char *require_text(const Stmt *req, DiagEngine *dx, Arena *arena) {
     return arena_printf(arena, "require %.*s", (int)(sp.hi - sp.lo), f->text + sp.lo);
 }
 
+void verify_vcounts(int pattern, uint64_t seed, int64_t N, int64_t *out) {
+    for (int64_t r = 0; r < N; r++) {
+        if (pattern == VCOUNTS_ZEROS) {
+            out[r] = r % 3;
+            continue;
+        }
+        /* splitmix64 of (seed, N, r): a list per N, the same on every run */
+        uint64_t x = seed * 0x9e3779b97f4a7c15ull + (uint64_t)N * 0xbf58476d1ce4e5b9ull + (uint64_t)r;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        out[r] = (int64_t)((x ^ (x >> 31)) % 8);
+    }
+}
+
 int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
                      Arena *arena, FILE *summary) {
     int64_t defaults[64];
@@ -174,6 +188,12 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
                 continue;
             }
         }
+        const int64_t *vcounts = o->vcounts;
+        if (o->vpattern) {
+            int64_t *v = ARENA_ARRAY(arena, int64_t, (size_t)N);
+            verify_vcounts(o->vpattern, o->vseed, N, v);
+            vcounts = v;
+        }
         size_t nok = 0, nfail = 0, nskip = 0, nbig = 0;
         for (size_t k = 0; k < nroots; k++) {
             SchedParams p = {0};
@@ -183,7 +203,7 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
             p.ndefines = o->ndefines;
             p.max_transfers = o->max_transfers;
             p.max_memory = o->max_memory;
-            p.vcounts = o->vcounts;
+            p.vcounts = vcounts;
             const Stmt *req = NULL;
             VerifyStats st;
             InstStatus ist = verify_instance(alg, &p, reported || big_shown ? quiet : dx,

@@ -15,11 +15,15 @@
  * --quick checks the defaults only, with the quick N set.
  *
  * --vcounts C0,C1,...: the v-form with block r of Cr elements, for the one
- * N that is their number (verify.c: vcount-overflow). */
+ * N that is their number; --vcounts zeros / random[:SEED]: a list made for
+ * every N of the set (verify_vcounts). verify.c checks the run the
+ * runtime makes of per-block counts (vcount-block). */
 #include "driver/command.h"
+#include "analysis/vblocks.h"
 #include "analysis/verify.h"
 #include "driver/progress.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,39 +81,67 @@ static int verify_point(Cmd *c, const Algorithm *alg, VerifyOptions *vo, const D
 
 enum { VCOUNTS_MAX = 4096 };
 
-/* --vcounts: the block sizes, and N their number (a -N must be that one). */
+/* What --vcounts asked for: a list (the one N), or a pattern for every N. */
+typedef struct VcountsArg {
+    int64_t v[VCOUNTS_MAX], N;
+    int pattern;     /* VCOUNTS_* or 0: the list */
+    uint64_t seed;
+} VcountsArg;
+static VcountsArg vcounts_arg;   /* one command per process */
+
+static const char vcounts_usage[] =
+    "--vcounts expects non-negative counts separated by commas, 'zeros' or 'random[:SEED]', got '%s'";
+
+/* zeros, random, random:SEED: 1 (set in *a), 0 not a pattern, -1 bad. */
+static int vcounts_pattern(const char *list, VcountsArg *a) {
+    if (!strcmp(list, "zeros")) {
+        a->pattern = VCOUNTS_ZEROS;
+        return 1;
+    }
+    if (strncmp(list, "random", 6) != 0) return 0;
+    a->pattern = VCOUNTS_RANDOM;
+    a->seed = 1;
+    if (!list[6]) return 1;
+    if (list[6] != ':' || list[7] < '0' || list[7] > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(list + 7, &end, 10);
+    if (*end || errno) return -1;
+    a->seed = s;
+    return 1;
+}
+
+/* --vcounts: the block sizes, and N their number (a -N must be that one),
+ * or a pattern for the N set. */
 static Status check_vcounts(Cmd *c) {
     const char *list = c->o.vcounts;
     if (!list) return EXIT_GO_ON;
-    static int64_t v[VCOUNTS_MAX], N;   /* one command per process */
+    VcountsArg *a = &vcounts_arg;
+    int pat = vcounts_pattern(list, a);
+    if (pat < 0) return usage_error("verify", vcounts_usage, list);
+    if (pat > 0) return EXIT_GO_ON;
     size_t n = 0;
     for (const char *p = list;;) {
         char *end;
-        if (*p < '0' || *p > '9')
-            return usage_error("verify", "--vcounts expects non-negative counts separated by commas, got '%s'", list);
+        if (*p < '0' || *p > '9') return usage_error("verify", vcounts_usage, list);
+        errno = 0;
         long long x = strtoll(p, &end, 10);
-        if (x > INT32_MAX)
-            return usage_error("verify", "--vcounts: %lld is too large (at most %d)", x, INT32_MAX);
+        if (x > INT32_MAX || errno)
+            return usage_error("verify", "--vcounts: %.*s is too large (at most %d)", (int)(end - p), p,
+                               INT32_MAX);
         if (n == VCOUNTS_MAX)
             return usage_error("verify", "--vcounts: more than %d blocks", VCOUNTS_MAX);
-        v[n++] = x;
+        a->v[n++] = x;
         if (*end == 0) break;
-        if (*end != ',')
-            return usage_error("verify", "--vcounts expects non-negative counts separated by commas, got '%s'", list);
+        if (*end != ',') return usage_error("verify", vcounts_usage, list);
         p = end + 1;
     }
     if (c->nns && (c->nns != 1 || c->ns[0] != (int64_t)n))
         return usage_error("verify", "--vcounts gives %zu blocks, so N = %zu; -N says otherwise", n, n);
-    N = (int64_t)n;
-    c->ns = &N;
+    a->N = (int64_t)n;
+    c->ns = &a->N;
     c->nns = 1;
-    c->ctx = v;
     return EXIT_GO_ON;
-}
-
-static int vform_collective(Collective coll) {
-    return coll == COLLECTIVE_ALLGATHER || coll == COLLECTIVE_GATHER || coll == COLLECTIVE_SCATTER ||
-           coll == COLLECTIVE_ALLTOALL || coll == COLLECTIVE_REDUCE_SCATTER;
 }
 
 int cmd_verify(int argc, char **argv) {
@@ -125,13 +157,16 @@ int cmd_verify(int argc, char **argv) {
         .progress = progress_verify,
         .quick = c.o.quick,
         .show_methods = c.o.methods,
-        .vcounts = c.o.vcounts ? c.ctx : NULL,
+        .vcounts = c.o.vcounts && !vcounts_arg.pattern ? vcounts_arg.v : NULL,
+        .vpattern = vcounts_arg.pattern,
+        .vseed = vcounts_arg.seed,
     };
+    int vform = c.o.vcounts != NULL;
     int failed = 0;
     /* one summary line per algorithm and point of a -D sweep (and of the
      * default sweep) */
     for (int k = 0; st == EXIT_GO_ON && k < c.nalgs; k++) {
-        if (vo.vcounts && !vform_collective(c.algs[k]->coll)) {
+        if (vform && !vblocks_collective(c.algs[k]->coll)) {
             diag_error(c.s.dx, c.algs[k]->name_span, "vcounts-collective",
                        "--vcounts: '%s' is %s %s, whose blocks have one size (block sizes apply to "
                        "allgather, gather, scatter, alltoall and reduce_scatter)",
@@ -146,7 +181,7 @@ int cmd_verify(int argc, char **argv) {
             const Define *defs;
             int ndefs = session_defines(&c.s, c.algs[k], pt, &defs);
             const char *label = session_sweep_label(&c.s, c.algs[k], pt);
-            if (vo.vcounts)   /* the summary says which blocks were proven */
+            if (vform)   /* the summary says which blocks were proven */
                 label = arena_printf(&c.s.arena, "%s%svcounts = %s", label, *label ? ", " : "",
                                      c.o.vcounts);
             failed |= verify_point(&c, c.algs[k], &vo, defs, ndefs, label);

@@ -1,6 +1,7 @@
 /* pipeline.c - instantiate, verify and lower one algorithm; see
  * pipeline.h. */
 #include "driver/pipeline.h"
+#include "analysis/vblocks.h"
 #include "analysis/verify.h"
 #include "driver/progress.h"
 #include "support/util.h"
@@ -98,6 +99,15 @@ Status pipeline_verify_many(Cmd *c, const Algorithm *alg, PipelineUse use) {
     if (!v) return EXIT_GO_ON;
     refusal_note(c, alg, use, !(v & VERIFY_FAILED));
     return v & VERIFY_FAILED ? EXIT_INPUT : EXIT_TOO_LARGE;
+}
+
+void pipeline_vblocks(Cmd *c, const Algorithm *alg, RankProgram *rp) {
+    const Define *defs;
+    int ndefs = session_defines(&c->s, alg, 0, &defs);
+    const char *why = NULL;
+    int v = vblocks_algorithm(alg, c->ns, c->nns, defs, ndefs, diag_sources(c->s.dx), &c->s.arena, &why);
+    rp->vblocks = v == 1;
+    rp->vblocks_why = v == 0 ? why : NULL;
 }
 
 Status pipeline_prepare(Cmd *c, const Algorithm *alg, int64_t root, PipelineUse use, Schedule *out) {

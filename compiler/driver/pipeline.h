@@ -59,5 +59,10 @@ Status pipeline_prepare(Cmd *c, const Algorithm *alg, int64_t root, PipelineUse 
 /* The Rank IR of alg (endpoint projection, generic in N), in the session's
  * arena. EXIT_GO_ON, or EXIT_INPUT after reporting. */
 Status pipeline_lower(Cmd *c, const Algorithm *alg, RankProgram **out);
+/* The object's record of v-forms: rp->vblocks (COLL_ALG_VBLOCKS) when alg
+ * keeps its chunks to their blocks for every N of -N (verify's set
+ * without it) and root, else rp->vblocks_why for a v-form collective
+ * (analysis/vblocks.h; `verify --vcounts` reports the same why). */
+void pipeline_vblocks(Cmd *c, const Algorithm *alg, RankProgram *rp);
 
 #endif

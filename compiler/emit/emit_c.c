@@ -507,8 +507,9 @@ static void emit_program(FILE *out, const RankProgram *rp, const EmitCOptions *o
     const char *prefix = o && o->prefix ? o->prefix : "";
 
     fprintf(out, "\nstatic const coll_alg_info %s%s_info = {\n", prefix, alg->name);
-    fprintf(out, "    COLL_ABI_VERSION, \"%s\", COLL_%s, %s\n};\n\n", alg->name, emit_c_collective_id(alg->coll),
-            rp->inplace_safe ? "COLL_ALG_CHUNK_CALLS_ONLY | COLL_ALG_INPLACE_SAFE" : "COLL_ALG_CHUNK_CALLS_ONLY");
+    fprintf(out, "    COLL_ABI_VERSION, \"%s\", COLL_%s, COLL_ALG_CHUNK_CALLS_ONLY%s%s\n};\n\n", alg->name,
+            emit_c_collective_id(alg->coll), rp->inplace_safe ? " | COLL_ALG_INPLACE_SAFE" : "",
+            rp->vblocks ? " | COLL_ALG_VBLOCKS" : "");
     fprintf(out, "/* %s : %s */\n", alg->name, collective_info[alg->coll].keyword);
     emit_c_prototype(out, alg, prefix);
     fputs(" {\n", out);

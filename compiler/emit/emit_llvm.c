@@ -600,7 +600,8 @@ static void emit_function(LLVMGen *G, const RankProgram *rp, const char *prefix)
     LLVMTypeRef fty = LLVMFunctionType(G->i32, params, rooted ? 7 : 6, 0);
     LLVMValueRef fn = LLVMAddFunction(G->t.mod, fname, fty);
     LLVMValueRef info = alg_info(G, alg, fname,
-                                 COLL_ALG_CHUNK_CALLS_ONLY | (rp->inplace_safe ? COLL_ALG_INPLACE_SAFE : 0u));
+                                 COLL_ALG_CHUNK_CALLS_ONLY | (rp->inplace_safe ? COLL_ALG_INPLACE_SAFE : 0u) |
+                                     (rp->vblocks ? COLL_ALG_VBLOCKS : 0u));
     G->fn = fn;
     G->rp = rp;
     const char *names[] = {"comm", "sendbuf", "recvbuf", "count", "dtype", "op", "root"};

@@ -834,6 +834,9 @@ void rankir_dump(FILE *out, const RankProgram *rp) {
     fprintf(out, "rank program %s : %s  (slots %d, solved %d, guarded %d", rp->alg->name,
             collective_info[rp->alg->coll].keyword, rp->nslots, rp->nsolved, rp->nguarded);
     if (rp->nmerged) fprintf(out, ", merged %d", rp->nmerged);
-    fprintf(out, "%s)\n", rp->inplace_safe ? ", in-place safe" : "");
+    fprintf(out, "%s", rp->inplace_safe ? ", in-place safe" : "");
+    if (rp->vblocks) fprintf(out, ", per-block counts");
+    else if (rp->vblocks_why) fprintf(out, ", blocks padded: %s", rp->vblocks_why);
+    fprintf(out, ")\n");
     dump_list(out, rp, rp->body, 0);
 }

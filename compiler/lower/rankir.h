@@ -80,6 +80,9 @@ typedef struct RankProgram {
     /* statistics for tests and --stats */
     int inplace_safe;         /* COLL_ALG_INPLACE_SAFE: correct when in and out
                                  alias with MPI's in-place layout (see project.c) */
+    int vblocks;              /* COLL_ALG_VBLOCKS: set by the driver from the
+                                 schedules (analysis/vblocks.h), never by lower */
+    const char *vblocks_why;  /* a v-form collective without it: why (NULL: no v-form) */
     int nsolved;              /* transfer sides projected by solving for a loop variable */
     int nguarded;             /* transfer sides that fell back to a guarded loop */
     int nmerged;              /* loops of single-chunk transfers merged into one range */

@@ -243,6 +243,13 @@ typedef struct coll_alg_info {
  * finishes; and it may copy the input of an in-place call on write.
  * collc sets it on every generated program. */
 #define COLL_ALG_CHUNK_CALLS_ONLY 2u
+/* collc found that the program keeps its chunks to their blocks (every
+ * chunk slot, scratch included, holds one position of one block for the
+ * whole call, for every N it was compiled and verified for), so it serves
+ * a v-form (allgatherv, gatherv, scatterv, alltoallv, reduce_scatter) with
+ * per-block counts; `collc verify --vcounts` proves such a run. Without
+ * the flag the MPI target pads uneven blocks. */
+#define COLL_ALG_VBLOCKS 4u
 
 enum {
     COLL_BUF_IN = 0,

@@ -195,8 +195,8 @@ static void check(const struct Alg *a, const char *backend, void (*fn)(void)) {
     else if (info->collective != a->coll) what = "collective is not COLL_<ID> of its collective";
     else if (!info->name || strcmp(info->name, a->name) != 0) what = "name is not the algorithm's";
     else if (!(info->flags & COLL_ALG_CHUNK_CALLS_ONLY) ||
-             (info->flags & ~(COLL_ALG_CHUNK_CALLS_ONLY | COLL_ALG_INPLACE_SAFE)))
-        what = "flags are not COLL_ALG_CHUNK_CALLS_ONLY [| COLL_ALG_INPLACE_SAFE]";
+             (info->flags & ~(COLL_ALG_CHUNK_CALLS_ONLY | COLL_ALG_INPLACE_SAFE | COLL_ALG_VBLOCKS)))
+        what = "flags are not COLL_ALG_CHUNK_CALLS_ONLY [| COLL_ALG_INPLACE_SAFE] [| COLL_ALG_VBLOCKS]";
     else if (seen.comm != comm || seen.sendbuf != sendbuf || seen.recvbuf != recvbuf ||
              seen.count != 12345 || seen.dtype != COLL_BF16 || seen.op != COLL_MAX)
         what = "arguments do not reach coll_begin";

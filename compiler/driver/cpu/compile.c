@@ -154,7 +154,10 @@ Status rankir_compile(Cmd *c) {
         Status vst = pipeline_verify_many(c, c->algs[k], PIPE_COMPILE);
         if (vst == EXIT_TOO_LARGE) too_large = 1;
         else if (vst != EXIT_GO_ON || pipeline_lower(c, c->algs[k], &rp) != EXIT_GO_ON) failed = 1;
-        if (vst == EXIT_GO_ON && rp) progs[nprogs++] = rp;
+        if (vst == EXIT_GO_ON && rp) {
+            pipeline_vblocks(c, c->algs[k], rp);
+            progs[nprogs++] = rp;
+        }
     }
     progress_end();
     if (failed || too_large) return failed ? EXIT_INPUT : EXIT_TOO_LARGE;
