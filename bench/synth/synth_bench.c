@@ -2,6 +2,7 @@
  *
  *   synth_bench [--max-n N] [--only COLLECTIVE] [--collc PATH]
  *   synth_bench --random COUNT [--seed S] [--only COLLECTIVE] [--collc PATH] [--rows]
+ *               [--check [--examples DIR]]
  *   synth_bench --random COUNT [--seed S] --write DIR
  *
  * For every row of a fixed list (the four rows of docs/synth.md section 5,
@@ -26,7 +27,16 @@
  * maximum, runs over 0.5 s), how many runs failed, and how many reached the
  * bandwidth bound, with the worst ratio to it. --rows also prints one row
  * per run. --write DIR only writes the topologies, DIR/randSEED.coll (each
- * with its `topology rand` block), and runs nothing. */
+ * with its `topology rand` block), and runs nothing.
+ *
+ * --check (with --random): every output is also run with `collc run` on
+ * cpu threads (verified for its N, compiled, every rank's result compared
+ * bit for bit with the reference), and priced by `collc compare` next to
+ * every shipped algorithm (the .coll files of dsl-examples/, --examples DIR)
+ * on its topology: an output whose β term is above the smallest β term of a
+ * shipped algorithm that applies there is "worse than shipped". The table
+ * then counts the runs that failed on threads and the runs worse than
+ * shipped (both must be 0). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -42,6 +52,10 @@
 #ifndef COLLC_EXE
 #define COLLC_EXE "collc"
 #endif
+#ifndef COLLC_EXAMPLES_DIR
+#define COLLC_EXAMPLES_DIR "dsl-examples"
+#endif
+#include <fcntl.h>
 
 typedef struct Case {
     const char *coll, *topo;
@@ -119,6 +133,26 @@ static int run_synth(const char *collc, char *const *args, double *cpu, double *
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : (status ? status : -1);
 }
 
+/* `collc ARGS...` with its standard output into file `out` (NULL: none)
+ * and its standard error discarded; 1 when it exits 0. */
+static int run_quiet(const char *collc, char *const *args, const char *out) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int nul = open("/dev/null", O_WRONLY);
+        if (fd < 0 || nul < 0) _exit(127);
+        dup2(fd, 1);
+        dup2(nul, 2);
+        struct rlimit rl = {120, 121};
+        setrlimit(RLIMIT_CPU, &rl);
+        execv(collc, args);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 /* splitmix64: the family depends on the seed only. */
 static uint64_t rnd_next(uint64_t *s) {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
@@ -178,22 +212,83 @@ static double frac_value(const char *s) {
     return sl ? num / atof(sl + 1) : num;
 }
 
+/* Of `collc compare`'s report `text`, the section of collective `coll`:
+ * the β coefficient of algorithm `name` into *mine, and the smallest of the
+ * others into *best (-1 when there is none). 1 when `name` was found. */
+static int compare_betas(const char *text, const char *coll, const char *name, double *mine, double *best) {
+    char head[128];
+    snprintf(head, sizeof head, "compare %s at N = ", coll);
+    const char *p = strstr(text, head);
+    int found = 0;
+    *best = -1;
+    if (!p) return 0;
+    p = strstr(p, "\nalgorithm ");
+    if (!p) return 0;
+    p = strchr(p + 1, '\n');
+    /* one line per algorithm up to the blank line: NAME, spaces, its cost */
+    while (p && p[1] && p[1] != '\n') {
+        const char *line = p + 1, *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line), nlen = strcspn(line, " ");
+        char cost[256], b[48];
+        snprintf(cost, sizeof cost, "%.*s", (int)(len > nlen ? len - nlen : 0), line + nlen);
+        beta_of(cost, b, sizeof b);
+        double beta = strcmp(b, "?") == 0 ? 0 : frac_value(b);
+        if (nlen == strlen(name) && strncmp(line, name, nlen) == 0) {
+            *mine = beta;
+            found = 1;
+        } else if (*best < 0 || beta < *best) {
+            *best = beta;
+        }
+        p = end;
+    }
+    return found;
+}
+
+/* The checks of --check on one output (`out`, of algorithm `name`): 1 when
+ * it runs bit-exactly on cpu threads (*ran), 1 when it is no worse than the
+ * best shipped algorithm (*ok_vs_shipped); `report` is scratch. */
+static void check_output(const char *collc, const char *examples, const char *topo, const char *out,
+                         const char *report, const char *coll, const char *name, char *ns, char *root, int *ran,
+                         int *ok_vs_shipped) {
+    /* one untimed call without optimisation: the check, not the time */
+    char *run_args[] = {(char *)collc, "run", (char *)out, "-N", ns, "--size", "16KiB", "--root", root,
+                        "--iters", "1", "--warmup", "0", "-O", "0", NULL};
+    *ran = run_quiet(collc, run_args, NULL);
+    char *cmp_args[] = {(char *)collc, "compare", (char *)examples, (char *)out, (char *)topo, "--topo", "rand",
+                        "-N", ns, "--root", root, NULL};
+    double mine = 0, best = -1;
+    *ok_vs_shipped = 0;
+    if (!run_quiet(collc, cmp_args, report)) return;
+    FILE *f = fopen(report, "r");
+    if (!f) return;
+    static char text[1 << 16];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = 0;
+    fclose(f);
+    *ok_vs_shipped = compare_betas(text, coll, name, &mine, &best) && (best < 0 || mine <= best * (1 + 1e-12));
+}
+
 static const char *const random_colls[] = {"allgather", "reduce_scatter", "allreduce", "broadcast", "reduce"};
 #define NRC (sizeof random_colls / sizeof *random_colls)
 
 static int random_family(const char *collc, unsigned long seed0, long count, const char *only, int rows,
-                         const char *dir) {
+                         const char *dir, const char *examples) {
     double *cpu[NRC];
-    long nrun[NRC] = {0}, nfail[NRC] = {0}, nslow[NRC] = {0}, natb[NRC] = {0};
+    long nrun[NRC] = {0}, nfail[NRC] = {0}, nslow[NRC] = {0}, natb[NRC] = {0}, nbadrun[NRC] = {0},
+         nworse[NRC] = {0};
     double worst[NRC];
     for (size_t c = 0; c < NRC; c++) {
         cpu[c] = calloc((size_t)count + 1, sizeof *cpu[c]);
         worst[c] = 1;
     }
-    char topo[4200], out[4200];
+    char topo[4200], out[4200], report[4200];
     snprintf(topo, sizeof topo, "%s/rand.coll", dir);
     snprintf(out, sizeof out, "%s/out.coll", dir);
-    if (rows) {
+    snprintf(report, sizeof report, "%s/compare.txt", dir);
+    if (rows && examples) {
+        printf("| seed | N | collective | bandwidth | bound | ratio | CPU s | threads | vs shipped |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
+    } else if (rows) {
         printf("| seed | N | collective | bandwidth | bound | ratio | CPU s |\n|---|---|---|---|---|---|---|\n");
     }
     for (long i = 0; i < count; i++) {
@@ -220,7 +315,7 @@ static int random_family(const char *collc, unsigned long seed0, long count, con
                 continue;
             }
             FILE *f = fopen(out, "r");
-            char head[4096] = "";
+            char head[8192] = "";
             size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
             head[got] = 0;
             if (f) fclose(f);
@@ -232,24 +327,41 @@ static int random_family(const char *collc, unsigned long seed0, long count, con
             double ratio = frac_value(lb) > 0 ? frac_value(b) / frac_value(lb) : 0;
             if (strcmp(b, lb) == 0) natb[c]++;
             if (ratio > worst[c]) worst[c] = ratio;
-            if (rows) printf("| %lu | %ld | %s | %s | %s | %.3f | %.3f |\n", seed, n, random_colls[c], b, lb, ratio, t);
+            int ran = 1, ok = 1;
+            if (examples) {
+                char name[128];
+                field(head, "\nalgorithm ", name, sizeof name);
+                name[strcspn(name, " :")] = 0;
+                check_output(collc, examples, topo, out, report, random_colls[c], name, ns, root, &ran, &ok);
+                nbadrun[c] += !ran;
+                nworse[c] += !ok;
+            }
+            if (rows && examples)
+                printf("| %lu | %ld | %s | %s | %s | %.3f | %.3f | %s | %s |\n", seed, n, random_colls[c], b, lb, ratio,
+                       t, ran ? "bit-exact" : "FAILED", ok ? "no worse" : "WORSE");
+            else if (rows)
+                printf("| %lu | %ld | %s | %s | %s | %.3f | %.3f |\n", seed, n, random_colls[c], b, lb, ratio, t);
         }
         fflush(stdout);
     }
     printf("\n%ld random topologies, seeds %lu .. %lu (4 to 16 ranks)\n\n", count, seed0,
            seed0 + (unsigned long)count - 1);
-    printf("| collective | runs | failed | CPU s median | 90th pct | max | over 0.5 s | at the bandwidth bound | worst ratio |\n");
-    printf("|---|---|---|---|---|---|---|---|---|\n");
+    printf("| collective | runs | failed | CPU s median | 90th pct | max | over 0.5 s | at the bandwidth bound | worst ratio |%s\n",
+           examples ? " failed on threads | worse than shipped |" : "");
+    printf("|---|---|---|---|---|---|---|---|---|%s\n", examples ? "---|---|" : "");
     for (size_t c = 0; c < NRC; c++) {
         if (!nrun[c]) continue;
         qsort(cpu[c], (size_t)nrun[c], sizeof *cpu[c], cmp_double);
         double med = cpu[c][nrun[c] / 2], p90 = cpu[c][(nrun[c] * 9) / 10 < nrun[c] ? (nrun[c] * 9) / 10 : nrun[c] - 1];
-        printf("| %s | %ld | %ld | %.3f | %.3f | %.3f | %ld | %ld | %.3f |\n", random_colls[c], nrun[c], nfail[c], med,
+        printf("| %s | %ld | %ld | %.3f | %.3f | %.3f | %ld | %ld | %.3f |", random_colls[c], nrun[c], nfail[c], med,
                p90, cpu[c][nrun[c] - 1], nslow[c], natb[c], worst[c]);
+        if (examples) printf(" %ld | %ld |", nbadrun[c], nworse[c]);
+        printf("\n");
     }
     for (size_t c = 0; c < NRC; c++) free(cpu[c]);
     unlink(topo);
     unlink(out);
+    unlink(report);
     return 0;
 }
 
@@ -258,19 +370,22 @@ int main(int argc, char **argv) {
     const char *only = NULL, *collc = COLLC_EXE;
     long random = 0;
     unsigned long seed = 1;
-    int rows = 0;
-    const char *write_dir = NULL;
+    int rows = 0, check = 0;
+    const char *write_dir = NULL, *examples = COLLC_EXAMPLES_DIR;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max-n") == 0 && i + 1 < argc) max_n = atol(argv[++i]);
         else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc) random = atol(argv[++i]);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--rows") == 0) rows = 1;
+        else if (strcmp(argv[i], "--check") == 0) check = 1;
+        else if (strcmp(argv[i], "--examples") == 0 && i + 1 < argc) examples = argv[++i];
         else if (strcmp(argv[i], "--write") == 0 && i + 1 < argc) write_dir = argv[++i];
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--collc") == 0 && i + 1 < argc) collc = argv[++i];
         else {
             fprintf(stderr, "usage: synth_bench [--max-n N] [--only COLLECTIVE] [--collc PATH]\n"
                             "       synth_bench --random COUNT [--seed S] [--only COLLECTIVE] [--collc PATH] [--rows]\n"
+                            "                   [--check [--examples DIR]]\n"
                             "       synth_bench --random COUNT [--seed S] --write DIR\n");
             return 2;
         }
@@ -296,7 +411,7 @@ int main(int argc, char **argv) {
             perror("mkdtemp");
             return 1;
         }
-        int rc = random_family(collc, seed, random, only, rows, tdir);
+        int rc = random_family(collc, seed, random, only, rows, tdir, check ? examples : NULL);
         rmdir(tdir);
         return rc;
     }

@@ -11,13 +11,17 @@
 
 #include "support/util.h"
 
-/* The effort bound, in SynthGraph.work's units (about 0.3 s of CPU in an
- * optimised build; docs/synth.md section 10): an engine whose candidates
- * have spent its share of it (this over the engines that apply) tries no
- * further split or owner weighting, and the search keeps the best candidate
- * it has. Deterministic, unlike a time limit, so the same command still
- * writes the same file. */
-#define SYNTH_EFFORT ((int64_t)150 * 1000 * 1000)
+/* The effort bound, in SynthGraph.work's units (about 0.2 s of CPU in an
+ * optimised build up to N = 16, then growing with N: a larger machine is
+ * worth a longer search; docs/synth.md section 10): an engine whose candidates
+ * have spent its share of it (what the engines before it left, over the
+ * engines that apply from it on), or would
+ * with one more candidate as costly as its last, tries no further split or
+ * owner weighting, and the search keeps the best candidate it has.
+ * Deterministic, unlike a time limit, so the same command still writes the
+ * same file. */
+#define SYNTH_EFFORT_16 ((int64_t)80 * 1000 * 1000)
+static int64_t synth_effort(int64_t N) { return N <= 16 ? SYNTH_EFFORT_16 : SYNTH_EFFORT_16 / 16 * N; }
 
 static const SynthEngine *const engines[] = {
 #define X(id) &synth_engine_##id,
@@ -257,14 +261,17 @@ static int try_series(Search *s, const SynthEngine *e, double theta) {
     int64_t maxR = o->objective == SYNTH_LATENCY ? 1 : o->max_split;
     CostTerms series = {0};
     int stale = 0;
+    int64_t last = 0; /* the work of the series' last candidate: a finer split costs no less */
     for (int64_t R = 1; R <= maxR && stale < 3 && !(s->at_bounds && R > s->best_R); R++) {
-        if (s->g.work > s->effort_end) {
+        if (s->g.work + last > s->effort_end) {
             s->effort_hit = 1;
             break;
         }
         CostTerms total;
         int joined;
+        int64_t before = s->g.work;
         int r = try_one(s, e, R, theta, &total, &joined);
+        last = s->g.work - before;
         if (r < 0) return -1;
         if (r > 0) break; /* a split this fine overflows the exact costs: stop here */
         if (R == 1 || (s->pareto ? joined : better(o, &total, 0, &series, 0))) {
@@ -346,9 +353,13 @@ static SynthStatus run(Search *sp, const SynthOptions *o, TopoModel *t, Arena *a
     int failed = 0, napply = 0;
 #define TRIED(e) ((e)->applies(o) && (relays || !(e)->relays_only || ((e)->spreads_anywhere && spread)))
     for (size_t k = 0; k < ARRAY_LEN(engines); k++) napply += TRIED(engines[k]);
+    int64_t work0 = s.g.work;
     for (size_t k = 0; k < ARRAY_LEN(engines) && !failed && !(s.pareto && s.at_bounds); k++)
         if (TRIED(engines[k])) {
-            s.effort_end = s.g.work + SYNTH_EFFORT / napply;
+            /* an equal share of what the engines before left: what one
+             * did not need, the others get */
+            int64_t left = synth_effort(s.N) - (s.g.work - work0);
+            s.effort_end = s.g.work + (left > 0 ? left : 0) / napply--;
             int nvar = engines[k]->variants > 1 ? engines[k]->variants : 1;
             for (int var = 0; var < nvar && !failed && !(s.pareto && s.at_bounds); var++) {
                 s.g.variant = var;

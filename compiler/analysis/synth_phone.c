@@ -182,8 +182,16 @@ static size_t assign(Phone *p, int64_t K) {
             for (size_t i2 = p->lack_first[x]; i2 < p->lack_first[x + 1]; i2++) {
                 int32_t v = p->lack[i2];
                 if (p->rm[x * N + v] || p->supply[v * X + x] > pass) continue;
-                memset(p->seen, 0, (size_t)N);
                 p->open[x]--;
+                if (!p->supply0[v * X + x]) {
+                    /* no in-neighbour holds x: augment's scan would find no
+                     * holder; its work is counted all the same, so that the
+                     * effort bound stops the search where it did */
+                    p->work += (int64_t)(p->radj_first[v + 1] - p->radj_first[v]);
+                    p->rm[x * N + v] = 2;
+                    continue;
+                }
+                memset(p->seen, 0, (size_t)N);
                 if (!augment(p, v, x)) {
                     p->rm[x * N + v] = 2;
                     continue;

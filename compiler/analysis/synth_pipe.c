@@ -199,33 +199,29 @@ static int cmp_move(const void *pa, const void *pb) {
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* The time of the spread's steps: every step as long as its busiest link. */
-static double pipe_time(const Pipe *p, const SynthMoves *m) {
-    double *load = xcalloc(p->nl ? p->nl : 1, sizeof *load), total = 0;
-    size_t k = 0;
-    while (k < m->n) {
-        int32_t s = m->v[k].step;
-        memset(load, 0, p->nl * sizeof *load);
-        double busiest = 0;
-        for (; k < m->n && m->v[k].step == s; k++) {
-            int32_t a = pipe_arc(p, m->v[k].from, m->v[k].to);
-            for (size_t i = p->g->link_first[a]; i < p->g->link_first[a + 1]; i++) {
-                int32_t l = p->g->links[i];
-                load[l] += p->tpb[l];
-                busiest = fmax(busiest, load[l]);
-            }
+/* The time of one step, the moves m->v[first ..] (one step's): as long as
+ * its busiest link. `load` is scratch of p->nl entries. */
+static double pipe_step_time(const Pipe *p, const SynthMoves *m, size_t first, double *load) {
+    memset(load, 0, p->nl * sizeof *load);
+    double busiest = 0;
+    for (size_t k = first; k < m->n; k++) {
+        int32_t a = pipe_arc(p, m->v[k].from, m->v[k].to);
+        for (size_t i = p->g->link_first[a]; i < p->g->link_first[a + 1]; i++) {
+            int32_t l = p->g->links[i];
+            load[l] += p->tpb[l];
+            busiest = fmax(busiest, load[l]);
         }
-        total += busiest;
     }
-    free(load);
-    return total;
+    return busiest;
 }
 
 /* The spread at budget tau (tau[t - 1] for step t when seq, which allows
- * at most nseq steps) into *out. Returns 0 when a sequence did not deliver
- * every chunk in its steps (*out is then empty). */
+ * at most nseq steps) into *out, its time (the sum of its steps' times) into
+ * *time. Returns 0 when a sequence did not deliver every chunk in its steps,
+ * or when the steps so far take `limit` or more (a spread that cannot beat
+ * one found before): *out is then empty. */
 static int pipe_run_seq(Pipe *p, const int32_t *lo, const int32_t *hi, const double *tau, int seq, int nseq,
-                        SynthMoves *out) {
+                        double limit, SynthMoves *out, double *time) {
     int64_t N = p->N, X = p->X;
     memset(out, 0, sizeof *out);
     int64_t missing = 0;
@@ -249,13 +245,16 @@ static int pipe_run_seq(Pipe *p, const int32_t *lo, const int32_t *hi, const dou
     }
     for (int64_t v = 0; v < N; v++) missing += p->need[v];
     int32_t step = 0;
-    while (missing > 0) {
+    double *load = xmalloc((p->nl ? p->nl : 1) * sizeof *load);
+    *time = 0;
+    int done = 1;
+    while (missing > 0 && done) {
         step++;
-        if (seq && step > nseq) {
-            synth_moves_free(out);
-            memset(out, 0, sizeof *out);
-            return 0;
+        if ((seq && step > nseq) || *time >= limit) {
+            done = 0;
+            break;
         }
+        size_t first = out->n;
         size_t n = pipe_step(p, step, seq ? tau[step - 1] : *tau, out);
         if (seq && n == 0) continue; /* a step that delivers nothing: the sequence fails */
         /* every route a rank waits on has a link slower than the budget:
@@ -263,14 +262,17 @@ static int pipe_run_seq(Pipe *p, const int32_t *lo, const int32_t *hi, const dou
         if (n == 0) n = pipe_step(p, step, INFINITY, out);
         COLLC_ASSERT(n > 0);
         missing -= (int64_t)n;
+        *time += pipe_step_time(p, out, first, load);
+    }
+    free(load);
+    if (!done) {
+        synth_moves_free(out);
+        memset(out, 0, sizeof *out);
+        return 0;
     }
     out->nsteps = step;
     qsort(out->v, out->n, sizeof *out->v, cmp_move);
     return 1;
-}
-
-static void pipe_run(Pipe *p, const int32_t *lo, const int32_t *hi, double tau, SynthMoves *out) {
-    pipe_run_seq(p, lo, hi, &tau, 0, 0, out);
 }
 
 static int cmp_double(const void *pa, const void *pb) {
@@ -278,22 +280,30 @@ static int cmp_double(const void *pa, const void *pb) {
     return a < b ? -1 : a > b;
 }
 
-/* The budgets tried: 1 to 3 chunks of every distinct link time. */
+/* The budgets tried: 1 to 3 chunks of every distinct link time, then 4 to
+ * PIPE_MAX_CHUNKS of them. A budget fills a link of time t to q·t only when
+ * q·t is a multiple of t; two slow links of a binding cut (times 4 and 10/3:
+ * 5 and 6 chunks in 20) are both full only at a common multiple, which can
+ * lie beyond 3 chunks. The larger ones come after, so that a spread found
+ * with the first ones is kept on a tie. */
+enum { PIPE_MAX_CHUNKS = 8 };
+
 static size_t pipe_budgets(const Pipe *p, double *tau, size_t max) {
     size_t n = 0;
     double *t = xmalloc((p->nl ? p->nl : 1) * sizeof *t);
     size_t nt = 0;
     for (size_t l = 0; l < p->nl; l++) t[nt++] = p->tpb[l];
     qsort(t, nt, sizeof *t, cmp_double);
-    for (size_t i = 0; i < nt; i++) {
-        if (i && t[i] <= t[i - 1] * (1 + 1e-9)) continue;
-        for (int q = 1; q <= 3 && n < max; q++) {
-            double c = q * t[i];
-            int dup = 0;
-            for (size_t k = 0; k < n; k++) dup |= fabs(tau[k] - c) <= 1e-9 * c;
-            if (!dup) tau[n++] = c;
+    for (int q0 = 1; q0 <= PIPE_MAX_CHUNKS; q0 = q0 == 1 ? 4 : PIPE_MAX_CHUNKS + 1)
+        for (size_t i = 0; i < nt; i++) {
+            if (i && t[i] <= t[i - 1] * (1 + 1e-9)) continue;
+            for (int q = q0; q <= (q0 == 1 ? 3 : PIPE_MAX_CHUNKS) && n < max; q++) {
+                double c = q * t[i];
+                int dup = 0;
+                for (size_t k = 0; k < n; k++) dup |= fabs(tau[k] - c) <= 1e-9 * c;
+                if (!dup) tau[n++] = c;
+            }
         }
-    }
     free(t);
     return n;
 }
@@ -385,15 +395,17 @@ static void pipe_fini(Pipe *p, SynthGraph *g) {
 static void pipe_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, int reverse, SynthMoves *out) {
     Pipe p;
     pipe_init(&p, g, hi, reverse);
-    double tau[64];
+    double tau[128];
     size_t nt = pipe_budgets(&p, tau, ARRAY_LEN(tau));
     double best_time = INFINITY;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < nt; i++) {
         SynthMoves m;
-        pipe_run(&p, lo, hi, tau[i], &m);
-        double t = pipe_time(&p, &m);
-        if (t < best_time * (1 - 1e-12)) {
+        double t;
+        /* a spread is kept only when it is faster than the best by a
+         * margin: one whose steps reach that time stops there */
+        if (pipe_run_seq(&p, lo, hi, &tau[i], 0, 0, best_time * (1 - 1e-12), &m, &t) &&
+            t < best_time * (1 - 1e-12)) {
             best_time = t;
             synth_moves_free(out);
             *out = m;
@@ -517,7 +529,8 @@ static void bounded_spread(SynthGraph *g, const int32_t *lo, const int32_t *hi, 
                  seed++) {
                 p.seed = seed;
                 runs++;
-                found = pipe_run_seq(&p, lo, hi, tau, 1, S, out);
+                double t;
+                found = pipe_run_seq(&p, lo, hi, tau, 1, S, INFINITY, out, &t);
             }
         }
     }

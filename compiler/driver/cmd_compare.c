@@ -245,11 +245,12 @@ static Status synth_lines(Cmd *cmd, const CostCli *c, TopoModel *t, Line *lines,
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++) {
         int any = compare_lines_of(lines, nreal, (Collective)coll, NULL) > 0;
         Schedule sy[SYNTH_COMPARE_MAX];
-        int ns = any ? synth_for_compare(&cmd->s, c, t, (Collective)coll, sy) : 0;
+        const char *names[SYNTH_COMPARE_MAX];
+        int ns = any ? synth_for_compare(&cmd->s, c, t, (Collective)coll, sy, names) : 0;
         if (ns < 0) return EXIT_INPUT;
         Status st = EXIT_GO_ON;
         for (int k = 0; k < ns; k++) {
-            if (st == EXIT_GO_ON && add_line(c, &sy[k], t, cmd->s.dx, sy[k].alg, sy[k].alg->name, &lines[*nl]) == 0)
+            if (st == EXIT_GO_ON && add_line(c, &sy[k], t, cmd->s.dx, sy[k].alg, names[k], &lines[*nl]) == 0)
                 ++*nl;
             else
                 st = EXIT_INPUT;

@@ -188,6 +188,16 @@ static size_t comm_steps(const Schedule *sch) {
     return n;
 }
 
+/* The name of frontier point k of pts: PREFIX SEP sSTEPS, and _2, _3, ...
+ * when an earlier point has as many steps. */
+static const char *point_name(Arena *arena, const char *prefix, const char *sep, const SynthResult *pts, size_t k) {
+    size_t steps = comm_steps(&pts[k].sched);
+    int same = 0;
+    for (size_t j = 0; j < k; j++) same += comm_steps(&pts[j].sched) == steps;
+    return same ? arena_printf(arena, "%s%ss%zu_%d", prefix, sep, steps, same + 1)
+                : arena_printf(arena, "%s%ss%zu", prefix, sep, steps);
+}
+
 /* --objective pareto: one line per point of the frontier on standard
  * output (STEPS: the steps that send between ranks), and with -o DIR every
  * point as DIR/NAME_sSTEPS.coll (checked as
@@ -226,11 +236,7 @@ static Status write_pareto(Session *ss, const SynthOptions *o, TopoModel *t, con
         cost_fmt_term(r->cost.a, "α", ta, sizeof ta);
         cost_fmt_term(r->cost.b, "M/β", tb, sizeof tb);
         cost_fmt_term(r->cost.c, "M/γ", tc, sizeof tc);
-        /* the file's name: NAME_sSTEPS, and _2, _3, ... when steps repeat */
-        int same = 0;
-        for (size_t j = 0; j < k; j++) same += comm_steps(&pts[j].sched) == steps;
-        const char *name = same ? arena_printf(&ss->arena, "%s_s%zu_%d", o->name, steps, same + 1)
-                                : arena_printf(&ss->arena, "%s_s%zu", o->name, steps);
+        const char *name = point_name(&ss->arena, o->name, "_", pts, k);
         const char *extra = arena_printf(&ss->arena, "Pareto point %zu of %zu (--objective pareto).", k + 1, n);
         size_t tlen = 0;
         char *text = render(ss, o, t, r, NULL, extra, name, argc, argv, &tlen);
@@ -403,31 +409,63 @@ int cmd_synth(int argc, char **argv) {
     return cmd_end(&cmd, status);
 }
 
-int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[SYNTH_COMPARE_MAX]) {
+/* The options synth_for_compare runs synth with. */
+static SynthOptions compare_options(const CostCli *c, const TopoModel *t, Collective coll, SynthObjective obj,
+                                    const char *name) {
+    SynthOptions o;
+    memset(&o, 0, sizeof o);
+    o.coll = coll;
+    o.root = c->root < t->N ? c->root : 0;
+    o.objective = obj;
+    o.machine = c->machine;
+    o.max_split = 8;
+    o.name = name;
+    return o;
+}
+
+static int same_terms(const CostTerms *a, const CostTerms *b) {
+    return rat_eq(a->a, b->a) && rat_eq(a->b, b->b) && rat_eq(a->c, b->c);
+}
+
+int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[SYNTH_COMPARE_MAX],
+                      const char *names[SYNTH_COMPARE_MAX]) {
     if (!synth_supports(coll) || t->N < 2) return 0;
-    static const SynthObjective objs[SYNTH_COMPARE_MAX] = {SYNTH_BANDWIDTH, SYNTH_LATENCY};
-    static const char *names[2] = {"synth:bandwidth", "synth:latency"};
-    for (int k = 0; k < 2; k++) {
-        SynthOptions o;
-        memset(&o, 0, sizeof o);
-        o.coll = coll;
-        o.root = c->root < t->N ? c->root : 0;
-        o.objective = objs[k];
-        o.machine = c->machine;
-        o.max_split = 8;
-        o.name = names[k];
+    static const SynthObjective objs[2] = {SYNTH_BANDWIDTH, SYNTH_LATENCY};
+    static const char *const named[2] = {"synth:bandwidth", "synth:latency"};
+    CostTerms costs[2];
+    char err[256];
+    SynthStatus ss = SYNTH_OK;
+    int n = 0;
+    for (; n < 2 && ss == SYNTH_OK; n++) {
+        SynthOptions o = compare_options(c, t, coll, objs[n], named[n]);
         SynthResult r;
-        char err[256];
-        SynthStatus ss = synth_run(&o, t, &s->arena, s->dx, &r, err, sizeof err);
-        if (ss != SYNTH_OK) {
-            diag_error(s->dx, span_none(),
-                       ss == SYNTH_DISCONNECTED ? "synth-disconnected" : ss == SYNTH_TOO_LARGE ? "synth-too-large"
-                                                                                              : "synth-unsupported",
-                       "%s", err);
-            if (k) schedule_free(&out[0]);
-            return -1;
-        }
-        out[k] = r.sched;
+        ss = synth_run(&o, t, &s->arena, s->dx, &r, err, sizeof err);
+        if (ss != SYNTH_OK) break;
+        out[n] = r.sched;
+        names[n] = named[n];
+        costs[n] = r.cost;
     }
-    return 2;
+    SynthResult *pts = NULL;
+    size_t npts = 0;
+    if (ss == SYNTH_OK) {
+        SynthOptions o = compare_options(c, t, coll, SYNTH_PARETO, "synth");
+        ss = synth_pareto(&o, t, &s->arena, s->dx, &pts, &npts, err, sizeof err);
+    }
+    if (ss != SYNTH_OK) {
+        diag_error(s->dx, span_none(), synth_code(ss), "%s", err);
+        for (int k = 0; k < n; k++) schedule_free(&out[k]);
+        return -1;
+    }
+    /* the frontier's points that neither named schedule already shows */
+    for (size_t k = 0; k < npts; k++) {
+        int shown = same_terms(&pts[k].cost, &costs[0]) || same_terms(&pts[k].cost, &costs[1]);
+        if (!shown && n < SYNTH_COMPARE_MAX) {
+            names[n] = point_name(&s->arena, "synth", ":", pts, k);
+            out[n++] = pts[k].sched;
+        } else {
+            schedule_free(&pts[k].sched);
+        }
+    }
+    free(pts);
+    return n;
 }

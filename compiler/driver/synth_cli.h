@@ -5,13 +5,20 @@
 
 #include "driver/cost_cli.h"
 
-/* How many schedules synth_for_compare makes at most per collective. */
-enum { SYNTH_COMPARE_MAX = 2 };
+/* How many schedules synth_for_compare makes at most per collective: the
+ * bandwidth- and the latency-optimal one and up to 30 points of the
+ * Pareto frontier. */
+enum { SYNTH_COMPARE_MAX = 32 };
 
-/* The bandwidth-optimal and the latency-optimal schedule of `coll` on t
- * (root and machine from c), named "synth:bandwidth" and "synth:latency",
- * into out[0] and out[1] (schedule_free them). Returns 2, 0 when synth does
- * not make this collective, or -1 after reporting an error. */
-int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[SYNTH_COMPARE_MAX]);
+/* The schedules of `coll` on t (root and machine from c) that compare
+ * --synth lists: the bandwidth-optimal and the latency-optimal one, named
+ * "synth:bandwidth" and "synth:latency", then the points of the Pareto
+ * frontier (--objective pareto) that cost other than both, named
+ * "synth:sSTEPS" as `synth --objective pareto -o` names their files. Into
+ * out[k] (schedule_free them) and names[k] (in s's arena). Returns how
+ * many, 0 when synth does not make this collective, or -1 after reporting
+ * an error. */
+int synth_for_compare(Session *s, const CostCli *c, TopoModel *t, Collective coll, Schedule out[SYNTH_COMPARE_MAX],
+                      const char *names[SYNTH_COMPARE_MAX]);
 
 #endif
