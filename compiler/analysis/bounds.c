@@ -83,6 +83,10 @@ typedef struct CutCtx {
     Rat best;
     char *why;
     size_t whysz;
+    int64_t split;     /* > 0: also the bound at this split (split_tail) */
+    Rat best_split;
+    char *why_split;
+    size_t why_splitsz;
     int ovf;
 } CutCtx;
 
@@ -112,6 +116,66 @@ static void describe_set(CutCtx *c, char *buf, size_t size) {
         len += (size_t)snprintf(buf + len, size - len, "%s", run);
     }
     snprintf(buf + len, size - len, "}");
+}
+
+/* "cut: 1/2·M must go into nodes {4..7, 9} over 25/64·β" into buf. */
+static void describe_cut(CutCtx *c, int into, Rat need, Rat cap, const char *kind, char *buf, size_t size) {
+    TopoModel *t = c->t;
+    char set[96], nd[48], cp[48];
+    int64_t cnt = 0, last_out = -1;
+    for (int64_t x = 0; x < t->nnodes; x++) {
+        cnt += c->in_s[x];
+        if (!c->in_s[x]) last_out = x;
+    }
+    if (cnt == t->nnodes - 1) {
+        /* the complement of one node: say it from that node's side */
+        snprintf(set, sizeof set, "node %lld", (long long)last_out);
+        into = !into;
+        cnt = 1;
+    } else {
+        describe_set(c, set, sizeof set);
+    }
+    if (!kind) kind = cnt == 1 ? "node cut" : "cut";
+    rat_format(need, nd, sizeof nd);
+    rat_format(cap, cp, sizeof cp);
+    snprintf(buf, size, "%s: %s·M must go %s %s over %s·β", kind, nd, into ? "into" : "out of", set, cp);
+}
+
+/* chunk * min(1/cap, the least time per byte of a link into a rank on
+ * `side` of the cut: 1 = S, 0 = its complement); 0 where that side holds
+ * fewer than two ranks. */
+static Rat side_step(CutCtx *c, int side, Rat cap) {
+    TopoModel *t = c->t;
+    int64_t ranks = 0;
+    for (int64_t r = 0; r < c->N; r++) ranks += c->in_s[r] == side;
+    if (ranks < 2) return rat_zero();
+    Rat per = rat_div(rat_int(1), cap, &c->ovf);
+    Rat floor_tpb = t->port_limit ? rat_make(1, t->port_limit, &c->ovf) : rat_zero();
+    for (size_t li = 0; li < t->nlinks; li++) {
+        const TopoLink *l = &t->links[li];
+        if (l->to >= c->N || c->in_s[l->to] != side) continue;
+        Rat tpb = rat_max(l->tpb, floor_tpb); /* a rank ejects at most port_limit·β */
+        if (rat_cmp(tpb, per) < 0) per = tpb;
+    }
+    int nblock = c->coll != COLLECTIVE_ALLREDUCE;
+    Rat chunk = rat_div(rat_make(1, nblock ? c->N : 1, &c->ovf), rat_int(c->split), &c->ovf);
+    return rat_mul(chunk, per, &c->ovf);
+}
+
+/* The step model's price of a finite split on the cut in one direction
+ * (docs/cost.md section 2, "At a finite split"): the ranks on the side
+ * that receives the crossing data need the last chunk to cross passed on
+ * in a later step (AllGather, AllReduce), and those on the side that sends
+ * it gather the first chunk to cross in an earlier step (ReduceScatter,
+ * AllReduce), unless the chunk crosses once more. *what: "last", "first",
+ * "first and the last". */
+static Rat split_tail(CutCtx *c, int into, Rat cap, const char **what) {
+    int last = c->coll == COLLECTIVE_ALLGATHER || c->coll == COLLECTIVE_ALLREDUCE;
+    int first = c->coll == COLLECTIVE_REDUCE_SCATTER || c->coll == COLLECTIVE_ALLREDUCE;
+    Rat tl = last ? side_step(c, into, cap) : rat_zero();
+    Rat tf = first ? side_step(c, !into, cap) : rat_zero();
+    *what = !rat_is_zero(tl) && !rat_is_zero(tf) ? "first and the last" : !rat_is_zero(tl) ? "last" : "first";
+    return rat_add(tl, tf, &c->ovf);
 }
 
 static void eval_cut(CutCtx *c, const char *kind) {
@@ -145,44 +209,30 @@ static void eval_cut(CutCtx *c, const char *kind) {
             if (rat_cmp(cap_out, pl) > 0) cap_out = pl;
         }
     }
-    Rat v = rat_zero();
-    const char *dir = "";
     /* a zero capacity with data to move means the topology cannot do it at
      * all; cost reports that as unroutable, the bound just skips the cut. */
-    if (!rat_is_zero(need_in) && !rat_is_zero(cap_in)) {
-        v = rat_div(need_in, cap_in, &c->ovf);
-        dir = "into";
-    }
-    if (!rat_is_zero(need_out) && !rat_is_zero(cap_out)) {
-        Rat w = rat_div(need_out, cap_out, &c->ovf);
-        if (rat_cmp(w, v) > 0) {
-            v = w;
-            dir = "out of";
+    for (int into = 1; into >= 0; into--) {
+        Rat need = into ? need_in : need_out, cap = into ? cap_in : cap_out;
+        if (rat_is_zero(need) || rat_is_zero(cap)) continue;
+        Rat v = rat_div(need, cap, &c->ovf);
+        if (rat_cmp(v, c->best) > 0) {
+            c->best = v;
+            describe_cut(c, into, need, cap, kind, c->why, c->whysz);
         }
-    }
-    if (rat_cmp(v, c->best) > 0) {
-        c->best = v;
-        char set[96], need[48], cap[48];
-        int into = dir[0] == 'i';
-        Rat nd = into ? need_in : need_out, cp = into ? cap_in : cap_out;
-        int64_t cnt = 0, last_out = -1;
-        for (int64_t x = 0; x < t->nnodes; x++) {
-            cnt += c->in_s[x];
-            if (!c->in_s[x]) last_out = x;
+        if (c->split <= 0) continue;
+        const char *what;
+        Rat tail = split_tail(c, into, cap, &what);
+        Rat vs = rat_add(v, tail, &c->ovf);
+        if (rat_cmp(vs, c->best_split) > 0) {
+            c->best_split = vs;
+            describe_cut(c, into, need, cap, kind, c->why_split, c->why_splitsz);
+            if (!rat_is_zero(tail)) {
+                char tb[48];
+                size_t len = strlen(c->why_split);
+                snprintf(c->why_split + len, c->why_splitsz - len, ", plus %s·M/β for the %s chunk to cross",
+                         rat_format(tail, tb, sizeof tb), what);
+            }
         }
-        if (cnt == t->nnodes - 1) {
-            /* the complement of one node: say it from that node's side */
-            snprintf(set, sizeof set, "node %lld", (long long)last_out);
-            into = !into;
-            cnt = 1;
-        } else {
-            describe_set(c, set, sizeof set);
-        }
-        if (!kind) kind = cnt == 1 ? "node cut" : "cut";
-        rat_format(nd, need, sizeof need);
-        rat_format(cp, cap, sizeof cap);
-        snprintf(c->why, c->whysz, "%s: %s·M must go %s %s over %s·β", kind, need,
-                 into ? "into" : "out of", set, cap);
     }
 }
 
@@ -407,8 +457,13 @@ static void alpha_distances(TopoModel *t, int64_t src, int reverse, Rat *d, int 
 }
 
 int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBounds *out) {
+    return cost_bounds_at_split(coll, N, root, t, 0, out);
+}
+
+int cost_bounds_at_split(Collective coll, int64_t N, int64_t root, TopoModel *t, int64_t split,
+                         CostBounds *out) {
     memset(out, 0, sizeof *out);
-    out->lb.a = out->lb.b = out->lb.c = rat_zero();
+    out->lb.a = out->lb.b = out->lb.c = out->b_split = rat_zero();
     int ovf = 0;
     const CollectiveInfo *ci = &collective_info[coll];
     if (!ci->rooted) root = -1;
@@ -500,6 +555,10 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
     c.best = rat_zero();
     c.why = out->bandwidth_why;
     c.whysz = sizeof out->bandwidth_why;
+    c.split = split;
+    c.best_split = rat_zero();
+    c.why_split = out->split_why;
+    c.why_splitsz = sizeof out->split_why;
     bandwidth_cuts(&c);
     free(c.in_s);
     ovf |= c.ovf;
@@ -538,6 +597,11 @@ int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBoun
         if (n + sizeof src <= sizeof out->bandwidth_why)
             memcpy(out->bandwidth_why + n, src, sizeof src);
     }
+
+    out->split = split > 0 ? split : 0;
+    out->b_split = out->lb.b;
+    if (split > 0 && rat_cmp(c.best_split, out->lb.b) > 0) out->b_split = c.best_split;
+    else snprintf(out->split_why, sizeof out->split_why, "%s", out->bandwidth_why);
 
     /* compute */
     if (ci->reducing) {

@@ -85,6 +85,13 @@ typedef struct CostBounds {
     char latency_why[160];   /* which bound binds, with its source */
     char bandwidth_why[160];
     char compute_why[160];
+    /* cost_bounds_at_split: the bandwidth bound of schedules that cut every
+     * block into `split` chunks (>= lb.b; docs/cost.md section 2, "At a
+     * finite split"), and the cut that binds; lb.b and its reason when
+     * split is 0 or adds nothing. */
+    int64_t split;
+    Rat b_split;
+    char split_why[224];
 } CostBounds;
 
 /* Lower bounds for collective `coll` on N ranks (root for rooted ones) on
@@ -94,6 +101,10 @@ typedef struct CostBounds {
  * AllReduce); compute (N-1)/N*M for reducing collectives. Returns 0, -1 on
  * rational overflow. */
 int cost_bounds(Collective coll, int64_t N, int64_t root, TopoModel *t, CostBounds *out);
+/* cost_bounds, and b_split for schedules of `split` chunks per block
+ * (AllGather, ReduceScatter, AllReduce; the others get lb.b). */
+int cost_bounds_at_split(Collective coll, int64_t N, int64_t root, TopoModel *t, int64_t split,
+                         CostBounds *out);
 
 /* ---- closed forms in N (closedform.c) ---- */
 

@@ -156,6 +156,17 @@ static void owners(Search *s, int64_t P, double theta) {
     }
 }
 
+/* r->bounds with the bandwidth bound at r's split (AllGather,
+ * ReduceScatter, AllReduce: docs/cost.md section 2, "At a finite split"). */
+static void bounds_at_split(Search *s, SynthResult *r) {
+    if (s->o->coll != COLLECTIVE_ALLGATHER && s->o->coll != COLLECTIVE_REDUCE_SCATTER &&
+        s->o->coll != COLLECTIVE_ALLREDUCE)
+        return;
+    CostBounds b;
+    if (cost_bounds_at_split(s->o->coll, s->N, 0, s->t, r->sched.split, &b) == 0 && rat_eq(b.lb.b, r->bounds.lb.b))
+        r->bounds = b;
+}
+
 /* Candidate `cand` (priced at `cr`) filled in as *out. */
 static void fill(Search *s, SynthResult *out, SynthResult *cand, const CostResult *cr, const SynthBuild *b) {
     cand->bounds = s->bounds;
@@ -402,11 +413,15 @@ static SynthStatus run(Search *sp, const SynthOptions *o, TopoModel *t, Arena *a
         return SYNTH_TOO_LARGE;
     }
     if (s.pareto) {
-        for (size_t k = 0; k < s.nfront; k++) s.front[k].effort_bound = s.effort_hit;
+        for (size_t k = 0; k < s.nfront; k++) {
+            s.front[k].effort_bound = s.effort_hit;
+            bounds_at_split(&s, &s.front[k]);
+        }
         sp->front = s.front;
         sp->nfront = s.nfront;
         return SYNTH_OK;
     }
+    bounds_at_split(&s, out);
     s.best_engine->method(o, s.best_theta > 0, out->method, sizeof out->method);
     return SYNTH_OK;
 }
@@ -487,8 +502,18 @@ size_t synth_header(const SynthOptions *o, const TopoModel *t, const SynthResult
                               tb);
         v[n++] = arena_printf(arena, "Lower bound (collc cost): %s + %s", la, lb);
     }
-    v[n++] = arena_printf(arena, "Latency %s; bandwidth %s%s%s.", versus(r->cost.a, r->bounds.lb.a, w1, sizeof w1),
-                          versus(r->cost.b, r->bounds.lb.b, w2, sizeof w2), ci->reducing ? "; compute " : "",
+    const char *at_split = "";
+    if (r->bounds.split > 0 && rat_cmp(r->bounds.b_split, r->bounds.lb.b) > 0) {
+        char bs[64], w4[64];
+        cost_fmt_term(r->bounds.b_split, "M/β", bs, sizeof bs);
+        v[n++] = arena_printf(arena, "Lower bound at %lld chunk%s%s (docs/cost.md section 2): %s (%s).",
+                              (long long)r->bounds.split, r->bounds.split == 1 ? "" : "s", nblock ? " per block" : "",
+                              bs, r->bounds.split_why);
+        at_split = arena_printf(arena, ", %s at its split", versus(r->cost.b, r->bounds.b_split, w4, sizeof w4));
+    }
+    v[n++] = arena_printf(arena, "Latency %s; bandwidth %s%s%s%s.", versus(r->cost.a, r->bounds.lb.a, w1, sizeof w1),
+                          versus(r->cost.b, r->bounds.lb.b, w2, sizeof w2), at_split,
+                          ci->reducing ? "; compute " : "",
                           ci->reducing ? versus(r->cost.c, r->bounds.lb.c, w3, sizeof w3) : "");
     if (!r->balanced)
         v[n++] = "Some steps were split greedily (routes over several switch links).";

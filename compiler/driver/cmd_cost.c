@@ -158,6 +158,17 @@ static void report_text(const CostCli *c, const Schedule *sch, const TopoModel *
     printf("%s\n", all ? "optimal in every term" : "");
     printf("\nbounds: latency: %s\n", b->latency_why);
     printf("        bandwidth: %s\n", b->bandwidth_why);
+    if (b->split > 0 && rat_cmp(b->b_split, b->lb.b) > 0) {
+        char bs[64], q[64];
+        cost_fmt_term(b->b_split, "M/β", bs, sizeof bs);
+        ratio_text(r->total.b, b->b_split, q, sizeof q);
+        const CollectiveInfo *ci = &collective_info[a->coll];
+        int nblock = ci->in_blocks == BLOCKS_N || ci->out_blocks == BLOCKS_N;
+        printf("        bandwidth at %lld chunk%s%s: %s, %s%s (%s)\n", (long long)b->split, b->split == 1 ? "" : "s",
+               nblock ? " per block" : "", bs,
+               rat_eq(r->total.b, b->b_split) ? "reached" : q, rat_eq(r->total.b, b->b_split) ? "" : " of it",
+               b->split_why);
+    }
     if (reducing) printf("        compute: %s\n", b->compute_why);
     if (r->steps) {
         printf("\n");
@@ -307,7 +318,7 @@ static Status cost_one(Session *s, const CostCli *c, const Algorithm *a, int64_t
     CostBounds b;
     Status status = EXIT_GO_ON;
     if (cost_schedule(&sch, t, s->dx, c->per_step, &r) == 0) {
-        if (cost_bounds(a->coll, N, sch.root, t, &b) != 0) {
+        if (cost_bounds_at_split(a->coll, N, sch.root, t, sch.split, &b) != 0) {
             diag_error(s->dx, a->span, "cost-overflow", "lower bounds overflow 64-bit fractions");
             status = EXIT_INPUT;
         } else if (c->json) {
