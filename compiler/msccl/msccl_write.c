@@ -10,8 +10,10 @@
  * their receives (FIFO). Across thread
  * blocks of a rank, a step waits (depid/deps, and `nop` steps before it for
  * more than one) for the last step that wrote each chunk it touches and,
- * when it writes, for the steps that read it since. Scratch buffers are
- * laid out one after the other in `s`. */
+ * when it writes, for the steps that read it since, and a step the
+ * executor would run before its schedule step waits for one of the step
+ * before (keep_step). Scratch buffers are laid out one after the other in
+ * `s`. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ typedef struct WStep {
     MsBuf srcbuf, dstbuf;
     int srcoff, dstoff, cnt;
     int depid, deps, hasdep;
+    int step;           /* the schedule's step it is of (0-based) */
 } WStep;
 
 typedef struct WTb {
@@ -124,6 +127,40 @@ static void record(WRank *r, int tb, int s, MsBuf b, int off, int cnt, int write
     }
 }
 
+/* The last step of thread block t before index `end` that moves data. */
+static const WStep *last_moving(const WTb *t, int end, int *at) {
+    for (int k = end - 1; k >= 0; k--)
+        if (t->steps[k].type != MS_NOP) {
+            *at = k;
+            return &t->steps[k];
+        }
+    return NULL;
+}
+
+/* A step of schedule step k that nothing keeps out of step k - 1 (the
+ * executor would run it as soon as its data is there, earlier than the
+ * schedule says) waits for a step of k - 1 of another thread block of its
+ * rank: the reader's rounds (msccl_sched.c) are then the schedule's steps,
+ * and so are its cost and contention. Kept out already: a step waiting for
+ * one of k - 1, a receive (its send is of step k), a send after a receive
+ * of k - 1 in its thread block (which it waits for). */
+static void keep_step(const WRank *r, int tb, const WStep *st, Deps *d) {
+    int k = st->step, at;
+    if (k == 0 || st->type == MS_R || st->type == MS_RRC) return;
+    for (int i = 0; i < d->n; i++)
+        if (r->tbs[d->tb[i]].steps[d->s[i]].step == k - 1) return;
+    const WStep *prev = last_moving(&r->tbs[tb], r->tbs[tb].n, &at);
+    if (st->type == MS_S && prev && prev->step == k - 1 && prev->type != MS_S) return;
+    for (int t = 0; t < r->ntbs; t++) {
+        if (t == tb) continue;
+        for (int end = r->tbs[t].n; (prev = last_moving(&r->tbs[t], end, &at)) && prev->step >= k - 1; end = at)
+            if (prev->step == k - 1) {
+                dep_add(d, tb, t * ENC + at);
+                return;
+            }
+    }
+}
+
 /* Appends a step to thread block tb of rank r, after the nops that carry all
  * but one of its dependencies; marks the steps it waits for. */
 static void add_step(W *w, int rank, int tb, WStep st, int reads, int writes) {
@@ -132,11 +169,13 @@ static void add_step(W *w, int rank, int tb, WStep st, int reads, int writes) {
     d.n = 0;
     if (reads) hazards(r, tb, st.srcbuf, st.srcoff, st.cnt, 0, &d);
     if (writes) hazards(r, tb, st.dstbuf, st.dstoff, st.cnt, 1, &d);
+    keep_step(r, tb, &st, &d);
     for (int i = 0; i < d.n; i++) {
         r->tbs[d.tb[i]].steps[d.s[i]].hasdep = 1;
         WStep *x = push_step(&r->tbs[tb]);
         if (i + 1 < d.n) {
             x->type = MS_NOP;
+            x->step = st.step;
             x->depid = d.tb[i], x->deps = d.s[i];
         } else {
             *x = st;
@@ -151,10 +190,11 @@ static void add_step(W *w, int rank, int tb, WStep st, int reads, int writes) {
 
 /* Half `half` of transfer t: 0 the send of a message, 1 its receive or a
  * transfer inside a rank. */
-static void one_transfer(W *w, const Transfer *t, int chan, int half) {
+static void one_transfer(W *w, const Transfer *t, int step, int chan, int half) {
     WStep st;
     memset(&st, 0, sizeof st);
     st.depid = st.deps = -1;
+    st.step = step;
     st.cnt = t->src.hi - t->src.lo;
     MsBuf sb, db;
     int so, dof;
@@ -310,7 +350,7 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
         for (int half = 0; half < 2; half++)
             for (size_t i = 0; i < st->count; i++) {
                 const Transfer *t = &s->xfers[st->first + i];
-                one_transfer(&w, t, (int)((size_t)(t->src.rank + t->dst.rank + (int)k) % (size_t)chans), half);
+                one_transfer(&w, t, (int)k, (int)((size_t)(t->src.rank + t->dst.rank + (int)k) % (size_t)chans), half);
             }
     }
     int failed = check_limits(&w, dx);
