@@ -29,6 +29,7 @@ typedef struct WStep {
     int srcoff, dstoff, cnt;
     int depid, deps, hasdep;
     int step;           /* the schedule's step it is of (0-based) */
+    Span span;          /* the transfer's statement */
 } WStep;
 
 typedef struct WTb {
@@ -53,6 +54,7 @@ typedef struct W {
     const MsWriteOptions *o;
     WRank *ranks;
     int *scratch_base; /* [nbuffers]: offset of each scratch buffer in `s` */
+    int *moving_index; /* [nsteps]: a step's index among those that move data */
     int nscratch;
 } W;
 
@@ -195,6 +197,7 @@ static void one_transfer(W *w, const Transfer *t, int step, int chan, int half) 
     memset(&st, 0, sizeof st);
     st.depid = st.deps = -1;
     st.step = step;
+    st.span = t->span;
     st.cnt = t->src.hi - t->src.lo;
     MsBuf sb, db;
     int so, dof;
@@ -238,7 +241,17 @@ static const char *coll_name(Collective c) {
     return NULL;
 }
 
-static void print_xml(FILE *f, const W *w, const char *name, int nchunks) {
+/* Notes where step x of the file is (map may be NULL). */
+static void note_origin(MsStepMap *map, FILE *f, const W *w, const WStep *x) {
+    if (!map || x->type == MS_NOP || x->cnt == 0) return;
+    if (map->n == map->cap) {
+        map->cap = map->cap ? 2 * map->cap : 256;
+        map->v = xrealloc(map->v, map->cap * sizeof *map->v);
+    }
+    map->v[map->n++] = (MsStepOrigin){ftell(f), w->moving_index[x->step], x->span};
+}
+
+static void print_xml(FILE *f, const W *w, const char *name, int nchunks, MsStepMap *map) {
     const Schedule *s = w->s;
     const MsWriteOptions *o = w->o;
     fprintf(f,
@@ -257,8 +270,10 @@ static void print_xml(FILE *f, const W *w, const char *name, int nchunks) {
                     tb->recv, tb->chan);
             for (int k = 0; k < tb->n; k++) {
                 const WStep *x = &tb->steps[k];
+                fputs("      ", f);
+                note_origin(map, f, w, x);
                 fprintf(f,
-                        "      <step s=\"%d\" type=\"%s\" srcbuf=\"%c\" srcoff=\"%d\" dstbuf=\"%c\" "
+                        "<step s=\"%d\" type=\"%s\" srcbuf=\"%c\" srcoff=\"%d\" dstbuf=\"%c\" "
                         "dstoff=\"%d\" cnt=\"%d\" depid=\"%d\" deps=\"%d\" hasdep=\"%d\"/>\n",
                         k, ms_type_info[x->type].name, ms_buf_name[x->srcbuf], x->srcoff,
                         ms_buf_name[x->dstbuf], x->dstoff, x->cnt, x->depid, x->deps, x->hasdep);
@@ -300,7 +315,7 @@ static int check_limits(const W *w, DiagEngine *dx) {
     return 0;
 }
 
-int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine *dx) {
+int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine *dx, MsStepMap *map) {
     const char *coll = coll_name(s->alg->coll);
     if (!coll) {
         diag_error(dx, s->alg->coll_span, "msccl-unsupported-collective",
@@ -323,6 +338,11 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
     w.o = o;
     w.scratch_base = xcalloc((size_t)s->nbuffers, sizeof(int));
     w.ranks = xcalloc((size_t)s->N, sizeof(WRank));
+    w.moving_index = xcalloc(s->nsteps + 1, sizeof(int));
+    for (size_t k = 0, moving = 0; k < s->nsteps; k++) {
+        w.moving_index[k] = (int)moving;
+        moving += s->steps[k].count > 0;
+    }
     for (int r = 0; r < s->N; r++) {
         WRank *wr = &w.ranks[r];
         wr->local = -1;
@@ -354,7 +374,7 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
             }
     }
     int failed = check_limits(&w, dx);
-    if (!failed) print_xml(f, &w, s->alg->name, (int)nchunks);
+    if (!failed) print_xml(f, &w, s->alg->name, (int)nchunks, map);
     for (int r = 0; r < s->N; r++) {
         WRank *wr = &w.ranks[r];
         for (int t = 0; t < wr->ntbs; t++) free(wr->tbs[t].steps);
@@ -367,5 +387,6 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
     }
     free(w.ranks);
     free(w.scratch_base);
+    free(w.moving_index);
     return failed;
 }
