@@ -756,34 +756,19 @@ static void add_life(Compose *C, Algorithm *a, int buffer, int lo, int hi) {
     a->lives = l;
 }
 
-/* Expands one call: its requires and scratch go to `hdr`, the checks of
- * its views to `chk`, its statements to `body`; the split the views need
- * to `split_need`. Its scratch is taken from `pool`. Returns 1 after
- * reporting views that never fit. */
-static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b, Built *hdr,
-                       Built *chk, Built *body, Expr **split_need, ScratchPool *pool) {
-    int bad = 0;
-    Inline I;
-    memset(&I, 0, sizeof I);
-    I.phase0 = phases_of(a);
-    I.C = C;
-    I.caller = a;
-    I.callee = b;
-    I.call = call;
-    I.note = arena_printf(C->arena, "in '%s', called by '%s' here", b->name, a->name);
+/* The callee's N, root, params and split in caller terms; the condition
+ * on the root into `hdr`. */
+static void bind_callee(Inline *I, Built *hdr) {
+    Compose *C = I->C;
+    const Stmt *call = I->call;
+    const Algorithm *b = I->callee;
     Span sp = call->span;
-    Stmt *req = NULL;
-    group_shape(&I, &req);
-    built_add(hdr, req);
-    I.g = is_const(I.G, 1) ? mk_int(C, sp, 0) : mk_name(C, sp, call->u.call.gsym);
-
-    /* the callee's N, root and params in caller terms */
-    map_add(&I, b->sym_N, I.S, NULL);
+    map_add(I, b->sym_N, I->S, NULL);
     if (b->sym_root) {
         const Binding *r = find_binding(call, "root");
-        map_add(&I, b->sym_root, r->value, NULL);
+        map_add(I, b->sym_root, r->value, NULL);
         Expr *cond = mk_bin(C, sp, BOP_LAND, mk_bin(C, sp, BOP_LE, mk_int(C, sp, 0), r->value),
-                            mk_bin(C, sp, BOP_LT, r->value, I.S));
+                            mk_bin(C, sp, BOP_LT, r->value, I->S));
         if (!is_const(cond, 1))
             built_add(hdr, mk_require(C, sp, cond,
                                       arena_printf(C->arena, "the root of '%s' must be a rank of its group",
@@ -792,14 +777,23 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
     for (const Stmt *s = b->body; s; s = s->next) {
         if (s->kind != STMT_PARAM) continue;
         const Binding *x = find_binding(call, s->u.let.var);
-        map_add(&I, s->u.let.sym, x ? x->value : cp_expr(&I, s->u.let.value), NULL);
+        map_add(I, s->u.let.sym, x ? x->value : cp_expr(I, s->u.let.value), NULL);
     }
     /* its split: the caller's expression of it (a composed callee's split
      * symbol stands for it too) */
-    I.Kc = b->split ? cp_expr(&I, b->split->u.split.chunks) : mk_int(C, sp, 1);
-    if (b->sym_split) map_add(&I, b->sym_split, I.Kc, NULL);
+    I->Kc = b->split ? cp_expr(I, b->split->u.split.chunks) : mk_int(C, sp, 1);
+    if (b->sym_split) map_add(I, b->sym_split, I->Kc, NULL);
+}
 
-    /* the views of in and out: W blocks cut in Q parts, Bc callee blocks */
+/* The views of in and out of the call (I->view, W, Q, Bc, unit); the
+ * checks that they have a block into `chk`. Sets *need_out to the split
+ * the views need; returns 1 after reporting a view that never has one. */
+static int map_views(Inline *I, Built *chk, Expr **need_out) {
+    Compose *C = I->C;
+    const Stmt *call = I->call;
+    const Algorithm *a = I->caller, *b = I->callee;
+    Span sp = call->span;
+    int bad = 0;
     Expr *P = mk_name(C, sp, a->sym_split);
     Expr *need = mk_int(C, sp, 1);
     for (int k = 0; k < 2; k++) {
@@ -811,23 +805,23 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
             d->buffer = k;
             v = d;
         }
-        I.view[k] = v;
-        I.x_sub = mk_int(C, sp, 0); /* W and Q use neither g nor i (sema) */
-        I.own = 1;
+        I->view[k] = v;
+        I->x_sub = mk_int(C, sp, 0); /* W and Q use neither g nor i (sema) */
+        I->own = 1;
         Expr *W = v->lo && v->hi ? (v->hi->kind == EXPR_BINARY && v->hi->u.binary.op == BOP_ADD &&
                                             ast_expr_equal(v->hi->u.binary.lhs, v->lo)
-                                        ? cp_expr(&I, v->hi->u.binary.rhs)
-                                        : mk_bin(C, sp, BOP_SUB, cp_expr(&I, v->hi), cp_expr(&I, v->lo)))
+                                        ? cp_expr(I, v->hi->u.binary.rhs)
+                                        : mk_bin(C, sp, BOP_SUB, cp_expr(I, v->hi), cp_expr(I, v->lo)))
                  : v->lo ? mk_int(C, sp, 1)
                          : coll_blocks(C, sp, a->coll, v->buffer, mk_name(C, sp, a->sym_N));
-        Expr *Q = v->parts ? cp_expr(&I, v->parts) : mk_int(C, sp, 1);
-        I.x_sub = NULL;
-        I.own = 0;
-        I.W[k] = W;
-        I.Q[k] = Q;
-        I.Bc[k] = coll_blocks(C, sp, b->coll, k, I.S);
-        Expr *den = mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, Q, I.Bc[k]), I.Kc);
-        I.unit[k] = mk_bin(C, sp, BOP_DIV, mk_bin(C, sp, BOP_MUL, W, P), den);
+        Expr *Q = v->parts ? cp_expr(I, v->parts) : mk_int(C, sp, 1);
+        I->x_sub = NULL;
+        I->own = 0;
+        I->W[k] = W;
+        I->Q[k] = Q;
+        I->Bc[k] = coll_blocks(C, sp, b->coll, k, I->S);
+        Expr *den = mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, Q, I->Bc[k]), I->Kc);
+        I->unit[k] = mk_bin(C, sp, BOP_DIV, mk_bin(C, sp, BOP_MUL, W, P), den);
         /* P must be a multiple of den / gcd(W, den) */
         Expr *r = mk_bin(C, sp, BOP_DIV, den, mk_call2(C, sp, BUILTIN_GCD, W, den));
         need = is_const(need, 1) ? r : mk_call2(C, sp, BUILTIN_LCM, need, r);
@@ -844,11 +838,23 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
             }
         }
     }
+    *need_out = need;
+    return bad;
+}
+
+/* Whether in and out cut blocks of one size (a check into `chk` when
+ * that depends on N). Returns 1 after reporting that they never do. */
+static int check_same_blocks(Inline *I, Built *chk) {
+    Compose *C = I->C;
+    const Stmt *call = I->call;
+    const Algorithm *b = I->callee;
+    Span sp = call->span;
+    int bad = 0;
     /* in and out cut blocks of one size: W_in·Q_out·Bc_out == W_out·Q_in·Bc_in */
     Expr *same = mk_bin(C, sp, BOP_EQ,
-                        mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, I.W[0], I.Q[1]), I.Bc[1]),
-                        mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, I.W[1], I.Q[0]), I.Bc[0]));
-    if (!is_const(same, 1) && !bad) {
+                        mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, I->W[0], I->Q[1]), I->Bc[1]),
+                        mk_bin(C, sp, BOP_MUL, mk_bin(C, sp, BOP_MUL, I->W[1], I->Q[0]), I->Bc[0]));
+    if (!is_const(same, 1)) {
         /* named at the view given (out's if both are) */
         const View *vin = find_view(call, "in"), *vout = find_view(call, "out");
         Span at = vout ? vout->span : vin ? vin->span : sp;
@@ -865,6 +871,76 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
             built_add(chk, mk_check(C, at, same, "view-mismatch", why));
         }
     }
+    return bad;
+}
+
+/* The callee's scratch as caller buffers, taken from `pool`, live in the
+ * call's phases; the caller's phases extended past the call. */
+static void inline_scratch(Inline *I, ScratchPool *pool) {
+    Compose *C = I->C;
+    Algorithm *a = I->caller, *b = I->callee;
+    Span sp = I->call->span;
+    Expr *P = mk_name(C, sp, a->sym_split);
+    /* its scratch: caller scratch of the callee's size in caller chunks,
+     * plus one block of room for the offset that aligns it with `out`; the
+     * k-th buffer of the pool, which an earlier call may have made (then
+     * it grows to the larger of the two), live in the call's phases */
+    int ns = b->nbuffers - BUF_FIRST_SCRATCH;
+    int phase_end = I->phase0 + phases_of(b);
+    I->scratch_of = ARENA_ARRAY(C->arena, int, ns > 0 ? ns : 1);
+    I->scratch_size = ARENA_ARRAY(C->arena, Expr *, ns > 0 ? ns : 1);
+    for (int k = 0; k < ns; k++) {
+        const Buffer *cb = &b->buffers[BUF_FIRST_SCRATCH + k];
+        Expr *size = cp_expr(I, cb->chunks);
+        I->scratch_size[k] = size;
+        Expr *chunks = mk_bin(C, sp, BOP_ADD, mk_bin(C, sp, BOP_MUL, size, I->unit[scratch_like(b)]), P);
+        if (k < pool->n) {
+            Buffer *nb = &a->buffers[pool->buf[k]];
+            nb->chunks = mk_call2(C, sp, BUILTIN_MAX, nb->chunks, chunks);
+            I->scratch_of[k] = pool->buf[k];
+        } else {
+            Buffer *nb = &a->buffers[a->nbuffers];
+            memset(nb, 0, sizeof *nb);
+            nb->name = scratch_name(C, a, b->name, cb->name);
+            nb->span = move_span(I, cb->span);
+            nb->is_scratch = 1;
+            nb->chunks = chunks;
+            /* its `scratch` statement comes after the split (expand_alg) */
+            I->scratch_of[k] = pool->buf[pool->n++] = a->nbuffers++;
+        }
+        add_life(C, a, I->scratch_of[k], I->phase0, phase_end);
+    }
+    /* the callee's own sharing, in the caller's buffers and phases */
+    for (int k = 0; k < b->nlives; k++)
+        add_life(C, a, I->scratch_of[b->lives[k].buffer - BUF_FIRST_SCRATCH], I->phase0 + b->lives[k].lo,
+                 I->phase0 + b->lives[k].hi);
+    a->nphases = phase_end;
+}
+
+/* Expands one call: its requires and scratch go to `hdr`, the checks of
+ * its views to `chk`, its statements to `body`; the split the views need
+ * to `split_need`. Its scratch is taken from `pool`. Returns 1 after
+ * reporting views that never fit. */
+static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b, Built *hdr,
+                       Built *chk, Built *body, Expr **split_need, ScratchPool *pool) {
+    Inline I;
+    memset(&I, 0, sizeof I);
+    I.phase0 = phases_of(a);
+    I.C = C;
+    I.caller = a;
+    I.callee = b;
+    I.call = call;
+    I.note = arena_printf(C->arena, "in '%s', called by '%s' here", b->name, a->name);
+    Span sp = call->span;
+    Stmt *req = NULL;
+    group_shape(&I, &req);
+    built_add(hdr, req);
+    I.g = is_const(I.G, 1) ? mk_int(C, sp, 0) : mk_name(C, sp, call->u.call.gsym);
+
+    bind_callee(&I, hdr);
+    Expr *need;
+    int bad = map_views(&I, chk, &need);
+    if (!bad) bad = check_same_blocks(&I, chk);
     *split_need = is_const(*split_need, 1) ? need : mk_call2(C, sp, BUILTIN_LCM, *split_need, need);
 
     /* its requires (those of the header: the rest stay in place) */
@@ -872,41 +948,7 @@ static int inline_call(Compose *C, Algorithm *a, const Stmt *call, Algorithm *b,
         if (s->kind == STMT_REQUIRE && ast_expr_header_only(s->u.require.cond))
             built_add(hdr, cp_stmt(&I, s, 0));
 
-    /* its scratch: caller scratch of the callee's size in caller chunks,
-     * plus one block of room for the offset that aligns it with `out`; the
-     * k-th buffer of the pool, which an earlier call may have made (then
-     * it grows to the larger of the two), live in the call's phases */
-    int ns = b->nbuffers - BUF_FIRST_SCRATCH;
-    int phase_end = I.phase0 + phases_of(b);
-    I.scratch_of = ARENA_ARRAY(C->arena, int, ns > 0 ? ns : 1);
-    I.scratch_size = ARENA_ARRAY(C->arena, Expr *, ns > 0 ? ns : 1);
-    for (int k = 0; k < ns; k++) {
-        const Buffer *cb = &b->buffers[BUF_FIRST_SCRATCH + k];
-        Expr *size = cp_expr(&I, cb->chunks);
-        I.scratch_size[k] = size;
-        Expr *chunks = mk_bin(C, sp, BOP_ADD, mk_bin(C, sp, BOP_MUL, size, I.unit[scratch_like(b)]), P);
-        if (k < pool->n) {
-            Buffer *nb = &a->buffers[pool->buf[k]];
-            nb->chunks = mk_call2(C, sp, BUILTIN_MAX, nb->chunks, chunks);
-            I.scratch_of[k] = pool->buf[k];
-        } else {
-            Buffer *nb = &a->buffers[a->nbuffers];
-            memset(nb, 0, sizeof *nb);
-            nb->name = scratch_name(C, a, b->name, cb->name);
-            nb->span = move_span(&I, cb->span);
-            nb->is_scratch = 1;
-            nb->chunks = chunks;
-            /* its `scratch` statement comes after the split (expand_alg) */
-            I.scratch_of[k] = pool->buf[pool->n++] = a->nbuffers++;
-        }
-        add_life(C, a, I.scratch_of[k], I.phase0, phase_end);
-    }
-    /* the callee's own sharing, in the caller's buffers and phases */
-    for (int k = 0; k < b->nlives; k++)
-        add_life(C, a, I.scratch_of[b->lives[k].buffer - BUF_FIRST_SCRATCH], I.phase0 + b->lives[k].lo,
-                 I.phase0 + b->lives[k].hi);
-    a->nphases = phase_end;
-
+    inline_scratch(&I, pool);
     inline_statements(&I, body);
     free(I.map);
     free(I.files);

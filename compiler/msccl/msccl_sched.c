@@ -16,8 +16,9 @@
  *
  * and a send and its receive happen together as one transfer. The events
  * are placed as early as their thread block, their dependency and (for a
- * message) the partner allow: round k is collc step k. An event that moves
- * data takes a round of its thread block; one that moves nothing (a nop)
+ * message) the partner allow: round k is collc step k. A thread block's
+ * round holds its sends, then its receives and copies, as the executor runs
+ * them without waiting in between (joins()); one that moves nothing (a nop)
  * takes none, as on the GPU, where it only waits: were it a round, thread
  * blocks with more nops before the same transfer would send it later, and
  * one phase of the algorithm would be priced as several steps. When nothing can
@@ -282,19 +283,84 @@ static int head(const Build *b, const int *pc, int g, int *lb) {
     return pc[g];
 }
 
-static void finish_ev(Build *b, int *pc, int *time, int g, int round) {
+static void finish_ev(Build *b, int *pc, int g, int round) {
     Ev *e = &b->ev[pc[g]];
     e->round = round;
-    time[g] = round;
     if (e->last) b->step_done[b->step_base[gtb(b, e->rank, e->tb)] + e->step] = round + 1;
     pc[g]++;
 }
 
 static void report_deadlock(Build *b, const int *pc, int ntb);
 
+/* What a thread block has done in its current round: whether it may still
+ * send in it (not after a receive or a copy, which it waits for), and the
+ * chunks it read and wrote. */
+typedef struct Acc { int buf, lo, hi, write; } Acc;
+typedef struct TbRound {
+    int round;      /* its current round (0: none yet) */
+    int open;       /* 0 closed, 1 sends only so far, 2 received or copied */
+    Acc *acc;
+    int nacc, cap;
+} TbRound;
+
+static int overlaps(const TbRound *t, int buf, int lo, int hi, int write) {
+    for (int i = 0; i < t->nacc; i++) {
+        const Acc *a = &t->acc[i];
+        if (a->buf == buf && a->lo < hi && lo < a->hi && (write || a->write)) return 1;
+    }
+    return 0;
+}
+
+static void note_acc(TbRound *t, int buf, int lo, int hi, int write) {
+    if (t->nacc == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->acc = xrealloc(t->acc, sizeof(Acc) * (size_t)t->cap);
+    }
+    t->acc[t->nacc++] = (Acc){buf, lo, hi, write};
+}
+
+/* Whether moving event e can go in its thread block's current round: it
+ * is done with what it waits for (lb), it is not a send after a receive
+ * or a copy of the round, and it touches no chunk that the round wrote
+ * (nor writes one it read). A step's reads see the state before it, so
+ * such events are one step: sends then receives, as an exchange runs. */
+static int joins(const TbRound *t, const Ev *e, int lb) {
+    if (!t->round || !t->open || lb >= t->round) return 0;
+    if (e->kind == EV_SEND) return t->open == 1 && !overlaps(t, e->src.buf, e->src.chunk, e->src.chunk + e->cnt, 0);
+    if (e->kind == EV_LOCAL && overlaps(t, e->src.buf, e->src.chunk, e->src.chunk + e->cnt, 0)) return 0;
+    return !overlaps(t, e->dst.buf, e->dst.chunk, e->dst.chunk + e->cnt, 1);
+}
+
+/* The round of the event at the head of thread block t (lb: its
+ * dependency's round), or 0 when it is a receive whose send is not done. */
+static int place(const Build *b, TbRound *t, const Ev *e, int lb) {
+    if (e->cnt == 0) {
+        /* an event that moves nothing (a nop, a copy onto itself) takes no
+         * round: it is done once what it waits for is */
+        if (lb > t->round) t->round = lb, t->open = 0, t->nacc = 0;
+        return t->round;
+    }
+    int partner = 0;
+    if (e->kind == EV_RECV) {
+        /* the send happened (it is buffered): the transfer is now */
+        partner = b->ev[e->partner].round;
+        if (!partner) return 0;
+    }
+    if (!joins(t, e, lb) || partner > t->round) {
+        int round = (t->round > lb ? t->round : lb) + 1;
+        if (partner > round) round = partner;
+        t->round = round, t->open = 1, t->nacc = 0;
+    }
+    if (e->kind != EV_SEND) t->open = 2;
+    if (e->kind != EV_RECV) note_acc(t, e->src.buf, e->src.chunk, e->src.chunk + e->cnt, 0);
+    if (e->kind != EV_SEND) note_acc(t, e->dst.buf, e->dst.chunk, e->dst.chunk + e->cnt, 1);
+    return t->round;
+}
+
 /* Runs the thread blocks to the end, as early as each event can go. */
 static void schedule_events(Build *b, int ntb) {
-    int *pc = xmalloc(sizeof(int) * (size_t)ntb), *time = xcalloc((size_t)ntb, sizeof(int));
+    int *pc = xmalloc(sizeof(int) * (size_t)ntb);
+    TbRound *tr = xcalloc((size_t)ntb, sizeof(TbRound));
     for (int g = 0; g < ntb; g++) pc[g] = b->tb_first[g];
     int changed = 1, left = b->nev;
     while (changed && left) {
@@ -303,24 +369,17 @@ static void schedule_events(Build *b, int ntb) {
             for (;;) {
                 int lb, i = head(b, pc, g, &lb);
                 if (i < 0 || lb < 0) break;
-                Ev *e = &b->ev[i];
-                /* an event that moves nothing (a nop, a copy onto itself)
-                 * takes no round: it is done once what it waits for is */
-                int round = (time[g] > lb ? time[g] : lb) + (e->cnt > 0);
-                if (e->kind == EV_RECV) {
-                    /* the send happened (it is buffered): the transfer is now */
-                    const Ev *p = &b->ev[e->partner];
-                    if (!p->round) break;
-                    if (p->round > round) round = p->round;
-                }
-                finish_ev(b, pc, time, g, round);
+                int round = place(b, &tr[g], &b->ev[i], lb);
+                if (!round && b->ev[i].cnt > 0) break;
+                finish_ev(b, pc, g, round);
                 left--, changed = 1;
             }
         }
     }
     if (left) report_deadlock(b, pc, ntb);
+    for (int g = 0; g < ntb; g++) free(tr[g].acc);
+    free(tr);
     free(pc);
-    free(time);
 }
 
 typedef struct Write { int rank, buf, chunk, round; } Write;

@@ -10,8 +10,10 @@
  * their receives (FIFO). Across thread
  * blocks of a rank, a step waits (depid/deps, and `nop` steps before it for
  * more than one) for the last step that wrote each chunk it touches and,
- * when it writes, for the steps that read it since. Scratch buffers are
- * laid out one after the other in `s`. */
+ * when it writes, for the steps that read it since, and a step the
+ * executor would run before its schedule step waits for one of the step
+ * before (keep_step). Scratch buffers are laid out one after the other in
+ * `s`. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@ typedef struct WStep {
     MsBuf srcbuf, dstbuf;
     int srcoff, dstoff, cnt;
     int depid, deps, hasdep;
+    int step;           /* the schedule's step it is of (0-based) */
+    Span span;          /* the transfer's statement */
 } WStep;
 
 typedef struct WTb {
@@ -50,6 +54,7 @@ typedef struct W {
     const MsWriteOptions *o;
     WRank *ranks;
     int *scratch_base; /* [nbuffers]: offset of each scratch buffer in `s` */
+    int *moving_index; /* [nsteps]: a step's index among those that move data */
     int nscratch;
 } W;
 
@@ -124,6 +129,40 @@ static void record(WRank *r, int tb, int s, MsBuf b, int off, int cnt, int write
     }
 }
 
+/* The last step of thread block t before index `end` that moves data. */
+static const WStep *last_moving(const WTb *t, int end, int *at) {
+    for (int k = end - 1; k >= 0; k--)
+        if (t->steps[k].type != MS_NOP) {
+            *at = k;
+            return &t->steps[k];
+        }
+    return NULL;
+}
+
+/* A step of schedule step k that nothing keeps out of step k - 1 (the
+ * executor would run it as soon as its data is there, earlier than the
+ * schedule says) waits for a step of k - 1 of another thread block of its
+ * rank: the reader's rounds (msccl_sched.c) are then the schedule's steps,
+ * and so are its cost and contention. Kept out already: a step waiting for
+ * one of k - 1, a receive (its send is of step k), a send after a receive
+ * of k - 1 in its thread block (which it waits for). */
+static void keep_step(const WRank *r, int tb, const WStep *st, Deps *d) {
+    int k = st->step, at;
+    if (k == 0 || st->type == MS_R || st->type == MS_RRC) return;
+    for (int i = 0; i < d->n; i++)
+        if (r->tbs[d->tb[i]].steps[d->s[i]].step == k - 1) return;
+    const WStep *prev = last_moving(&r->tbs[tb], r->tbs[tb].n, &at);
+    if (st->type == MS_S && prev && prev->step == k - 1 && prev->type != MS_S) return;
+    for (int t = 0; t < r->ntbs; t++) {
+        if (t == tb) continue;
+        for (int end = r->tbs[t].n; (prev = last_moving(&r->tbs[t], end, &at)) && prev->step >= k - 1; end = at)
+            if (prev->step == k - 1) {
+                dep_add(d, tb, t * ENC + at);
+                return;
+            }
+    }
+}
+
 /* Appends a step to thread block tb of rank r, after the nops that carry all
  * but one of its dependencies; marks the steps it waits for. */
 static void add_step(W *w, int rank, int tb, WStep st, int reads, int writes) {
@@ -132,11 +171,13 @@ static void add_step(W *w, int rank, int tb, WStep st, int reads, int writes) {
     d.n = 0;
     if (reads) hazards(r, tb, st.srcbuf, st.srcoff, st.cnt, 0, &d);
     if (writes) hazards(r, tb, st.dstbuf, st.dstoff, st.cnt, 1, &d);
+    keep_step(r, tb, &st, &d);
     for (int i = 0; i < d.n; i++) {
         r->tbs[d.tb[i]].steps[d.s[i]].hasdep = 1;
         WStep *x = push_step(&r->tbs[tb]);
         if (i + 1 < d.n) {
             x->type = MS_NOP;
+            x->step = st.step;
             x->depid = d.tb[i], x->deps = d.s[i];
         } else {
             *x = st;
@@ -151,10 +192,12 @@ static void add_step(W *w, int rank, int tb, WStep st, int reads, int writes) {
 
 /* Half `half` of transfer t: 0 the send of a message, 1 its receive or a
  * transfer inside a rank. */
-static void one_transfer(W *w, const Transfer *t, int chan, int half) {
+static void one_transfer(W *w, const Transfer *t, int step, int chan, int half) {
     WStep st;
     memset(&st, 0, sizeof st);
     st.depid = st.deps = -1;
+    st.step = step;
+    st.span = t->span;
     st.cnt = t->src.hi - t->src.lo;
     MsBuf sb, db;
     int so, dof;
@@ -198,7 +241,17 @@ static const char *coll_name(Collective c) {
     return NULL;
 }
 
-static void print_xml(FILE *f, const W *w, const char *name, int nchunks) {
+/* Notes where step x of the file is (map may be NULL). */
+static void note_origin(MsStepMap *map, FILE *f, const W *w, const WStep *x) {
+    if (!map || x->type == MS_NOP || x->cnt == 0) return;
+    if (map->n == map->cap) {
+        map->cap = map->cap ? 2 * map->cap : 256;
+        map->v = xrealloc(map->v, map->cap * sizeof *map->v);
+    }
+    map->v[map->n++] = (MsStepOrigin){ftell(f), w->moving_index[x->step], x->span};
+}
+
+static void print_xml(FILE *f, const W *w, const char *name, int nchunks, MsStepMap *map) {
     const Schedule *s = w->s;
     const MsWriteOptions *o = w->o;
     fprintf(f,
@@ -217,8 +270,10 @@ static void print_xml(FILE *f, const W *w, const char *name, int nchunks) {
                     tb->recv, tb->chan);
             for (int k = 0; k < tb->n; k++) {
                 const WStep *x = &tb->steps[k];
+                fputs("      ", f);
+                note_origin(map, f, w, x);
                 fprintf(f,
-                        "      <step s=\"%d\" type=\"%s\" srcbuf=\"%c\" srcoff=\"%d\" dstbuf=\"%c\" "
+                        "<step s=\"%d\" type=\"%s\" srcbuf=\"%c\" srcoff=\"%d\" dstbuf=\"%c\" "
                         "dstoff=\"%d\" cnt=\"%d\" depid=\"%d\" deps=\"%d\" hasdep=\"%d\"/>\n",
                         k, ms_type_info[x->type].name, ms_buf_name[x->srcbuf], x->srcoff,
                         ms_buf_name[x->dstbuf], x->dstoff, x->cnt, x->depid, x->deps, x->hasdep);
@@ -260,7 +315,7 @@ static int check_limits(const W *w, DiagEngine *dx) {
     return 0;
 }
 
-int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine *dx) {
+int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine *dx, MsStepMap *map) {
     const char *coll = coll_name(s->alg->coll);
     if (!coll) {
         diag_error(dx, s->alg->coll_span, "msccl-unsupported-collective",
@@ -283,6 +338,11 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
     w.o = o;
     w.scratch_base = xcalloc((size_t)s->nbuffers, sizeof(int));
     w.ranks = xcalloc((size_t)s->N, sizeof(WRank));
+    w.moving_index = xcalloc(s->nsteps + 1, sizeof(int));
+    for (size_t k = 0, moving = 0; k < s->nsteps; k++) {
+        w.moving_index[k] = (int)moving;
+        moving += s->steps[k].count > 0;
+    }
     for (int r = 0; r < s->N; r++) {
         WRank *wr = &w.ranks[r];
         wr->local = -1;
@@ -310,11 +370,11 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
         for (int half = 0; half < 2; half++)
             for (size_t i = 0; i < st->count; i++) {
                 const Transfer *t = &s->xfers[st->first + i];
-                one_transfer(&w, t, (int)((size_t)(t->src.rank + t->dst.rank + (int)k) % (size_t)chans), half);
+                one_transfer(&w, t, (int)k, (int)((size_t)(t->src.rank + t->dst.rank + (int)k) % (size_t)chans), half);
             }
     }
     int failed = check_limits(&w, dx);
-    if (!failed) print_xml(f, &w, s->alg->name, (int)nchunks);
+    if (!failed) print_xml(f, &w, s->alg->name, (int)nchunks, map);
     for (int r = 0; r < s->N; r++) {
         WRank *wr = &w.ranks[r];
         for (int t = 0; t < wr->ntbs; t++) free(wr->tbs[t].steps);
@@ -327,5 +387,6 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
     }
     free(w.ranks);
     free(w.scratch_base);
+    free(w.moving_index);
     return failed;
 }

@@ -331,10 +331,48 @@ static const char *set_text(SR *r, const uint64_t *set) {
 
 typedef struct CSend { int a, src, dst, op, via_recv; const JsonValue *v; } CSend;
 
-/* The steps of a combining collective (see the top of the file). */
-static void combining_body(SR *r, List *body, Span sp, const JsonValue *steps) {
-    int n = r->n, A = r->naddr * r->P, W = (n + 63) / 64;
-    size_t slots = (size_t)n * (size_t)A;
+/* A combining collective being read: per (rank, address) slot, q * A + a. */
+typedef struct Comb {
+    int n, A, W;
+    size_t slots;
+    CSend **sends_of;   /* [step]: its sends, with their meaning */
+    size_t *nsends;
+    int *first_write;   /* the step (1-based) of its first receive */
+    int *home_buf, *home_chunk; /* where its rank keeps it */
+    int relay, step0;   /* whether `relay` and a first step are needed */
+} Comb;
+
+/* Reads whether send c of step k (the sets of contributions before the
+ * step: set; after it: next) is a reduce or a copy. Returns 1 after
+ * reporting a send that is neither. */
+static int send_meaning(SR *r, Comb *cb, const uint64_t *set, uint64_t *next, CSend *c, size_t k) {
+    int A = cb->A, W = cb->W;
+    size_t si = (size_t)c->src * A + c->a, di = (size_t)c->dst * A + c->a;
+    const uint64_t *S = &set[si * W];
+    uint64_t *C = &next[di * W];
+    int disjoint = 1, contains = 1;
+    for (int w = 0; w < W; w++) {
+        if (S[w] & C[w]) disjoint = 0;
+        if (C[w] & ~S[w]) contains = 0;
+    }
+    if (!disjoint && !contains) {
+        serr(r, c->v->span, "sccl-overlap",
+             "rank %d sends address %d (chunk %d) to rank %d in step %zu with the contributions "
+             "of %s, and rank %d holds those of %s: they overlap and the sent ones do not "
+             "contain the held ones, so the send is neither a reduce (it would count a "
+             "contribution twice) nor a copy (it would lose one)",
+             c->src, c->a, c->a / r->P, c->dst, k + 1, set_text(r, S), c->dst, set_text(r, C));
+        return 1;
+    }
+    c->op = disjoint ? XFER_REDUCE : XFER_COPY;
+    for (int w = 0; w < W; w++) C[w] |= S[w];
+    return 0;
+}
+
+/* The meaning of every send, step by step (cb->sends_of, first_write). */
+static void combining_meaning(SR *r, Comb *cb, const JsonValue *steps) {
+    int n = cb->n, A = cb->A, W = cb->W;
+    size_t slots = cb->slots;
     uint64_t *set = xcalloc(slots * (size_t)W, sizeof(uint64_t)); /* [(q * A + a) * W]: contributions */
     uint64_t *next = xcalloc(slots * (size_t)W, sizeof(uint64_t));
     for (int q = 0; q < n; q++)
@@ -342,10 +380,9 @@ static void combining_body(SR *r, List *body, Span sp, const JsonValue *steps) {
     int *read_in = xcalloc(slots, sizeof(int));   /* the step (1-based) that last sent it */
     int *writes = xcalloc(slots, sizeof(int));    /* receives of it in the current step */
     int *stamp = xcalloc(slots, sizeof(int));     /* the step `writes` counts */
-    int *first_write = xcalloc(slots, sizeof(int)); /* the step (1-based) of its first receive */
-    CSend **sends_of = xcalloc(steps->n + 1, sizeof(CSend *));
-    size_t *nsends = xcalloc(steps->n + 1, sizeof(size_t));
-    /* the meaning of every send, step by step */
+    CSend **sends_of = cb->sends_of;
+    size_t *nsends = cb->nsends;
+    int *first_write = cb->first_write;
     for (size_t k = 0; k < steps->n && !r->errors; k++) {
         const JsonValue *sends = step_sends(r, steps, k);
         if (!sends) break;
@@ -356,25 +393,8 @@ static void combining_body(SR *r, List *body, Span sp, const JsonValue *steps) {
             if (read_send(r, sends->items[j], j, k, A, &c->a, &c->src, &c->dst)) break;
             c->v = sends->items[j];
             nsends[k]++;
+            if (send_meaning(r, cb, set, next, c, k)) break;
             size_t si = (size_t)c->src * A + c->a, di = (size_t)c->dst * A + c->a;
-            const uint64_t *S = &set[si * W];
-            uint64_t *C = &next[di * W];
-            int disjoint = 1, contains = 1;
-            for (int w = 0; w < W; w++) {
-                if (S[w] & C[w]) disjoint = 0;
-                if (C[w] & ~S[w]) contains = 0;
-            }
-            if (!disjoint && !contains) {
-                serr(r, c->v->span, "sccl-overlap",
-                     "rank %d sends address %d (chunk %d) to rank %d in step %zu with the contributions "
-                     "of %s, and rank %d holds those of %s: they overlap and the sent ones do not "
-                     "contain the held ones, so the send is neither a reduce (it would count a "
-                     "contribution twice) nor a copy (it would lose one)",
-                     c->src, c->a, c->a / r->P, c->dst, k + 1, set_text(r, S), c->dst, set_text(r, C));
-                break;
-            }
-            c->op = disjoint ? XFER_REDUCE : XFER_COPY;
-            for (int w = 0; w < W; w++) C[w] |= S[w];
             read_in[si] = (int)k + 1;
             if (stamp[di] != (int)k + 1) stamp[di] = (int)k + 1, writes[di] = 0;
             writes[di]++;
@@ -396,101 +416,133 @@ static void combining_body(SR *r, List *body, Span sp, const JsonValue *steps) {
         }
         memcpy(set, next, slots * (size_t)W * sizeof(uint64_t));
     }
-    if (!r->errors) {
-        /* where a rank keeps an address: out where it ends there, else relay
-         * where it receives it, else in (every rank starts with every one) */
-        int *home_buf = xmalloc(sizeof(int) * slots), *home_chunk = xmalloc(sizeof(int) * slots);
-        int relay = 0, step0 = 0, nrecv = 0;
-        for (int q = 0; q < n; q++)
-            for (int a = 0; a < A; a++) {
-                size_t i = (size_t)q * A + a;
-                /* the ranks where address a ends (collectives.py): every
-                 * rank, the root, or (reducescatter) rank a / P, at
-                 * position a % P of its one block of `out` */
-                int post = r->coll == COLLECTIVE_ALLREDUCE ? q
-                         : r->coll == COLLECTIVE_REDUCE    ? r->root
-                                                           : a / r->P;
-                if (post == q) {
-                    home_buf[i] = L_OUT;
-                    home_chunk[i] = a % r->P;
-                } else if (first_write[i]) {
-                    home_buf[i] = L_RELAY, home_chunk[i] = a, relay = 1;
-                } else {
-                    home_buf[i] = L_IN, home_chunk[i] = a;
-                }
-                /* a first copy received in step 1 needs a step before it */
-                if (home_buf[i] != L_IN && first_write[i] == 1) step0 = 1;
-            }
-        List first = {NULL, NULL};
-        Stmt *first_st = NULL;
-        if (step0) {
-            first_st = ast_stmt(r->arena, STMT_STEP, sp);
-            first.tail = &first_st->u.step.body;
-        }
-        List *lists = xcalloc(steps->n + 1, sizeof(List));
-        Stmt **st = xcalloc(steps->n + 1, sizeof(Stmt *)), **after = xcalloc(steps->n + 1, sizeof(Stmt *));
-        List *after_l = xcalloc(steps->n + 1, sizeof(List));
-        size_t nst = steps->n ? steps->n : 1;
-        for (size_t k = 0; k < nst; k++) {
-            st[k] = ast_stmt(r->arena, STMT_STEP, steps->n ? steps->items[k]->span : sp);
-            lists[k].tail = &st[k]->u.step.body;
-        }
-        List *copies_to = step0 ? &first : &lists[0];
-        for (int q = 0; q < n; q++)
-            for (int a = 0; a < A; a++) {
-                size_t i = (size_t)q * A + a;
-                if (home_buf[i] != L_IN) add(copies_to, xfer(r, sp, XFER_COPY, q, L_IN, a, q, home_buf[i], home_chunk[i]));
-            }
-        memset(first_write, 0, sizeof(int) * slots);
-        int *recv_used = xcalloc((size_t)n, sizeof(int));
-        for (size_t k = 0; k < steps->n; k++) {
-            memset(recv_used, 0, sizeof(int) * (size_t)n);
-            for (size_t j = 0; j < nsends[k]; j++) {
-                const CSend *c = &sends_of[k][j];
-                size_t si = (size_t)c->src * A + c->a, di = (size_t)c->dst * A + c->a;
-                int sb = first_write[si] ? home_buf[si] : L_IN, sc = first_write[si] ? home_chunk[si] : c->a;
-                if (!c->via_recv) {
-                    add(&lists[k], xfer(r, c->v->span, (XferOp)c->op, c->src, sb, sc, c->dst, home_buf[di], home_chunk[di]));
-                    continue;
-                }
-                int t = recv_used[c->dst]++;
-                if (t + 1 > nrecv) nrecv = t + 1;
-                add(&lists[k], xfer(r, c->v->span, XFER_COPY, c->src, sb, sc, c->dst, L_RECV, t));
-                if (!after[k]) {
-                    after[k] = ast_stmt(r->arena, STMT_STEP, c->v->span);
-                    after_l[k].tail = &after[k]->u.step.body;
-                }
-                add(&after_l[k], xfer(r, c->v->span, (XferOp)c->op, c->dst, L_RECV, t, c->dst, home_buf[di], home_chunk[di]));
-            }
-            for (size_t j = 0; j < nsends[k]; j++) {
-                size_t di = (size_t)sends_of[k][j].dst * A + sends_of[k][j].a;
-                if (!first_write[di]) first_write[di] = (int)k + 1;
-            }
-        }
-        if (relay) add_scratch(r, body, sp, L_RELAY, A);
-        if (nrecv) add_scratch(r, body, sp, L_RECV, nrecv);
-        if (first_st) add(body, first_st);
-        for (size_t k = 0; k < nst; k++) {
-            if (st[k]->u.step.body) add(body, st[k]);
-            if (after[k]) add(body, after[k]);
-        }
-        free(recv_used);
-        free(lists);
-        free(st);
-        free(after);
-        free(after_l);
-        free(home_buf);
-        free(home_chunk);
-    }
-    for (size_t k = 0; k <= steps->n; k++) free(sends_of[k]);
-    free(sends_of);
-    free(nsends);
     free(set);
     free(next);
     free(read_in);
     free(writes);
     free(stamp);
-    free(first_write);
+}
+
+/* Where a rank keeps each address (cb->home_buf, home_chunk, relay, step0). */
+static void combining_homes(SR *r, Comb *cb) {
+    int n = cb->n, A = cb->A;
+    int *first_write = cb->first_write, *home_buf = cb->home_buf, *home_chunk = cb->home_chunk;
+    int relay = 0, step0 = 0;
+    for (int q = 0; q < n; q++)
+        for (int a = 0; a < A; a++) {
+            size_t i = (size_t)q * A + a;
+            /* the ranks where address a ends (collectives.py): every
+             * rank, the root, or (reducescatter) rank a / P, at
+             * position a % P of its one block of `out` */
+            int post = r->coll == COLLECTIVE_ALLREDUCE ? q
+                     : r->coll == COLLECTIVE_REDUCE    ? r->root
+                                                       : a / r->P;
+            if (post == q) {
+                home_buf[i] = L_OUT;
+                home_chunk[i] = a % r->P;
+            } else if (first_write[i]) {
+                home_buf[i] = L_RELAY, home_chunk[i] = a, relay = 1;
+            } else {
+                home_buf[i] = L_IN, home_chunk[i] = a;
+            }
+            /* a first copy received in step 1 needs a step before it */
+            if (home_buf[i] != L_IN && first_write[i] == 1) step0 = 1;
+        }
+    cb->relay = relay, cb->step0 = step0;
+}
+
+/* The steps of the combining collective into `body`: the copies into the
+ * homes first, then every step, with a step after it for the receives that
+ * went through `recv`. */
+static void combining_emit(SR *r, Comb *cb, List *body, Span sp, const JsonValue *steps) {
+    int n = cb->n, A = cb->A;
+    size_t slots = cb->slots;
+    CSend **sends_of = cb->sends_of;
+    size_t *nsends = cb->nsends;
+    int *first_write = cb->first_write, *home_buf = cb->home_buf, *home_chunk = cb->home_chunk;
+    int relay = cb->relay, step0 = cb->step0, nrecv = 0;
+    List first = {NULL, NULL};
+    Stmt *first_st = NULL;
+    if (step0) {
+        first_st = ast_stmt(r->arena, STMT_STEP, sp);
+        first.tail = &first_st->u.step.body;
+    }
+    List *lists = xcalloc(steps->n + 1, sizeof(List));
+    Stmt **st = xcalloc(steps->n + 1, sizeof(Stmt *)), **after = xcalloc(steps->n + 1, sizeof(Stmt *));
+    List *after_l = xcalloc(steps->n + 1, sizeof(List));
+    size_t nst = steps->n ? steps->n : 1;
+    for (size_t k = 0; k < nst; k++) {
+        st[k] = ast_stmt(r->arena, STMT_STEP, steps->n ? steps->items[k]->span : sp);
+        lists[k].tail = &st[k]->u.step.body;
+    }
+    List *copies_to = step0 ? &first : &lists[0];
+    for (int q = 0; q < n; q++)
+        for (int a = 0; a < A; a++) {
+            size_t i = (size_t)q * A + a;
+            if (home_buf[i] != L_IN) add(copies_to, xfer(r, sp, XFER_COPY, q, L_IN, a, q, home_buf[i], home_chunk[i]));
+        }
+    memset(first_write, 0, sizeof(int) * slots);
+    int *recv_used = xcalloc((size_t)n, sizeof(int));
+    for (size_t k = 0; k < steps->n; k++) {
+        memset(recv_used, 0, sizeof(int) * (size_t)n);
+        for (size_t j = 0; j < nsends[k]; j++) {
+            const CSend *c = &sends_of[k][j];
+            size_t si = (size_t)c->src * A + c->a, di = (size_t)c->dst * A + c->a;
+            int sb = first_write[si] ? home_buf[si] : L_IN, sc = first_write[si] ? home_chunk[si] : c->a;
+            if (!c->via_recv) {
+                add(&lists[k], xfer(r, c->v->span, (XferOp)c->op, c->src, sb, sc, c->dst, home_buf[di], home_chunk[di]));
+                continue;
+            }
+            int t = recv_used[c->dst]++;
+            if (t + 1 > nrecv) nrecv = t + 1;
+            add(&lists[k], xfer(r, c->v->span, XFER_COPY, c->src, sb, sc, c->dst, L_RECV, t));
+            if (!after[k]) {
+                after[k] = ast_stmt(r->arena, STMT_STEP, c->v->span);
+                after_l[k].tail = &after[k]->u.step.body;
+            }
+            add(&after_l[k], xfer(r, c->v->span, (XferOp)c->op, c->dst, L_RECV, t, c->dst, home_buf[di], home_chunk[di]));
+        }
+        for (size_t j = 0; j < nsends[k]; j++) {
+            size_t di = (size_t)sends_of[k][j].dst * A + sends_of[k][j].a;
+            if (!first_write[di]) first_write[di] = (int)k + 1;
+        }
+    }
+    if (relay) add_scratch(r, body, sp, L_RELAY, A);
+    if (nrecv) add_scratch(r, body, sp, L_RECV, nrecv);
+    if (first_st) add(body, first_st);
+    for (size_t k = 0; k < nst; k++) {
+        if (st[k]->u.step.body) add(body, st[k]);
+        if (after[k]) add(body, after[k]);
+    }
+    free(recv_used);
+    free(lists);
+    free(st);
+    free(after);
+    free(after_l);
+}
+
+/* The steps of a combining collective (see the top of the file). */
+static void combining_body(SR *r, List *body, Span sp, const JsonValue *steps) {
+    Comb cb;
+    memset(&cb, 0, sizeof cb);
+    cb.n = r->n, cb.A = r->naddr * r->P, cb.W = (r->n + 63) / 64;
+    cb.slots = (size_t)cb.n * (size_t)cb.A;
+    cb.sends_of = xcalloc(steps->n + 1, sizeof(CSend *));
+    cb.nsends = xcalloc(steps->n + 1, sizeof(size_t));
+    cb.first_write = xcalloc(cb.slots, sizeof(int));
+    combining_meaning(r, &cb, steps);
+    if (!r->errors) {
+        cb.home_buf = xmalloc(sizeof(int) * cb.slots);
+        cb.home_chunk = xmalloc(sizeof(int) * cb.slots);
+        combining_homes(r, &cb);
+        combining_emit(r, &cb, body, sp, steps);
+        free(cb.home_buf);
+        free(cb.home_chunk);
+    }
+    for (size_t k = 0; k <= steps->n; k++) free(cb.sends_of[k]);
+    free(cb.sends_of);
+    free(cb.nsends);
+    free(cb.first_write);
 }
 
 static Algorithm *build(SR *r, const JsonValue *top, const JsonValue *steps, const char *name) {

@@ -70,8 +70,59 @@ static Status ms_options(Cmd *c) {
     return cost_cli_check(c);
 }
 
-/* The file read back as the executor reads it, and verified. */
-static int read_back(Cmd *c, const Algorithm *src, const char *path, char *text, size_t len) {
+/* The origin of the read-back transfer whose <step> starts at byte `at`
+ * (NULL: none, as for the copy of the in-place mode). */
+static const MsStepOrigin *origin_at(const MsStepMap *m, uint32_t at) {
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->v[mid].offset < (long)at) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < m->n && m->v[lo].offset == (long)at ? &m->v[lo] : NULL;
+}
+
+/* msccl-steps-differ: the executor runs a step as soon as its thread block,
+ * its dependencies and its message allow (the reader's rounds), so the
+ * schedule it runs can have other steps than the source's, and so another
+ * α term than the one collc printed for the source. Names the transfer of
+ * the earliest source step that runs in another step. */
+static void warn_steps_differ(Cmd *c, const Schedule *back, const MsStepMap *m, size_t src_steps) {
+    const Transfer *first = NULL;
+    const MsStepOrigin *at = NULL;
+    size_t at_round = 0, rounds = 0;
+    for (size_t k = 0; k < back->nsteps; k++) {
+        const Step *st = &back->steps[k];
+        int mapped = 0;
+        for (size_t i = 0; i < st->count; i++) {
+            const Transfer *t = &back->xfers[st->first + i];
+            const MsStepOrigin *o = origin_at(m, t->span.lo);
+            if (!o) continue;
+            mapped = 1;
+            if ((size_t)o->step != rounds && (!at || o->step < at->step)) first = t, at = o, at_round = rounds;
+        }
+        rounds += mapped;
+    }
+    if (!at) return;
+    char what[64];
+    if (first->src.rank == first->dst.rank)
+        snprintf(what, sizeof what, "on rank %d", (int)first->src.rank);
+    else
+        snprintf(what, sizeof what, "from rank %d to rank %d", (int)first->src.rank, (int)first->dst.rank);
+    diag_warning(c->s.dx, at->span, "msccl-steps-differ",
+                 "the MSCCL executor runs this transfer %s, of step %d, in its step %zu (%s); it runs "
+                 "the schedule in %zu steps (%zu·α) for the source's %zu (%zu·α)",
+                 what, at->step + 1, at_round + 1, /* numbered from 1, as `collc expand` does */
+                 (size_t)at->step > at_round ? "earlier: as soon as its data is there"
+                                             : "later: its thread block's order or a dependency makes it wait",
+                 rounds, rounds, src_steps, src_steps);
+}
+
+/* The file read back as the executor reads it, and verified; warns when
+ * its steps are not the source's (src_steps: the source's steps that move
+ * data). */
+static int read_back(Cmd *c, const Algorithm *src, const char *path, char *text, size_t len,
+                     const MsStepMap *map, size_t src_steps) {
     Session *s = &c->s;
     int id = source_add(&s->sm, path, text, len);
     Program prog;
@@ -85,6 +136,7 @@ static int read_back(Cmd *c, const Algorithm *src, const char *path, char *text,
         Schedule sched;
         if (pipeline_instantiate(s, alg, &p, &sched, NULL) != EXIT_GO_ON) return 1;
         Status st = pipeline_verify(c, alg, &sched, PIPE_LOWER);
+        if (st == EXIT_GO_ON) warn_steps_differ(c, &sched, map, src_steps);
         schedule_free(&sched);
         if (st != EXIT_GO_ON) return 1;
     }
@@ -106,10 +158,14 @@ static int compile_one(Cmd *c, const Algorithm *alg, const char *path, int64_t m
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
     if (!mem) COLLC_UNREACHABLE("open_memstream");
-    int failed = msccl_write(mem, &sched, &o, s->dx);
+    MsStepMap map = {0};
+    int failed = msccl_write(mem, &sched, &o, s->dx, &map);
     fclose(mem);
+    size_t src_steps = 0;
+    for (size_t k = 0; k < sched.nsteps; k++) src_steps += sched.steps[k].count > 0;
     schedule_free(&sched);
-    if (!failed) failed = read_back(c, alg, path, text, len);
+    if (!failed) failed = read_back(c, alg, path, text, len, &map, src_steps);
+    free(map.v);
     if (!failed) {
         FILE *f = session_output(s, path, "w");
         failed = !f || fwrite(text, 1, len, f) != len;
