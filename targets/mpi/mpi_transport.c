@@ -105,8 +105,10 @@ struct coll_comm {
                                the algorithm it ran: */
     const coll_alg_info *probed;
     /* A blocking call that replayed its flat plan in coll_begin absorbs
-     * the program's calls into this (finished) recording. */
+     * the program's calls into this (finished) recording, or with
+     * `end_early` returns COLLMPI_REPLAYED (collmpi_comm_end_early). */
     collrt_recording replayed;
+    int end_early;
 };
 
 static void call_free(struct coll_call *cl) {
@@ -298,6 +300,9 @@ MPI_Comm coll_comm_mpi(const coll_comm *c) { return c ? c->mpi : MPI_COMM_NULL; 
 int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }
 int coll_comm_size(const coll_comm *c) { return c ? c->nranks : -1; }
 
+void collmpi_comm_end_early(coll_comm *c, int on) { c->end_early = on; }
+int collmpi_replayed_status(const coll_comm *c) { return c->replayed.status; }
+
 void collmpi_comm_set_user_op(coll_comm *c, int on, MPI_Op op, MPI_Datatype dt) {
     c->user_op = on;
     c->uop = op;
@@ -466,6 +471,10 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     if (t) {   /* the whole call now; the program's calls are absorbed */
         comm->replayed = (collrt_recording){.began = 1, .finished = 1, .replayed = 1};
         comm->replayed.status = replay(cl, t);
+        if (comm->end_early) {
+            *call = NULL;
+            return COLLMPI_REPLAYED;
+        }
         cl->b.rec = &comm->replayed;
     }
     return COLL_OK;
