@@ -195,6 +195,9 @@ typedef struct collrt_call {
     struct collrt_trace *trace_rec;
     const struct collrt_trace *replay;
     uintptr_t trace_key[COLLRT_TRACE_KEY];
+    int traces_ok;         /* set by a target whose sends, step ends and
+                              finish feed a recording (collrt_trace_note,
+                              _step, _end): only its calls keep plans */
     /* Per buffer; collrt_begin_args clears nothing from here on (a call
      * costs no clearing of 66-entry arrays): entries [0, nbufs) are set by
      * begin_args and setup, the others are never read. */

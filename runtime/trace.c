@@ -186,7 +186,7 @@ static collrt_trace *take_slot(collrt_call *c) {
 
 const collrt_trace *collrt_trace_select(collrt_call *c) {
     /* (an in-place call whose input the runtime protects is never kept) */
-    if (c->vg || c->rec || (c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE))) return NULL;
+    if (!c->traces_ok || c->vg || c->rec || (c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE))) return NULL;
     tkey k;
     key_of(c, &k);
     for (unsigned i = 0; c->traces && i < TRACES; i++) {

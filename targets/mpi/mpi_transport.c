@@ -439,6 +439,7 @@ static int begin_on(coll_comm *comm, struct coll_call *cl, const coll_alg_info *
     cl->b.trace_key[0] = (uintptr_t)cl->user_op;
     cl->b.trace_key[1] = (uintptr_t)cl->uop;
     cl->b.trace_key[2] = (uintptr_t)cl->udt;
+    cl->b.traces_ok = 1;
     cl->b.active = 1;
     cl->nreqs = 0;
     cl->nself = 0;
