@@ -499,25 +499,24 @@ int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf
  *     (deferral materialising a copy), in posting order;
  *   collrt_trace_step: while recording, at the end of every step (the
  *     queue as it ran) and once at the end of the call, before its copies;
- *   collrt_trace_end: the end of the recording call (its status, whether
- *     the end was a step of its own); a failed call, one that never set up
- *     and an in-place call whose input the runtime must protect keep none;
+ *   collrt_trace_end: the end of the recording call (its status); a
+ *     failed call, one that never set up and an in-place call whose input
+ *     the runtime must protect keep none;
  *   collrt_trace_replay_begin: makes the call replay t (its scratch and
  *     staging grown to what t uses); then for k = 0 .. collrt_trace_steps,
- *     collrt_trace_post(k) posts step k (k = steps: the end of the call,
- *     a step of its own when collrt_trace_last) and the target completes
- *     it as a step of the program; collrt_defer_flush runs the copies of
- *     the end of the call. */
+ *     collrt_trace_post(k) posts step k (k = steps: what the program posts
+ *     at its end, a step of its own when it posted anything) and the
+ *     target completes it as a step of the program; collrt_defer_flush
+ *     runs the copies of the end of the call. */
 #define COLLRT_TRACE_STAGES 64
 typedef struct collrt_trace collrt_trace;
 const collrt_trace *collrt_trace_select(collrt_call *c);
 void collrt_trace_note(collrt_call *c, int send, int peer, const void *dst, const void *src,
                        size_t bytes);
 void collrt_trace_step(collrt_call *c);
-void collrt_trace_end(collrt_call *c, int status, int last);
+void collrt_trace_end(collrt_call *c, int status);
 int collrt_trace_replay_begin(collrt_call *c, const collrt_trace *t);
 size_t collrt_trace_steps(const collrt_trace *t);
-int collrt_trace_last(const collrt_trace *t);
 void collrt_trace_post(collrt_call *c, size_t k);
 void collrt_trace_flush(collrt_call *c);
 void collrt_trace_cache_free(collrt_call *c);

@@ -9,10 +9,11 @@
 #include <string.h>
 #include "collrt_internal.h"
 
-/* Where a pointer of the trace points. */
+/* Where a pointer of the trace points: a region, the staging area k
+ * being region TR_STAGED + k. */
 enum { TR_NULL, TR_IN, TR_OUT, TR_SCRATCH, TR_STAGED };
 typedef struct tref {
-    uint32_t region, stage;    /* TR_*; the staging area of TR_STAGED */
+    uint32_t region;
     size_t off;
 } tref;
 
@@ -56,7 +57,6 @@ struct collrt_trace {
     size_t scratch_need;       /* bytes of the scratch block it uses */
     size_t stage_need[COLLRT_TRACE_STAGES];
     size_t nstages;
-    int last;                  /* the end of the call is a step of its own */
     size_t flush;
     tact *acts;
     size_t nacts, capacts;
@@ -75,6 +75,7 @@ struct collrt_trace_cache {
     unsigned next;             /* the oldest */
 };
 
+/* The key of c's kind of call, for the recording call. */
 static void key_of(const collrt_call *c, tkey *k) {
     memset(k, 0, sizeof *k);
     k->info = c->info;
@@ -89,11 +90,13 @@ static void key_of(const collrt_call *c, tkey *k) {
     memcpy(k->target, c->trace_key, sizeof k->target);
 }
 
-static bool same_key(const tkey *a, const tkey *b) {
-    return a->info == b->info && a->count == b->count && a->segment == b->segment &&
-           a->dtype == b->dtype && a->op == b->op && a->root == b->root &&
-           a->in_place == b->in_place && a->nranks == b->nranks && a->me == b->me &&
-           !memcmp(a->target, b->target, sizeof a->target);
+/* Whether c is a call of k's kind (compared with c's own fields: every
+ * call looks its plan up, only a recording one builds a key). */
+static bool key_matches(const tkey *k, const collrt_call *c) {
+    return k->info == c->info && k->count == c->count && k->segment == c->segment &&
+           k->dtype == c->dtype && k->op == c->op && k->root == c->root &&
+           k->in_place == c->in_place && k->nranks == c->nranks && k->me == c->me &&
+           !memcmp(k->target, c->trace_key, sizeof k->target);
 }
 
 /* ---- recording ---- */
@@ -107,7 +110,7 @@ static size_t buf_bytes(const collrt_call *c, int64_t blocks) {
  * inside it. */
 static bool ref_of(collrt_call *c, const void *p, size_t n, tref *r) {
     const char *x = p;
-    *r = (tref){TR_NULL, 0, 0};
+    *r = (tref){TR_NULL, 0};
     if (!x) return true;
     struct { uint32_t region; const char *lo; size_t len; } reg[] = {
         {TR_OUT, c->base[COLL_BUF_OUT], buf_bytes(c, c->out_blocks)},
@@ -116,13 +119,13 @@ static bool ref_of(collrt_call *c, const void *p, size_t n, tref *r) {
     };
     for (size_t i = 0; i < sizeof reg / sizeof *reg; i++)
         if (reg[i].lo && x >= reg[i].lo && x + n <= reg[i].lo + reg[i].len) {
-            *r = (tref){reg[i].region, 0, (size_t)(x - reg[i].lo)};
+            *r = (tref){reg[i].region, (size_t)(x - reg[i].lo)};
             return true;
         }
     for (size_t k = 0; k < c->q.nkept && k < COLLRT_TRACE_STAGES; k++) {
         const struct collrt_stage *s = &c->q.staged[k];
         if (s->p && x >= s->p && x + n <= s->p + s->cap) {
-            *r = (tref){TR_STAGED, (uint32_t)k, (size_t)(x - s->p)};
+            *r = (tref){TR_STAGED + (uint32_t)k, (size_t)(x - s->p)};
             return true;
         }
     }
@@ -187,21 +190,19 @@ static collrt_trace *take_slot(collrt_call *c) {
 const collrt_trace *collrt_trace_select(collrt_call *c) {
     /* (an in-place call whose input the runtime protects is never kept) */
     if (!c->traces_ok || c->vg || c->rec || (c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE))) return NULL;
-    tkey k;
-    key_of(c, &k);
     for (unsigned i = 0; c->traces && i < TRACES; i++) {
         const collrt_trace *t = &c->traces->slot[i];
-        if (t->valid && same_key(&t->key, &k)) return t;
+        if (t->valid && key_matches(&t->key, c)) return t;
     }
     collrt_trace *t = take_slot(c);
     if (t) {
-        t->key = k;
+        key_of(c, &t->key);
         c->trace_rec = t;
     }
     return NULL;
 }
 
-void collrt_trace_end(collrt_call *c, int status, int last) {
+void collrt_trace_end(collrt_call *c, int status) {
     collrt_trace *t = c->trace_rec;
     c->trace_rec = NULL;
     if (!t) return;
@@ -213,7 +214,6 @@ void collrt_trace_end(collrt_call *c, int status, int last) {
         return;
     t->split = c->split;
     t->scratch_need = c->scratch_cap;
-    t->last = last;
     t->flush = t->steps[t->nsteps - 1].acts;
     t->valid = 1;
     struct collrt_trace_cache *k = c->traces;
@@ -224,14 +224,20 @@ void collrt_trace_end(collrt_call *c, int status, int last) {
 
 /* ---- replay ---- */
 
-static void *at(collrt_call *c, tref r) {
-    switch (r.region) {
-    case TR_IN: return c->base[COLL_BUF_IN] + r.off;
-    case TR_OUT: return c->base[COLL_BUF_OUT] + r.off;
-    case TR_SCRATCH: return c->scratch + r.off;
-    case TR_STAGED: return c->q.staged[r.stage].p + r.off;
-    default: return NULL;
-    }
+/* The call's buffers as the trace's regions, looked up once per step. */
+typedef struct tbases {
+    char *region[TR_STAGED];
+    const struct collrt_stage *staged;
+} tbases;
+
+static tbases bases_of(const collrt_call *c) {
+    return (tbases){{NULL, c->base[COLL_BUF_IN], c->base[COLL_BUF_OUT], c->scratch},
+                    c->q.staged};
+}
+
+static void *at(const tbases *b, tref r) {
+    if (r.region >= TR_STAGED) return b->staged[r.region - TR_STAGED].p + r.off;
+    return r.region != TR_NULL ? b->region[r.region] + r.off : NULL;
 }
 
 /* The memory the trace uses: the scratch block and the staging areas at
@@ -273,19 +279,17 @@ int collrt_trace_replay_begin(collrt_call *c, const collrt_trace *t) {
 
 size_t collrt_trace_steps(const collrt_trace *t) { return t->nsteps - 1; }
 
-int collrt_trace_last(const collrt_trace *t) { return t->last; }
-
-static void run_acts(collrt_call *c, size_t lo, size_t hi) {
+static void run_acts(collrt_call *c, const tbases *b, size_t lo, size_t hi) {
     const collrt_trace *t = c->replay;
     for (size_t i = lo; i < hi && c->status == COLL_OK; i++) {
         const tact *a = &t->acts[i];
         if (a->send) {
-            coll_send_bytes((coll_call *)c, a->peer, at(c, a->src), a->bytes);
+            coll_send_bytes((coll_call *)c, a->peer, at(b, a->src), a->bytes);
             continue;
         }
-        void *dst = at(c, a->dst);
+        void *dst = at(b, a->dst);
         if (c->before_write) c->before_write(c, dst, a->bytes);
-        memcpy(dst, at(c, a->src), a->bytes);
+        memcpy(dst, at(b, a->src), a->bytes);
     }
 }
 
@@ -293,7 +297,8 @@ void collrt_trace_post(collrt_call *c, size_t k) {
     const collrt_trace *t = c->replay;
     const tstep *s = &t->steps[k], *prev = k ? &t->steps[k - 1] : NULL;
     size_t a0 = prev ? prev->acts : 0, o0 = prev ? prev->ops : 0;
-    run_acts(c, a0, s->acts);
+    tbases b = bases_of(c);
+    run_acts(c, &b, a0, s->acts);
     collrt_op_queue *q = &c->q;
     size_t n = s->ops - o0;
     if (n > q->cap && !collrt_grow((void **)&q->ops, &q->cap, n, sizeof *q->ops)) {
@@ -302,7 +307,7 @@ void collrt_trace_post(collrt_call *c, size_t k) {
     }
     for (size_t i = 0; i < n; i++) {
         const top *o = &t->ops[o0 + i];
-        q->ops[i] = (collrt_op){o->kind, o->peer, at(c, o->dst), at(c, o->a), at(c, o->b),
+        q->ops[i] = (collrt_op){o->kind, o->peer, at(&b, o->dst), at(&b, o->a), at(&b, o->b),
                                 o->bytes, 0};
     }
     q->n = n;
@@ -313,7 +318,8 @@ void collrt_trace_post(collrt_call *c, size_t k) {
 
 void collrt_trace_flush(collrt_call *c) {
     const collrt_trace *t = c->replay;
-    run_acts(c, t->flush, t->nacts);
+    tbases b = bases_of(c);
+    run_acts(c, &b, t->flush, t->nacts);
 }
 
 void collrt_trace_cache_free(collrt_call *c) {

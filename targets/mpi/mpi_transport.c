@@ -842,7 +842,7 @@ static int finish_close(struct coll_call *cl, int status, int last) {
     reset_step(cl);
     if (started) cl->step++;
     if (!cl->req) c->step = cl->step;
-    if (cl->b.trace_rec) collrt_trace_end(&cl->b, status, last);
+    if (cl->b.trace_rec) collrt_trace_end(&cl->b, status);
     cl->b.replay = NULL;
     cl->b.active = 0;
     cl->user_op = 0;
