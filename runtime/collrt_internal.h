@@ -19,6 +19,8 @@
  *                  target's config and collc's options read sizes with it)
  *   request.c      the nonblocking form (coll_start, coll_test ...): a
  *                  compiled program recorded once, replayed step by step
+ *   trace.c        the flat plan of a call at the byte level, recorded by
+ *                  its first call and replayed by the later ones
  *   vblocks.c      per-block counts (v-collectives): which block each chunk
  *                  of a program holds, the geometry of uneven blocks
  * and what each target provides is at the end of this file. */
@@ -139,6 +141,9 @@ typedef struct collrt_op_queue {
     size_t nkept, capstaged; /* allocated slots */
 } collrt_op_queue;
 
+/* Words of a target's own part of the key of a flat plan (trace.c). */
+#define COLLRT_TRACE_KEY 3
+
 /* The target-independent state of one call. */
 typedef struct collrt_call {
     const coll_alg_info *info;
@@ -184,6 +189,15 @@ typedef struct collrt_call {
      * chunk-level calls, coll_setup, coll_step_end and coll_finish append
      * to it instead of acting. */
     struct collrt_recording *rec;
+    /* The flat plan (trace.c) this call records (NULL: none), or the one
+     * it replays (NULL: it runs the program), and the target's part of
+     * the key of a plan (collrt_trace_select). */
+    struct collrt_trace *trace_rec;
+    const struct collrt_trace *replay;
+    uintptr_t trace_key[COLLRT_TRACE_KEY];
+    int traces_ok;         /* set by a target whose sends, step ends and
+                              finish feed a recording (collrt_trace_note,
+                              _step, _end): only its calls keep plans */
     /* Per buffer; collrt_begin_args clears nothing from here on (a call
      * costs no clearing of 66-entry arrays): entries [0, nbufs) are set by
      * begin_args and setup, the others are never read. */
@@ -202,6 +216,8 @@ typedef struct collrt_call {
                               call needs more */
     size_t scratch_cap;
     struct collrt_plan_memo *plan_memo; /* the last scratch plan (scratch.c) */
+    struct collrt_trace_cache *traces;  /* the flat plans of the last kinds of
+                                           call (trace.c) */
     collrt_op_queue q;     /* the step's receives and local operations */
 } collrt_call;
 
@@ -446,6 +462,9 @@ typedef struct collrt_recording {
     int finished;              /* coll_finish was called, with: */
     int status;
     int nomem;                 /* an append failed */
+    int replayed;              /* a call that replayed its flat plan in its
+                                  coll_begin: the program's calls are
+                                  absorbed, coll_finish returns `status` */
 } collrt_recording;
 /* What the recording calls do (the chunk-level calls test c->rec first). */
 void collrt_rec_add(collrt_call *c, collrt_rec_kind kind, int64_t peer, int a, int64_t x, int b,
@@ -466,6 +485,41 @@ int collrt_rec_begin(collrt_call *c, const coll_alg_info *info, int nranks, int 
 size_t collrt_rec_tags(const collrt_recording *r);
 /* coll_request_start on other buffers (the mpi target's staged copies). */
 int collrt_request_restart(coll_request *req, const void *sendbuf, void *recvbuf);
+
+/* ---- the flat plan (trace.c) ----
+ * The first call of a kind (program, count, dtype, op, root, in-place
+ * layout, N, rank, segment size and the target's trace_key) records what
+ * it does at the byte level; a later call of that kind replays it instead
+ * of running the program's chunk-level calls:
+ *   collrt_trace_select: after a successful coll_begin (trace_key set):
+ *     the plan to replay, or NULL (then the call records one into the
+ *     call's cache, replacing the oldest of its few);
+ *   collrt_trace_note: while recording, a send (the target's
+ *     coll_send_bytes, before it cuts segments) or an immediate copy
+ *     (deferral materialising a copy), in posting order;
+ *   collrt_trace_step: while recording, at the end of every step (the
+ *     queue as it ran) and once at the end of the call, before its copies;
+ *   collrt_trace_end: the end of the recording call (its status); a
+ *     failed call, one that never set up and an in-place call whose input
+ *     the runtime must protect keep none;
+ *   collrt_trace_replay_begin: makes the call replay t (its scratch and
+ *     staging grown to what t uses); then for k = 0 .. collrt_trace_steps,
+ *     collrt_trace_post(k) posts step k (k = steps: what the program posts
+ *     at its end, a step of its own when it posted anything) and the
+ *     target completes it as a step of the program; collrt_defer_flush
+ *     runs the copies of the end of the call. */
+#define COLLRT_TRACE_STAGES 64
+typedef struct collrt_trace collrt_trace;
+const collrt_trace *collrt_trace_select(collrt_call *c);
+void collrt_trace_note(collrt_call *c, int send, int peer, const void *dst, const void *src,
+                       size_t bytes);
+void collrt_trace_step(collrt_call *c);
+void collrt_trace_end(collrt_call *c, int status);
+int collrt_trace_replay_begin(collrt_call *c, const collrt_trace *t);
+size_t collrt_trace_steps(const collrt_trace *t);
+void collrt_trace_post(collrt_call *c, size_t k);
+void collrt_trace_flush(collrt_call *c);
+void collrt_trace_cache_free(collrt_call *c);
 
 /* ---- per-block counts (vblocks.c) ----
  * The piece a chunk slot holds: position `pos` of block `blk` (rank r's

@@ -80,6 +80,7 @@ static void materialise(collrt_call *c, int buf, int64_t lo, int64_t hi) {
             return;
         if (dn && c->before_write) c->before_write(c, dp, dn);
         if (dn) memcpy(dp, sp, dn);
+        if (dn && c->trace_rec) collrt_trace_note(c, 0, 0, dp, sp, dn);
         for (; d < e; d++) set_pending(c, buf, d, false);
     }
 }
@@ -135,5 +136,9 @@ bool collrt_deferred_copy(collrt_call *c, int64_t slo, int dbuf, int64_t dlo, in
 }
 
 void collrt_defer_flush(collrt_call *c) {
+    if (c->replay) {   /* the copies the recording call made here */
+        collrt_trace_flush(c);
+        return;
+    }
     if (deferring(c, COLL_BUF_OUT)) materialise(c, COLL_BUF_OUT, 0, c->chunks[COLL_BUF_OUT]);
 }

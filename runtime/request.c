@@ -58,6 +58,7 @@ void collrt_rec_add(collrt_call *c, collrt_rec_kind kind, int64_t peer, int a, i
 
 int collrt_rec_setup(collrt_call *c, int64_t split, int nscratch, const int64_t *chunks) {
     collrt_recording *r = c->rec;
+    if (r->replayed) return COLL_OK;
     int rc = collrt_rec_check_setup(c, split, nscratch, chunks);
     if (rc != COLL_OK) return rc;   /* the program finishes with rc next */
     r->split = split;
@@ -109,6 +110,17 @@ static void free_request(coll_request *q) {
 static void post_ops(coll_request *q) {
     coll_call *call = q->call;
     const collrt_recording *p = &q->plan;
+    const collrt_trace *t = COLLRT_CALL(call)->replay;
+    if (t) {   /* the flat plan: step `next` at once */
+        collrt_trace_post(COLLRT_CALL(call), q->next);
+        if (q->next++ < collrt_trace_steps(t)) {
+            q->phase = REQ_STEP;
+            return;
+        }
+        q->status = COLL_OK;
+        q->phase = REQ_FINISH;
+        return;
+    }
     while (q->next < p->n) {
         const collrt_rec *o = &p->ops[q->next++];
         switch (o->kind) {
@@ -217,6 +229,13 @@ static int begin(coll_request *q) {
     q->next = 0;
     q->status = COLL_OK;
     q->phase = REQ_POST;
+    /* A persistent request replays the flat plan its first start recorded
+     * (a nonblocking call is started once: it records none). */
+    const collrt_trace *t = q->persistent ? collrt_trace_select(COLLRT_CALL(q->call)) : NULL;
+    if (t && (rc = collrt_trace_replay_begin(COLLRT_CALL(q->call), t)) != COLL_OK) {
+        q->status = rc;
+        q->phase = REQ_FINISH;
+    }
     progress(q, 0);
     return COLL_OK;
 }

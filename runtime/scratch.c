@@ -226,5 +226,6 @@ void collrt_call_free(collrt_call *c) {
     c->scratch_cap = 0;
     free(c->plan_memo);
     c->plan_memo = NULL;
+    collrt_trace_cache_free(c);
     collrt_op_queue_free(&c->q);
 }

@@ -1471,10 +1471,17 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
         rc = collmpi_request(cc, m->vinfo, fn, coll, m, 0, &q);
         if (rc == COLL_OK) rc = coll_wait(q);
         coll_request_free(q);
-    } else if (is_root_coll(coll))
-        rc = ((collmpi_rooted_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op, m->root);
-    else
-        rc = ((collmpi_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op);
+    } else {
+        /* a replayed call ends in coll_begin: the program returns at once */
+        collmpi_comm_end_early(cc, 1);
+        if (is_root_coll(coll))
+            rc = ((collmpi_rooted_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op,
+                                         m->root);
+        else
+            rc = ((collmpi_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op);
+        collmpi_comm_end_early(cc, 0);
+        if (rc == COLLMPI_REPLAYED) rc = collmpi_replayed_status(cc);
+    }
     collmpi_comm_set_user_op(cc, 0, MPI_OP_NULL, MPI_DATATYPE_NULL);
     if (rc == COLL_ERR_TRANSPORT) *mpi_err = collmpi_comm_mpi_error(cc);
     return rc;

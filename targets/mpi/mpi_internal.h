@@ -16,6 +16,14 @@
 void collmpi_comm_set_user_op(coll_comm *c, int on, MPI_Op op, MPI_Datatype dt);
 /* The MPI error code behind the last COLL_ERR_TRANSPORT on `c`. */
 int collmpi_comm_mpi_error(const coll_comm *c);
+/* collmpi_invoke's agreement with coll_begin: while `on`, a blocking call
+ * on c that replays its flat plan (docs/runtime.md) ends inside coll_begin,
+ * which returns COLLMPI_REPLAYED (no status of coll.h) so that the
+ * program returns at once without running its calls;
+ * collmpi_replayed_status(c) is then the call's status. */
+#define COLLMPI_REPLAYED (-1)
+void collmpi_comm_end_early(coll_comm *c, int on);
+int collmpi_replayed_status(const coll_comm *c);
 /* MPI error code of the last failed coll_comm_from_mpi (this thread). */
 int collmpi_from_mpi_error(void);
 /* The coll_comm cached on `comm` by an earlier coll_comm_from_mpi, or NULL

@@ -104,6 +104,11 @@ struct coll_comm {
     int probe;              /* a probe (see collmpi_probe_comm); it records
                                the algorithm it ran: */
     const coll_alg_info *probed;
+    /* A blocking call that replayed its flat plan in coll_begin absorbs
+     * the program's calls into this (finished) recording, or with
+     * `end_early` returns COLLMPI_REPLAYED (collmpi_comm_end_early). */
+    collrt_recording replayed;
+    int end_early;
 };
 
 static void call_free(struct coll_call *cl) {
@@ -295,6 +300,9 @@ MPI_Comm coll_comm_mpi(const coll_comm *c) { return c ? c->mpi : MPI_COMM_NULL; 
 int coll_comm_rank(const coll_comm *c) { return c ? c->rank : -1; }
 int coll_comm_size(const coll_comm *c) { return c ? c->nranks : -1; }
 
+void collmpi_comm_end_early(coll_comm *c, int on) { c->end_early = on; }
+int collmpi_replayed_status(const coll_comm *c) { return c->replayed.status; }
+
 void collmpi_comm_set_user_op(coll_comm *c, int on, MPI_Op op, MPI_Datatype dt) {
     c->user_op = on;
     c->uop = op;
@@ -409,6 +417,8 @@ static void before_write(collrt_call *b, void *p, size_t bytes) {
 
 /* ---- calls ---- */
 
+static int replay(struct coll_call *cl, const collrt_trace *t);
+
 /* coll_begin on a given call of comm. */
 static int begin_on(coll_comm *comm, struct coll_call *cl, const coll_alg_info *info,
                     const void *sendbuf, void *recvbuf, size_t count, coll_dtype dtype,
@@ -425,6 +435,11 @@ static int begin_on(coll_comm *comm, struct coll_call *cl, const coll_alg_info *
     comm->user_op = 0;
     if (cl->user_op) cl->b.reduce = reduce_hook;
     cl->b.segment = comm->seg;
+    /* the flat plan's key: the reductions' MPI op */
+    cl->b.trace_key[0] = (uintptr_t)cl->user_op;
+    cl->b.trace_key[1] = (uintptr_t)cl->uop;
+    cl->b.trace_key[2] = (uintptr_t)cl->udt;
+    cl->b.traces_ok = 1;
     cl->b.active = 1;
     cl->nreqs = 0;
     cl->nself = 0;
@@ -453,6 +468,16 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     rc = begin_on(comm, cl, info, sendbuf, recvbuf, count, dtype, op, root);
     if (rc != COLL_OK) return rc;
     *call = cl;
+    const collrt_trace *t = comm->probe ? NULL : collrt_trace_select(&cl->b);
+    if (t) {   /* the whole call now; the program's calls are absorbed */
+        comm->replayed = (collrt_recording){.began = 1, .finished = 1, .replayed = 1};
+        comm->replayed.status = replay(cl, t);
+        if (comm->end_early) {
+            *call = NULL;
+            return COLLMPI_REPLAYED;
+        }
+        cl->b.rec = &comm->replayed;
+    }
     return COLL_OK;
 }
 
@@ -475,6 +500,7 @@ static int add_req(struct coll_call *cl, int op_index) {
 
 void coll_send_bytes(coll_call *cl, int64_t peer, const void *src, size_t bytes) {
     if (!check_peer(cl, peer) || bytes == 0) return;
+    if (cl->b.trace_rec) collrt_trace_note(&cl->b, 1, (int)peer, NULL, src, bytes);
     coll_comm *c = cl->comm;
     const char *p = src;
     /* Without MPI only a solo communicator's message to itself has
@@ -746,6 +772,7 @@ static void run_step(struct coll_call *cl) {
 
 /* The end of a step end, once it is complete or failed. */
 static int step_close(struct coll_call *cl) {
+    if (cl->b.trace_rec) collrt_trace_step(&cl->b);
     if (cl->b.status == COLL_OK) collrt_step_done(&cl->b);
     if (cl->b.status != COLL_OK) drop_requests(cl);
     reset_step(cl);
@@ -805,6 +832,7 @@ static int finish_close(struct coll_call *cl, int status, int last) {
      * `require` with a probe and only then calls). A request took its tags
      * at its start. */
     int started = cl->b.split != 0 || cl->step != cl->step0 || cl->nsends || last;
+    if (cl->b.trace_rec) collrt_trace_step(&cl->b);
     if (last && status == COLL_OK && cl->b.status == COLL_OK) collrt_step_done(&cl->b);
     /* The caller may reuse its buffers when we return. */
     if (status == COLL_OK && cl->b.status == COLL_OK) wait_sends(cl, NULL, 0);
@@ -814,17 +842,39 @@ static int finish_close(struct coll_call *cl, int status, int last) {
     reset_step(cl);
     if (started) cl->step++;
     if (!cl->req) c->step = cl->step;
+    if (cl->b.trace_rec) collrt_trace_end(&cl->b, status);
+    cl->b.replay = NULL;
     cl->b.active = 0;
     cl->user_op = 0;
     return status;
 }
 
-int coll_finish(coll_call *cl, int status) {
-    if (cl && cl->b.rec) return collrt_rec_finish(&cl->b, status);
-    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+static int finish_call(struct coll_call *cl, int status) {
     int last = has_last_step(cl);
     if (status == COLL_OK && cl->b.status == COLL_OK && last) run_step(cl);
     return finish_close(cl, status, last);
+}
+
+int coll_finish(coll_call *cl, int status) {
+    if (cl && cl->b.rec) return collrt_rec_finish(&cl->b, status);
+    if (!cl || !cl->b.active) return status != COLL_OK ? status : COLL_ERR_INTERNAL;
+    return finish_call(cl, status);
+}
+
+/* A blocking call of the kind of t: its steps as the program would post
+ * them, each completed as coll_step_end completes it; the program's
+ * status. */
+static int replay(struct coll_call *cl, const collrt_trace *t) {
+    int rc = collrt_trace_replay_begin(&cl->b, t);
+    if (rc != COLL_OK) return finish_call(cl, rc);
+    size_t n = collrt_trace_steps(t);
+    for (size_t k = 0; k < n; k++) {
+        collrt_trace_post(&cl->b, k);
+        if (cl->b.status == COLL_OK) run_step(cl);
+        if ((rc = step_close(cl)) != COLL_OK) return finish_call(cl, rc);
+    }
+    collrt_trace_post(&cl->b, n);
+    return finish_call(cl, COLL_OK);
 }
 
 /* ---- requests (runtime/request.c): a call of their own each ---- */

@@ -514,6 +514,7 @@ static nbreq **active;       /* the requests in flight, in start order */
 static size_t nactive, cap_active;
 
 static void nb_free(nbreq *nb) {
+    if (nb->p) return;   /* a persistent request's start, kept with it */
     free(nb->xsend);
     free(nb->xrecv);
     free(nb);
@@ -1097,6 +1098,8 @@ struct preq {
     const rule *r;
     int *dcopy[2];
     collmpi_vpad *vcopy;     /* a.vpad's copy (padded v-form) */
+    nbreq start;             /* the state of its start (one at a time): no
+                                allocation per MPI_Start */
 };
 
 /* The inactive handles: receives from MPI_PROC_NULL on MPI_COMM_SELF,
@@ -1217,8 +1220,9 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
  * request. */
 static int pers_start(preq *p, MPI_Request *request) {
     if (p->active) return MPI_ERR_REQUEST;   /* started twice (erroneous) */
-    nbreq *nb = calloc(1, sizeof *nb);
-    int rc = nb && collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
+    nbreq *nb = &p->start;
+    memset(nb, 0, sizeof *nb);
+    int rc = collrt_grow((void **)&active, &cap_active, nactive + 1, sizeof *active)
                  ? COLL_OK
                  : COLL_ERR_NOMEM;
     int mpi_err = MPI_SUCCESS;
@@ -1242,10 +1246,8 @@ static int pers_start(preq *p, MPI_Request *request) {
             mpi_err = g;
         }
     }
-    if (rc != COLL_OK) {
-        free(nb);
+    if (rc != COLL_OK)
         return collmpi_end(&p->a, &p->m, rc, mpi_err, p->r->alg, coll_strerror(rc), 1);
-    }
     active[nactive++] = nb;
     p->greq = nb->greq;
     p->active = 1;
