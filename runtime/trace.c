@@ -235,9 +235,11 @@ static tbases bases_of(const collrt_call *c) {
                     c->q.staged};
 }
 
+/* (integer arithmetic: TR_NULL, a null base at offset 0, stays NULL
+ * without a branch of its own) */
 static void *at(const tbases *b, tref r) {
     if (r.region >= TR_STAGED) return b->staged[r.region - TR_STAGED].p + r.off;
-    return r.region != TR_NULL ? b->region[r.region] + r.off : NULL;
+    return (void *)((uintptr_t)b->region[r.region] + r.off);
 }
 
 /* The memory the trace uses: the scratch block and the staging areas at
