@@ -38,6 +38,80 @@ static void print_err(const char *file, Sg2260Error *e) {
     sg2260_error_print(stderr, e);
 }
 
+/* --dump CHIP:ADDR:DTYPE:COUNT (or CHIP:l2:OFFSET:DTYPE:COUNT): print the
+ * elements after the run. Returns 0, 1 (outside memory) or 2 (bad spec). */
+static int dump_memory(Sg2260Sim *s, const char *spec) {
+    char buf[128], *tok[5];
+    snprintf(buf, sizeof buf, "%s", spec);
+    int nt = 0;
+    for (char *p = strtok(buf, ":"); p && nt < 5; p = strtok(NULL, ":")) tok[nt++] = p;
+    /* CHIP:l2:OFFSET:DTYPE:COUNT names an L2 address */
+    int l2 = nt == 5 && !strcasecmp(tok[1], "l2");
+    if (l2) {
+        tok[1] = tok[2], tok[2] = tok[3], tok[3] = tok[4];
+        nt = 4;
+    }
+    uint64_t chip, addr, count;
+    int t = nt == 4 ? sg2260_dtype_find(tok[2]) : -1;
+    if (nt != 4 || sg_parse_u64(tok[0], &chip) || sg_parse_u64(tok[1], &addr) || t < 0 ||
+        sg_parse_u64(tok[3], &count) || count > (1u << 24) || addr > (l2 ? SG2260_L2_MAX_OFFSET : SG2260_OFFSET_MASK)) {
+        fprintf(stderr, "sg2260-sim: bad --dump '%s' (CHIP:ADDR:DTYPE:COUNT)\n", spec);
+        return 2;
+    }
+    if (l2) addr = SG2260_L2(addr);
+    size_t es = sg2260_dtype_size((Sg2260Dtype)t);
+    uint8_t *data = sg_xmalloc(count * es + 1);
+    if (sg2260_mem_read(s, (int)chip, addr, data, count * es)) {
+        fprintf(stderr, "sg2260-sim: --dump '%s' is outside chip memory\n", spec);
+        free(data);
+        return 1;
+    }
+    printf("chip %d %s0x%llx %s:", (int)chip, l2 ? "l2:" : "", (unsigned long long)SG2260_ADDR_OFFSET(addr),
+           sg2260_dtype_name((Sg2260Dtype)t));
+    for (uint64_t k = 0; k < count; k++) {
+        putchar(' ');
+        print_elem((Sg2260Dtype)t, data + k * es);
+    }
+    putchar('\n');
+    free(data);
+    return 0;
+}
+
+/* --encode (the bundle image) and --emit-c (the image as C). Returns 1 on
+ * an error, reported. */
+static int write_bundle(const Sg2260Bundle *b, const char *prog, const char *encode, const char *emit_c,
+                        const char *c_name) {
+    Sg2260Error err;
+    if (encode) {
+        FILE *f = fopen(encode, "wb");
+        if (!f) {
+            fprintf(stderr, "sg2260-sim: cannot write '%s'\n", encode);
+            return 1;
+        }
+        uint8_t *bytes;
+        long n = sg2260_bundle_encode(b, &bytes, &err);
+        if (n < 0) {
+            print_err(prog, &err);
+            fclose(f);
+            return 1;
+        }
+        fwrite(bytes, 1, (size_t)n, f);
+        free(bytes);
+        fclose(f);
+    }
+    if (emit_c) {
+        FILE *f = fopen(emit_c, "w");
+        int bad = !f || sg2260_bundle_write_c(f, b, c_name, &err);
+        if (f) fclose(f);
+        if (bad) {
+            if (f) print_err(prog, &err);
+            else fprintf(stderr, "sg2260-sim: cannot write '%s'\n", emit_c);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *prog = NULL, *machine = NULL, *trace = NULL, *svg = NULL, *encode = NULL;
     const char *emit_c = NULL, *c_name = "sg2260_bundle";
@@ -107,35 +181,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (disasm) sg2260_bundle_write(stdout, &b, &m);
-    if (encode) {
-        FILE *f = fopen(encode, "wb");
-        if (!f) {
-            fprintf(stderr, "sg2260-sim: cannot write '%s'\n", encode);
-            sg2260_bundle_free(&b);
-            return 1;
-        }
-        uint8_t *bytes;
-        long n = sg2260_bundle_encode(&b, &bytes, &err);
-        if (n < 0) {
-            print_err(prog, &err);
-            fclose(f);
-            sg2260_bundle_free(&b);
-            return 1;
-        }
-        fwrite(bytes, 1, (size_t)n, f);
-        free(bytes);
-        fclose(f);
-    }
-    if (emit_c) {
-        FILE *f = fopen(emit_c, "w");
-        int bad = !f || sg2260_bundle_write_c(f, &b, c_name, &err);
-        if (f) fclose(f);
-        if (bad) {
-            if (f) print_err(prog, &err);
-            else fprintf(stderr, "sg2260-sim: cannot write '%s'\n", emit_c);
-            sg2260_bundle_free(&b);
-            return 1;
-        }
+    if (write_bundle(&b, prog, encode, emit_c, c_name)) {
+        sg2260_bundle_free(&b);
+        return 1;
     }
     Sg2260Sim *s = sg2260_sim_new(&m);
     if (timing_only) sg2260_sim_set_data(s, SG2260_DATA_NONE, 0, 0);
@@ -162,41 +210,11 @@ int main(int argc, char **argv) {
     }
     if (rc) print_err(prog, &r.err);
     for (int i = 0; i < ndumps; i++) {
-        char buf[128], *tok[5];
-        snprintf(buf, sizeof buf, "%s", dumps[i]);
-        int nt = 0;
-        for (char *p = strtok(buf, ":"); p && nt < 5; p = strtok(NULL, ":")) tok[nt++] = p;
-        /* CHIP:l2:OFFSET:DTYPE:COUNT names an L2 address */
-        int l2 = nt == 5 && !strcasecmp(tok[1], "l2");
-        if (l2) {
-            tok[1] = tok[2], tok[2] = tok[3], tok[3] = tok[4];
-            nt = 4;
-        }
-        uint64_t chip, addr, count;
-        int t = nt == 4 ? sg2260_dtype_find(tok[2]) : -1;
-        if (nt != 4 || sg_parse_u64(tok[0], &chip) || sg_parse_u64(tok[1], &addr) || t < 0 ||
-            sg_parse_u64(tok[3], &count) || count > (1u << 24) || addr > (l2 ? SG2260_L2_MAX_OFFSET : SG2260_OFFSET_MASK)) {
-            fprintf(stderr, "sg2260-sim: bad --dump '%s' (CHIP:ADDR:DTYPE:COUNT)\n", dumps[i]);
+        int bad = dump_memory(s, dumps[i]);
+        if (bad) {
             sg2260_sim_free(s);
-            return 2;
+            return bad;
         }
-        if (l2) addr = SG2260_L2(addr);
-        size_t es = sg2260_dtype_size((Sg2260Dtype)t);
-        uint8_t *data = sg_xmalloc(count * es + 1);
-        if (sg2260_mem_read(s, (int)chip, addr, data, count * es)) {
-            fprintf(stderr, "sg2260-sim: --dump '%s' is outside chip memory\n", dumps[i]);
-            free(data);
-            sg2260_sim_free(s);
-            return 1;
-        }
-        printf("chip %d %s0x%llx %s:", (int)chip, l2 ? "l2:" : "", (unsigned long long)SG2260_ADDR_OFFSET(addr),
-               sg2260_dtype_name((Sg2260Dtype)t));
-        for (uint64_t k = 0; k < count; k++) {
-            putchar(' ');
-            print_elem((Sg2260Dtype)t, data + k * es);
-        }
-        putchar('\n');
-        free(data);
     }
     int io = 0;
     if (trace) {
