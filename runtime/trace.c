@@ -40,13 +40,18 @@ typedef struct tstep {
     size_t acts, ops, nrecvs, nlate, nstaged;
 } tstep;
 
+/* The fields of a call that decide its plan, once: the key, its making
+ * and its comparison are generated from this list. */
+#define TKEY_FIELDS(X)                                                         \
+    X(const coll_alg_info *, info) X(size_t, count) X(size_t, segment)         \
+    X(coll_dtype, dtype) X(coll_op, op) X(int, root) X(int, in_place)          \
+    X(int, nranks) X(int, me)
+
 typedef struct tkey {
-    const coll_alg_info *info;
-    size_t count, segment;
-    coll_dtype dtype;
-    coll_op op;
-    int root, in_place, nranks, me;
-    uintptr_t target[COLLRT_TRACE_KEY];
+#define TKEY_DECLARE(type, name) type name;
+    TKEY_FIELDS(TKEY_DECLARE)
+#undef TKEY_DECLARE
+    uintptr_t target[COLLRT_TRACE_KEY]; /* the target's own part (trace_key) */
 } tkey;
 
 struct collrt_trace {
@@ -78,25 +83,18 @@ struct collrt_trace_cache {
 /* The key of c's kind of call, for the recording call. */
 static void key_of(const collrt_call *c, tkey *k) {
     memset(k, 0, sizeof *k);
-    k->info = c->info;
-    k->count = c->count;
-    k->segment = c->segment;
-    k->dtype = c->dtype;
-    k->op = c->op;
-    k->root = c->root;
-    k->in_place = c->in_place;
-    k->nranks = c->nranks;
-    k->me = c->me;
+#define TKEY_COPY(type, name) k->name = c->name;
+    TKEY_FIELDS(TKEY_COPY)
+#undef TKEY_COPY
     memcpy(k->target, c->trace_key, sizeof k->target);
 }
 
 /* Whether c is a call of k's kind (compared with c's own fields: every
  * call looks its plan up, only a recording one builds a key). */
 static bool key_matches(const tkey *k, const collrt_call *c) {
-    return k->info == c->info && k->count == c->count && k->segment == c->segment &&
-           k->dtype == c->dtype && k->op == c->op && k->root == c->root &&
-           k->in_place == c->in_place && k->nranks == c->nranks && k->me == c->me &&
-           !memcmp(k->target, c->trace_key, sizeof k->target);
+#define TKEY_SAME(type, name) k->name == c->name &&
+    return TKEY_FIELDS(TKEY_SAME) !memcmp(k->target, c->trace_key, sizeof k->target);
+#undef TKEY_SAME
 }
 
 /* ---- recording ---- */
