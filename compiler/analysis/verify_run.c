@@ -149,6 +149,196 @@ void verify_vcounts(int pattern, uint64_t seed, int64_t N, int64_t *out) {
     }
 }
 
+/* What the instances checked so far have shown, which decides where the
+ * next ones report: the first failure and the first resource limit in full,
+ * later ones into `quiet`; one rank-consistency warning. */
+typedef struct VerifyRun {
+    const Algorithm *alg;
+    const VerifyOptions *o;
+    DiagEngine *dx, *quiet;
+    Arena *arena;
+    int reported, big_shown, warned;
+} VerifyRun;
+
+/* Every root of one N: fills r. */
+static void verify_one_n(VerifyRun *v, int64_t N, NResult *r) {
+    const VerifyOptions *o = v->o;
+    int64_t roots[16];
+    size_t nroots = 1;
+    roots[0] = -1;
+    r->N = N;
+    r->consistent = -1;
+    if (collective_info[v->alg->coll].rooted) {
+        nroots = verify_roots(N, o->root, roots, 16);
+        if (nroots == 0) {
+            r->outcome = NO_SKIPPED;
+            r->why = arena_printf(v->arena, "--root %" PRId64 " is not a rank", o->root);
+            return;
+        }
+    }
+    const int64_t *vcounts = o->vcounts;
+    if (o->vpattern) {
+        int64_t *vc = ARENA_ARRAY(v->arena, int64_t, (size_t)N);
+        verify_vcounts(o->vpattern, o->vseed, N, vc);
+        vcounts = vc;
+    }
+    size_t nok = 0, nfail = 0, nskip = 0, nbig = 0;
+    for (size_t k = 0; k < nroots; k++) {
+        SchedParams p = {0};
+        p.N = N;
+        p.root = roots[k] < 0 ? 0 : roots[k];
+        p.defines = o->defines;
+        p.ndefines = o->ndefines;
+        p.max_transfers = o->max_transfers;
+        p.max_memory = o->max_memory;
+        p.vcounts = vcounts;
+        const Stmt *req = NULL;
+        VerifyStats st;
+        int loud = !v->reported && !v->big_shown;
+        InstStatus ist = verify_instance(v->alg, &p, loud ? v->dx : v->quiet, loud ? v->dx : NULL,
+                                         v->warned || o->correctness_only ? NULL : v->dx, v->arena,
+                                         o->max_errors, &st, &req);
+        if (ist == INST_NOT_APPLICABLE) {
+            nskip++;
+            if (!r->why) {
+                r->why = require_text(req, v->dx, v->arena);
+                r->req = req;
+            }
+            continue;
+        }
+        COLLC_ASSERT(ist == INST_OK || ist == INST_TOO_LARGE || ist == INST_ERROR);
+        if (ist == INST_TOO_LARGE || (ist == INST_OK && st.errors == 1 && st.too_large)) {
+            nbig++;
+            v->big_shown = 1;
+            continue;
+        }
+        if (ist == INST_ERROR || st.errors) {
+            nfail++;
+            v->reported = 1;
+            continue;
+        }
+        nok++;
+        r->method = st.method;
+        if (st.consistent == 0) { r->consistent = 0; v->warned = 1; }
+        else if (st.consistent == 1 && r->consistent != 0) r->consistent = 1;
+    }
+    if (nfail) r->outcome = NO_FAILED;
+    else if (nbig) r->outcome = NO_TOO_LARGE;
+    else if (nok) r->outcome = NO_VERIFIED;
+    else r->outcome = NO_SKIPPED;
+    if (nskip && r->outcome != NO_SKIPPED) r->root_why = r->why;
+}
+
+/* print_ns into a string (free it). */
+static char *ns_text(const NResult *rs, size_t n, NOutcome oc, const char *why) {
+    char *list = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&list, &len);
+    COLLC_ASSERT(m);
+    print_ns(m, rs, n, oc, why, 0);
+    fclose(m);
+    return list;
+}
+
+/* A CI gate must not pass on an algorithm it never checked: applying to
+ * no N of the set is an error, with the reasons as notes. */
+static void report_nothing(DiagEngine *dx, const Algorithm *alg, const NResult *rs, size_t nns) {
+    diag_error(dx, alg->name_span, "nothing-verified",
+               "nothing verified: '%s' applies to none of the %zu rank count%s checked",
+               alg->name, nns, nns == 1 ? "" : "s");
+    for (size_t i = 0; i < nns; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(rs[j].why, rs[i].why);
+        if (seen) continue;
+        char *list = ns_text(rs, nns, NO_SKIPPED, rs[i].why);
+        diag_note(dx, rs[i].req ? rs[i].req->span : span_none(), "not applicable for N = %s: %s",
+                  list, rs[i].why);
+        free(list);
+    }
+    diag_note(dx, span_none(), "give rank counts where it applies with -N");
+}
+
+/* A resource limit is not a wrong algorithm: its own code, so that a CI
+ * gate can tell "too large to check" from "FAILED" (exit 3). */
+static void report_too_large(DiagEngine *dx, const Algorithm *alg, const NResult *rs, size_t nns) {
+    char *list = ns_text(rs, nns, NO_TOO_LARGE, NULL);
+    diag_error(dx, alg->name_span, "too-large",
+               "'%s' is too large to verify for N = %s: a resource limit stopped the check, "
+               "nothing is known to be wrong", alg->name, list);
+    diag_note(dx, span_none(), "raise the limit (--max-transfers, --max-memory) or verify smaller N");
+    free(list);
+}
+
+/* The outcomes over the N set. */
+typedef struct NCounts { size_t ver, fail, big, incons, cons; int nothing; } NCounts;
+
+/* The algorithm's summary line: what verified, failed, was too large or
+ * skipped for which N, then consistency, methods and roots. */
+static void print_summary(FILE *summary, const Algorithm *alg, const VerifyOptions *o,
+                          const NResult *rs, const int64_t *ns, size_t nns, const NCounts *k) {
+    fprintf(summary, "%s: ", o->label ? o->label : alg->name);
+    const char *sep = "";
+    if (k->nothing) {
+        fprintf(summary, "nothing verified");
+        sep = "; ";
+    }
+    if (k->ver) {
+        fprintf(summary, "verified for N = ");
+        print_ns(summary, rs, nns, NO_VERIFIED, NULL, 0);
+        sep = "; ";
+    }
+    if (k->fail) {
+        fprintf(summary, "%sFAILED for N = ", sep);
+        print_ns(summary, rs, nns, NO_FAILED, NULL, 0);
+        sep = "; ";
+    }
+    if (k->big) {
+        fprintf(summary, "%stoo large for N = ", sep);
+        print_ns(summary, rs, nns, NO_TOO_LARGE, NULL, 0);
+        sep = "; ";
+    }
+    /* Skipped N grouped by reason, in order of first appearance. */
+    for (size_t i = 0; i < nns; i++) {
+        if (rs[i].outcome != NO_SKIPPED) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = rs[j].outcome == NO_SKIPPED && !strcmp(rs[j].why, rs[i].why);
+        if (seen) continue;
+        fprintf(summary, "%sskipped N = ", sep);
+        print_ns(summary, rs, nns, NO_SKIPPED, rs[i].why, 0);
+        fprintf(summary, " (%s)", rs[i].why);
+        sep = "; ";
+    }
+    if (!nns) fprintf(summary, "no N given");
+    /* Consistency is claimed only for N that verified: without a
+     * qualifier when no N failed (else they are listed). */
+    if (k->incons) {
+        fprintf(summary, "%sNOT rank-consistent for N = ", sep);
+        print_ns(summary, rs, nns, NO_VERIFIED, NULL, 1);
+    }
+    if (k->cons && !k->incons && !k->fail && !k->big) {
+        fprintf(summary, "%srank-consistent (bit-identical on every rank)", sep);
+    } else if (k->cons && !k->incons) {
+        fprintf(summary, "%srank-consistent for N = ", sep);
+        print_ns(summary, rs, nns, NO_VERIFIED, NULL, 2);
+    }
+    if (o->show_methods) print_methods(summary, rs, nns, sep);
+    for (size_t i = 0; i < nns; i++) {
+        if (!rs[i].root_why) continue;
+        fprintf(summary, "%sskipped some roots (%s)", sep, rs[i].root_why);
+        break;
+    }
+    if (collective_info[alg->coll].rooted && k->ver + k->fail + k->big) {
+        int big = 0;
+        for (size_t i = 0; i < nns; i++) big |= ns[i] > 16;
+        if (o->root >= 0) fprintf(summary, "; root %" PRId64, o->root);
+        else if (big) fprintf(summary, "; all roots up to N = 16, 8 roots per N above");
+        else fprintf(summary, "; all roots");
+    }
+    fputc('\n', summary);
+    fflush(summary);
+}
+
 int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *dx,
                      Arena *arena, FILE *summary) {
     int64_t defaults[64];
@@ -158,7 +348,6 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
         nns = o->quick ? verify_quick_ns(defaults, 64) : verify_default_ns(defaults, 64);
         ns = defaults;
     }
-    int rooted = collective_info[alg->coll].rooted;
 
     /* instantiate reports through an engine; later, silent instances get
      * one that writes nowhere. */
@@ -168,216 +357,34 @@ int verify_algorithm(const Algorithm *alg, const VerifyOptions *o, DiagEngine *d
     diag_set_error_limit(quiet, 1);
 
     NResult *rs = xcalloc(nns ? nns : 1, sizeof *rs);
-    /* reported: the first failure was shown in full; big_shown: the first
-     * resource limit was (later ones are the same limit at a larger N) */
-    int reported = 0, big_shown = 0, warned = 0, any_failed = 0;
+    VerifyRun v = {.alg = alg, .o = o, .dx = dx, .quiet = quiet, .arena = arena};
     for (size_t i = 0; i < nns; i++) {
-        int64_t N = ns[i];
-        if (o->progress) o->progress(o->progress_ctx, i, nns, N);
-        int64_t roots[16];
-        size_t nroots = 1;
-        roots[0] = -1;
-        NResult *r = &rs[i];
-        r->N = N;
-        r->consistent = -1;
-        if (rooted) {
-            nroots = verify_roots(N, o->root, roots, 16);
-            if (nroots == 0) {
-                r->outcome = NO_SKIPPED;
-                r->why = arena_printf(arena, "--root %" PRId64 " is not a rank", o->root);
-                continue;
-            }
-        }
-        const int64_t *vcounts = o->vcounts;
-        if (o->vpattern) {
-            int64_t *v = ARENA_ARRAY(arena, int64_t, (size_t)N);
-            verify_vcounts(o->vpattern, o->vseed, N, v);
-            vcounts = v;
-        }
-        size_t nok = 0, nfail = 0, nskip = 0, nbig = 0;
-        for (size_t k = 0; k < nroots; k++) {
-            SchedParams p = {0};
-            p.N = N;
-            p.root = roots[k] < 0 ? 0 : roots[k];
-            p.defines = o->defines;
-            p.ndefines = o->ndefines;
-            p.max_transfers = o->max_transfers;
-            p.max_memory = o->max_memory;
-            p.vcounts = vcounts;
-            const Stmt *req = NULL;
-            VerifyStats st;
-            InstStatus ist = verify_instance(alg, &p, reported || big_shown ? quiet : dx,
-                                             reported || big_shown ? NULL : dx,
-                                             warned || o->correctness_only ? NULL : dx, arena,
-                                             o->max_errors, &st, &req);
-            if (ist == INST_NOT_APPLICABLE) {
-                nskip++;
-                if (!r->why) {
-                    r->why = require_text(req, dx, arena);
-                    r->req = req;
-                }
-                continue;
-            }
-            if (ist == INST_TOO_LARGE) {
-                nbig++;
-                big_shown = 1;
-                continue;
-            }
-            if (ist == INST_ERROR) {
-                nfail++;
-                reported = 1;
-                continue;
-            }
-            COLLC_ASSERT(ist == INST_OK);
-            unsigned errs = st.errors;
-            if (errs == 1 && st.too_large) {
-                nbig++;
-                big_shown = 1;
-                continue;
-            }
-            if (errs) {
-                nfail++;
-                reported = 1;
-                continue;
-            }
-            nok++;
-            r->method = st.method;
-            if (st.consistent == 0) { r->consistent = 0; warned = 1; }
-            else if (st.consistent == 1 && r->consistent != 0) r->consistent = 1;
-        }
-        if (nfail) { r->outcome = NO_FAILED; any_failed = 1; }
-        else if (nbig) r->outcome = NO_TOO_LARGE;
-        else if (nok) r->outcome = NO_VERIFIED;
-        else r->outcome = NO_SKIPPED;
-        if (nskip && r->outcome != NO_SKIPPED) r->root_why = r->why;
+        if (o->progress) o->progress(o->progress_ctx, i, nns, ns[i]);
+        verify_one_n(&v, ns[i], &rs[i]);
     }
-
     if (o->progress) o->progress(o->progress_ctx, nns, nns, 0);
 
-    size_t nver = 0, nfail = 0, nbig = 0, nincons = 0, ncons = 0;
+    NCounts k = {0};
     for (size_t i = 0; i < nns; i++) {
-        nver += rs[i].outcome == NO_VERIFIED;
-        nfail += rs[i].outcome == NO_FAILED;
-        nbig += rs[i].outcome == NO_TOO_LARGE;
-        nincons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 0;
-        ncons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 1;
+        k.ver += rs[i].outcome == NO_VERIFIED;
+        k.fail += rs[i].outcome == NO_FAILED;
+        k.big += rs[i].outcome == NO_TOO_LARGE;
+        k.incons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 0;
+        k.cons += rs[i].outcome == NO_VERIFIED && rs[i].consistent == 1;
     }
-    /* A CI gate must not pass on an algorithm it never checked: applying
-     * to no N of the set is an error, with the reasons as notes. */
-    int nothing = nns > 0 && !nver && !nfail && !nbig;
-    if (nothing && o->skip_inapplicable) {
-        /* a value of the default param sweep that its requires exclude */
-        free(rs);
-        diag_delete(quiet);
-        fclose(devnull);
-        return VERIFY_NOTHING;
+    k.nothing = nns > 0 && !k.ver && !k.fail && !k.big;
+    /* a value of the default param sweep that its requires exclude */
+    int skip_out = k.nothing && o->skip_inapplicable;
+    if (!skip_out) {
+        if (k.nothing) report_nothing(dx, alg, rs, nns);
+        if (k.big) report_too_large(dx, alg, rs, nns);
+        /* Diagnostics of this algorithm first, then its summary line. */
+        diag_flush(dx);
+        if (summary) print_summary(summary, alg, o, rs, ns, nns, &k);
     }
-    if (nothing) {
-        any_failed = 1;
-        diag_error(dx, alg->name_span, "nothing-verified",
-                   "nothing verified: '%s' applies to none of the %zu rank count%s checked",
-                   alg->name, nns, nns == 1 ? "" : "s");
-        for (size_t i = 0; i < nns; i++) {
-            int seen = 0;
-            for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(rs[j].why, rs[i].why);
-            if (seen) continue;
-            char *list = NULL;
-            size_t len = 0;
-            FILE *m = open_memstream(&list, &len);
-            COLLC_ASSERT(m);
-            print_ns(m, rs, nns, NO_SKIPPED, rs[i].why, 0);
-            fclose(m);
-            diag_note(dx, rs[i].req ? rs[i].req->span : span_none(), "not applicable for N = %s: %s",
-                      list, rs[i].why);
-            free(list);
-        }
-        diag_note(dx, span_none(), "give rank counts where it applies with -N");
-    }
-
-    /* A resource limit is not a wrong algorithm: its own code, so that a
-     * CI gate can tell "too large to check" from "FAILED" (exit 3). */
-    if (nbig) {
-        char *list = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&list, &len);
-        COLLC_ASSERT(m);
-        print_ns(m, rs, nns, NO_TOO_LARGE, NULL, 0);
-        fclose(m);
-        diag_error(dx, alg->name_span, "too-large",
-                   "'%s' is too large to verify for N = %s: a resource limit stopped the check, "
-                   "nothing is known to be wrong", alg->name, list);
-        diag_note(dx, span_none(), "raise the limit (--max-transfers, --max-memory) or verify smaller N");
-        free(list);
-    }
-
-    /* Diagnostics of this algorithm first, then its summary line. */
-    diag_flush(dx);
-    if (summary) {
-        fprintf(summary, "%s: ", o->label ? o->label : alg->name);
-        const char *sep = "";
-        if (nothing) {
-            fprintf(summary, "nothing verified");
-            sep = "; ";
-        }
-        if (nver) {
-            fprintf(summary, "verified for N = ");
-            print_ns(summary, rs, nns, NO_VERIFIED, NULL, 0);
-            sep = "; ";
-        }
-        if (nfail) {
-            fprintf(summary, "%sFAILED for N = ", sep);
-            print_ns(summary, rs, nns, NO_FAILED, NULL, 0);
-            sep = "; ";
-        }
-        if (nbig) {
-            fprintf(summary, "%stoo large for N = ", sep);
-            print_ns(summary, rs, nns, NO_TOO_LARGE, NULL, 0);
-            sep = "; ";
-        }
-        /* Skipped N grouped by reason, in order of first appearance. */
-        for (size_t i = 0; i < nns; i++) {
-            if (rs[i].outcome != NO_SKIPPED) continue;
-            int seen = 0;
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = rs[j].outcome == NO_SKIPPED && !strcmp(rs[j].why, rs[i].why);
-            if (seen) continue;
-            fprintf(summary, "%sskipped N = ", sep);
-            print_ns(summary, rs, nns, NO_SKIPPED, rs[i].why, 0);
-            fprintf(summary, " (%s)", rs[i].why);
-            sep = "; ";
-        }
-        if (!nns) fprintf(summary, "no N given");
-        /* Consistency is claimed only for N that verified: without a
-         * qualifier when no N failed (else they are listed). */
-        if (nincons) {
-            fprintf(summary, "%sNOT rank-consistent for N = ", sep);
-            print_ns(summary, rs, nns, NO_VERIFIED, NULL, 1);
-        }
-        if (ncons && !nincons && !nfail && !nbig) {
-            fprintf(summary, "%srank-consistent (bit-identical on every rank)", sep);
-        } else if (ncons && !nincons) {
-            fprintf(summary, "%srank-consistent for N = ", sep);
-            print_ns(summary, rs, nns, NO_VERIFIED, NULL, 2);
-        }
-        if (o->show_methods) print_methods(summary, rs, nns, sep);
-        for (size_t i = 0; i < nns; i++) {
-            if (!rs[i].root_why) continue;
-            fprintf(summary, "%sskipped some roots (%s)", sep, rs[i].root_why);
-            break;
-        }
-        if (rooted && nver + nfail + nbig) {
-            int big = 0;
-            for (size_t i = 0; i < nns; i++) big |= ns[i] > 16;
-            if (o->root >= 0) fprintf(summary, "; root %" PRId64, o->root);
-            else if (big) fprintf(summary, "; all roots up to N = 16, 8 roots per N above");
-            else fprintf(summary, "; all roots");
-        }
-        fputc('\n', summary);
-        fflush(summary);
-    }
-
     free(rs);
     diag_delete(quiet);
     fclose(devnull);
-    return (any_failed ? VERIFY_FAILED : 0) | (nbig ? VERIFY_TOO_LARGE : 0);
+    if (skip_out) return VERIFY_NOTHING;
+    return (k.fail || k.nothing ? VERIFY_FAILED : 0) | (k.big ? VERIFY_TOO_LARGE : 0);
 }
