@@ -221,13 +221,11 @@ void collmpi_log(coll_collective coll, const collmpi_call *m, int local, const c
 
 /* ---- datatypes ---- */
 
-static int named_dtype(MPI_Datatype dt, coll_dtype *out);
-
 /* 1 if `dt` describes `size` contiguous bytes per element, in order, with
  * extent == size (so count elements are count * size contiguous bytes). */
-static int contiguous_type(MPI_Datatype dt, int depth) {
+int collmpi_contiguous_type(MPI_Datatype dt, int depth) {
     coll_dtype named;
-    if (named_dtype(dt, &named)) return 1; /* the common case, without 4 MPI calls */
+    if (collmpi_named_dtype(dt, &named)) return 1; /* the common case, without 4 MPI calls */
     int size;
     MPI_Aint lb, extent, tlb, textent;
     if (dt == MPI_DATATYPE_NULL || depth > 16) return 0;
@@ -246,7 +244,7 @@ static int contiguous_type(MPI_Datatype dt, int depth) {
     MPI_Aint addrs[1];
     MPI_Datatype old;
     if (PMPI_Type_get_contents(dt, 1, 0, 1, ints, addrs, &old) != MPI_SUCCESS) return 0;
-    int ok = contiguous_type(old, depth + 1);
+    int ok = collmpi_contiguous_type(old, depth + 1);
     int oni, ona, ond, ocomb;
     if (PMPI_Type_get_envelope(old, &oni, &ona, &ond, &ocomb) == MPI_SUCCESS &&
         ocomb != MPI_COMBINER_NAMED)
@@ -255,7 +253,7 @@ static int contiguous_type(MPI_Datatype dt, int depth) {
 }
 
 /* Named types the runtime's kernels reduce. */
-static int named_dtype(MPI_Datatype dt, coll_dtype *out) {
+int collmpi_named_dtype(MPI_Datatype dt, coll_dtype *out) {
 #define MAP(mpi, coll)          \
     if (dt == (mpi)) {          \
         *out = (coll);          \
@@ -319,7 +317,7 @@ static int is_named(MPI_Datatype dt) {
  * it), or MPI_DATATYPE_NULL when it mixes types or cannot be decoded. */
 static MPI_Datatype base_type(MPI_Datatype dt, int depth) {
     coll_dtype named;
-    if (named_dtype(dt, &named)) return dt; /* the common case, without an MPI call */
+    if (collmpi_named_dtype(dt, &named)) return dt; /* the common case, without an MPI call */
     int ni, na, nd, comb;
     if (dt == MPI_DATATYPE_NULL || depth > 16 ||
         PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) != MPI_SUCCESS)
@@ -368,14 +366,14 @@ static MPI_Datatype base_type(MPI_Datatype dt, int depth) {
  * asks: the named types the kernels reduce answer without an MPI call. */
 static int type_size(MPI_Datatype dt) {
     coll_dtype named;
-    if (named_dtype(dt, &named)) return (int)coll_dtype_size(named);
+    if (collmpi_named_dtype(dt, &named)) return (int)coll_dtype_size(named);
     int size;
     if (dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) return -1;
     return size;
 }
 
 /* Byte size of `count` elements of `dt`; -1 if it cannot be known. */
-static long long type_bytes(int count, MPI_Datatype dt) {
+long long collmpi_type_bytes(int count, MPI_Datatype dt) {
     int size = type_size(dt);
     if (count < 0 || size < 0) return -1;
     return (long long)count * size;
@@ -385,10 +383,10 @@ static long long type_bytes(int count, MPI_Datatype dt) {
  * handle that is never freed. */
 static int plain_type(MPI_Datatype dt) {
     coll_dtype named;
-    return dt == MPI_DATATYPE_NULL || named_dtype(dt, &named);
+    return dt == MPI_DATATYPE_NULL || collmpi_named_dtype(dt, &named);
 }
 
-static int is_root_coll(coll_collective c) {
+int collmpi_is_root_coll(coll_collective c) {
     return (unsigned)c < COLL_COLLECTIVE_COUNT && collrt_collectives[c].rooted;
 }
 
@@ -422,7 +420,7 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
         return COLL_ERR_BAD_DTYPE;
     }
     m->red_type = dt;
-    m->red_contig = contiguous_type(dt, 0);
+    m->red_contig = collmpi_contiguous_type(dt, 0);
     m->red_per = (size_t)(size / esize);
     if (!predefined && !m->red_contig) {
         /* a staged copy would not have the layout the user function reads */
@@ -430,7 +428,7 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
         return COLL_ERR_BAD_DTYPE;
     }
     coll_op cop;
-    if (named_op(a->op, &cop) && named_dtype(elem, &m->dtype) &&
+    if (named_op(a->op, &cop) && collmpi_named_dtype(elem, &m->dtype) &&
         coll_op_supported(m->dtype, cop) == COLL_OK) {
         m->op = cop;
     } else {
@@ -443,7 +441,7 @@ static int decide_reduction(const collmpi_args *a, collmpi_call *m, const char *
             *why = "non-commutative op";
             return COLL_ERR_BAD_OP;
         }
-        if (!contiguous_type(elem, 0)) {
+        if (!collmpi_contiguous_type(elem, 0)) {
             *why = "datatype not supported for reductions";
             return COLL_ERR_BAD_DTYPE;
         }
@@ -498,7 +496,7 @@ int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why) {
     }
     int N = m->nranks;
     m->root = a->root;
-    if (is_root_coll(a->coll) && (a->root < 0 || a->root >= N)) {
+    if (collmpi_is_root_coll(a->coll) && (a->root < 0 || a->root >= N)) {
         *why = "bad root";
         return COLL_ERR_BAD_ROOT;
     }
@@ -511,15 +509,15 @@ int collmpi_decide(const collmpi_args *a, collmpi_call *m, const char **why) {
     /* One block's bytes, from the side MPI makes significant on this rank
      * whatever the other arguments are (MPI_IN_PLACE leaves a send side
      * insignificant); the type signatures make it the same on every rank. */
-    case COLL_BROADCAST: b = type_bytes(a->sendcount, a->sendtype); break;
+    case COLL_BROADCAST: b = collmpi_type_bytes(a->sendcount, a->sendtype); break;
     case COLL_GATHER:
-        b = is_root ? type_bytes(a->recvcount, a->recvtype) : type_bytes(a->sendcount, a->sendtype);
+        b = is_root ? collmpi_type_bytes(a->recvcount, a->recvtype) : collmpi_type_bytes(a->sendcount, a->sendtype);
         break;
     case COLL_SCATTER:
-        b = is_root ? type_bytes(a->sendcount, a->sendtype) : type_bytes(a->recvcount, a->recvtype);
+        b = is_root ? collmpi_type_bytes(a->sendcount, a->sendtype) : collmpi_type_bytes(a->recvcount, a->recvtype);
         break;
     case COLL_ALLGATHER:
-    case COLL_ALLTOALL: b = type_bytes(a->recvcount, a->recvtype); break;
+    case COLL_ALLTOALL: b = collmpi_type_bytes(a->recvcount, a->recvtype); break;
     default:
         *why = "unknown collective";
         return COLL_ERR_INTERNAL;
@@ -556,7 +554,7 @@ static _Thread_local probe_verdict probe_cache[PROBE_CACHE];
 
 int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void),
                     const coll_alg_info **info) {
-    int root = is_root_coll(coll) ? m->root : 0;
+    int root = collmpi_is_root_coll(coll) ? m->root : 0;
     uintptr_t h = ((uintptr_t)fn >> 4) ^ (uintptr_t)m->nranks * 31u ^ (uintptr_t)root * 17u;
     probe_verdict *v = &probe_cache[h % PROBE_CACHE];
     if (v->fn == fn && v->nranks == m->nranks && v->root == root && v->dtype == m->dtype &&
@@ -566,7 +564,7 @@ int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void
     }
     coll_comm *pc = collmpi_probe_comm(m->nranks, m->rank);
     int rc;
-    if (is_root_coll(coll))
+    if (collmpi_is_root_coll(coll))
         rc = ((collmpi_rooted_fn)fn)(pc, NULL, NULL, 0, m->dtype, m->op, root);
     else
         rc = ((collmpi_fn)fn)(pc, NULL, NULL, 0, m->dtype, m->op);
@@ -640,7 +638,7 @@ void collmpi_memo_store(const collmpi_args *a, void (*tag)(void), const collmpi_
  * `buf`, or unpacks them back; in pieces of at most INT_MAX bytes (MPI_Pack
  * counts in int). MPI_Pack's layout on a homogeneous system is the native
  * one: the same bytes a contiguous receive of that signature gets. */
-static int pack_all(void *user, MPI_Datatype dt, size_t count, char *buf, int unpack) {
+int collmpi_pack_all(void *user, MPI_Datatype dt, size_t count, char *buf, int unpack) {
     int size;
     MPI_Aint lb, extent;
     int rc = PMPI_Type_size(dt, &size);
@@ -731,8 +729,8 @@ static void vstage_free(char *p, size_t cap) {
  * memory, and a duplicate of the type (the application may free its
  * datatype before a nonblocking call completes, as MPI allows, and the
  * unpack comes at the completion). */
-static int stage_open(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t bytes,
-                      const char *nomem, const char **why) {
+int collmpi_stage_open(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t bytes,
+                       const char *nomem, const char **why) {
     s->stage = vstage_alloc(bytes, &s->vcap);
     if (!s->stage) {
         s->vcap = 0;
@@ -754,17 +752,17 @@ static int stage_open(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatyp
 
 /* Stages `count` elements of `dt` at `user` into s (copying them in when
  * `pack`); `unpack` elements are copied back by collmpi_unstage. */
-static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
-                 int pack, size_t unpack, const char **why) {
+int collmpi_stage_buffer(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
+                         int pack, size_t unpack, const char **why) {
     int size = 0;
     PMPI_Type_size(dt, &size);
     size_t bytes = count * (size_t)(size > 0 ? size : 0);
-    int rc = stage_open(m, s, user, dt, bytes ? bytes : 1,
+    int rc = collmpi_stage_open(m, s, user, dt, bytes ? bytes : 1,
                         "no memory for a contiguous copy of a non-contiguous datatype", why);
     if (rc != COLL_OK) return rc;
     s->count = count;
     s->unpack_count = unpack;
-    if (pack && pack_all(user, dt, count, s->stage, 0) != MPI_SUCCESS) {
+    if (pack && collmpi_pack_all(user, dt, count, s->stage, 0) != MPI_SUCCESS) {
         *why = "cannot pack the datatype";
         return COLL_ERR_BAD_DTYPE;
     }
@@ -773,8 +771,8 @@ static int stage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt,
 
 /* Whether a side of `count` elements of `dt` has to be staged (never when
  * every type of the call is a named one). */
-static int needs_stage(const collmpi_call *m, MPI_Datatype dt, size_t count) {
-    return count && !m->plain && !contiguous_type(dt, 0);
+int collmpi_needs_stage(const collmpi_call *m, MPI_Datatype dt, size_t count) {
+    return count && !m->plain && !collmpi_contiguous_type(dt, 0);
 }
 
 static void free_stages(collmpi_call *m) {
@@ -810,7 +808,7 @@ static int v_blocks(const int *displs, int N, int count, MPI_Datatype dt, MPI_Da
 /* Checks that this rank's other side of a gather, scatter, allgather or
  * alltoall has the block size the decision used. */
 static int same_block(int count, MPI_Datatype dt, size_t block, const char **why) {
-    long long b = type_bytes(count, dt);
+    long long b = collmpi_type_bytes(count, dt);
     if (b < 0 || (size_t)b != block) {
         *why = "send and receive block sizes differ";
         return COLL_ERR_BAD_COUNT;
@@ -834,417 +832,20 @@ static int prepare_reduction(const collmpi_args *a, collmpi_call *m, const char 
         }
         sb = COLL_IN_PLACE;
         if (staged) {
-            rc = stage(m, &m->out, rb, m->red_type, in_elems, 1, n, why);
+            rc = collmpi_stage_buffer(m, &m->out, rb, m->red_type, in_elems, 1, n, why);
             rb = m->out.stage;
         }
     } else if (staged) {
-        rc = stage(m, &m->in, (void *)sb, m->red_type, in_elems, 1, 0, why);
+        rc = collmpi_stage_buffer(m, &m->in, (void *)sb, m->red_type, in_elems, 1, 0, why);
         sb = m->in.stage;
         if (rc == COLL_OK && out_sig) {
-            rc = stage(m, &m->out, rb, m->red_type, n, 0, n, why);
+            rc = collmpi_stage_buffer(m, &m->out, rb, m->red_type, n, 0, n, why);
             rb = m->out.stage;
         }
     }
     m->sendbuf = sb;
     m->recvbuf = rb;
     return rc;
-}
-
-/* ---- padded v-forms (collmpi_vpad) ---- */
-
-/* Packs (unpack = 0) the `count` elements of dt at `displ` extents of user
- * into buf, or unpacks them back. */
-static int pack_block(void *user, MPI_Datatype dt, int displ, int count, char *buf, int unpack) {
-    MPI_Aint lb, extent;
-    int rc = PMPI_Type_get_extent(dt, &lb, &extent);
-    if (rc != MPI_SUCCESS || count <= 0) return rc;
-    /* integer arithmetic: user may be MPI_BOTTOM with absolute displacements */
-    void *u = (void *)((uintptr_t)user + (uintptr_t)((MPI_Aint)displ * extent));
-    coll_dtype named;
-    if (named_dtype(dt, &named)) {
-        size_t bytes = (size_t)count * (size_t)extent;
-        if (unpack) memcpy(u, buf, bytes);
-        else memcpy(buf, u, bytes);
-        return MPI_SUCCESS;
-    }
-    return pack_all(u, dt, (size_t)count, buf, unpack);
-}
-
-/* Stages the n blocks of a padded side into s: block r (counts[r]
- * elements of dt at displs[r] extents of user; displs NULL: side by side)
- * at r * stride bytes of the stage, copied in with zeros after it when
- * `pack` (an output stage is left as it is: only the blocks are read). When
- * `unpack_all`, every block is copied back by collmpi_unstage; else
- * `unpack` elements from the stage's start to user's. */
-static int vstage(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, int n,
-                  const int *counts, const int *displs, size_t stride, int pack, int unpack_all,
-                  size_t unpack, const char **why) {
-    int size = 0;
-    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS || size < 0) {
-        *why = "bad datatype";
-        return COLL_ERR_BAD_DTYPE;
-    }
-    size_t total = 0;
-    for (int r = 0; r < n; r++) {
-        if (counts[r] < 0 || (stride && (size_t)counts[r] * (size_t)size > stride)) {
-            *why = "a block larger than the largest block the ranks agreed on";
-            return COLL_ERR_BAD_COUNT;
-        }
-        total += (size_t)counts[r] * (size_t)size;
-    }
-    /* stride 0: the blocks side by side at their own sizes */
-    int rc = stage_open(m, s, user, dt, (stride ? (size_t)n * stride : total) + 1,
-                        stride ? "no memory for the padded blocks" : "no memory for the blocks",
-                        why);
-    if (rc != COLL_OK) return rc;
-    int displ = 0;
-    size_t at = 0;
-    for (int r = 0; pack && r < n; r++) {
-        char *slot = s->stage + (stride ? (size_t)r * stride : at);
-        size_t bytes = (size_t)counts[r] * (size_t)size;
-        if (pack_block(user, dt, displs ? displs[r] : displ, counts[r], slot, 0) != MPI_SUCCESS) {
-            *why = "cannot pack the datatype";
-            return COLL_ERR_BAD_DTYPE;
-        }
-        if (stride) memset(slot + bytes, 0, stride - bytes);   /* the padding moves too: zeros */
-        displ += counts[r];
-        at += bytes;
-    }
-    if (!unpack_all) {
-        s->unpack_count = unpack;
-        return COLL_OK;
-    }
-    s->vcounts = malloc(sizeof *s->vcounts * (size_t)n);
-    s->vdispls = malloc(sizeof *s->vdispls * (size_t)n);
-    if (!s->vcounts || !s->vdispls) {
-        *why = "no memory for the blocks";
-        return COLL_ERR_NOMEM;
-    }
-    memcpy(s->vcounts, counts, sizeof *counts * (size_t)n);
-    displ = 0;
-    for (int r = 0; r < n; r++) {   /* displs NULL: side by side */
-        s->vdispls[r] = displs ? displs[r] : displ;
-        displ += counts[r];
-    }
-    s->vn = n;
-    s->vstride = stride;
-    s->vsize = (size_t)size;
-    return COLL_OK;
-}
-
-/* collmpi_prepare of a v-form on padded blocks: every side that moves is
- * staged (its blocks of `pad` bytes side by side). */
-static int prepare_padded(const collmpi_args *a, collmpi_call *m, const char **why) {
-    const collmpi_vpad *v = a->vpad;
-    int N = m->nranks, me = m->rank;
-    int is_root = me == a->root;
-    const void *sb = a->sendbuf;
-    void *rb = a->recvbuf;
-    size_t pad = v->pad;
-    int rc = COLL_OK;
-    if (a->coll == COLL_REDUCE_SCATTER) {
-        /* the input: N blocks side by side (rcounts); the output: this
-         * rank's block at the start of recvbuf */
-        int mine = v->rcounts[me];
-        if (sb == MPI_IN_PLACE) {
-            sb = COLL_IN_PLACE;
-            rc = vstage(m, &m->out, rb, a->sendtype, N, v->rcounts, NULL, pad, 1, 0,
-                        (size_t)mine, why);
-        } else {
-            rc = vstage(m, &m->in, (void *)sb, a->sendtype, N, v->rcounts, NULL, pad, 1, 0, 0,
-                        why);
-            sb = m->in.stage;
-            if (rc == COLL_OK)
-                rc = vstage(m, &m->out, rb, a->sendtype, 1, &mine, NULL, pad, 0, 0, (size_t)mine,
-                            why);
-        }
-        m->sendbuf = sb;
-        m->recvbuf = rc == COLL_OK ? m->out.stage : NULL;
-        return rc;
-    }
-    int coll = a->coll;
-    int has_in = coll != COLL_SCATTER || is_root;
-    int has_out = coll != COLL_GATHER || is_root;
-    int in_multi = coll == COLL_SCATTER || coll == COLL_ALLTOALL;
-    int out_multi = coll != COLL_SCATTER;
-    if (!has_in) sb = NULL;
-    if (!has_out) rb = NULL;
-    int scatter_root_in_place = coll == COLL_SCATTER && is_root && rb == MPI_IN_PLACE;
-    if ((sb == MPI_IN_PLACE && (coll == COLL_SCATTER || !has_out)) ||
-        (rb == MPI_IN_PLACE && !scatter_root_in_place)) {
-        *why = "MPI_IN_PLACE where MPI does not allow it";
-        return COLL_ERR_IN_PLACE;
-    }
-    if (sb == MPI_IN_PLACE) {
-        /* the input is in recvbuf, in its blocks */
-        m->sendbuf = COLL_IN_PLACE;
-        rc = vstage(m, &m->out, rb, a->recvtype, N, v->rcounts, a->rdispls, pad, 1, 1, 0, why);
-        m->recvbuf = m->out.stage;
-        return rc;
-    }
-    /* A side of one block must be the size of its block on the other side. */
-    if (has_in && has_out && !scatter_root_in_place && coll != COLL_ALLTOALL) {
-        long long one = coll == COLL_SCATTER ? type_bytes(a->recvcount, a->recvtype)
-                                             : type_bytes(a->sendcount, a->sendtype);
-        long long blk = coll == COLL_SCATTER ? type_bytes(v->scounts[me], a->sendtype)
-                                             : type_bytes(v->rcounts[me], a->recvtype);
-        if (one < 0 || one != blk) {
-            *why = "send and receive block sizes differ";
-            return COLL_ERR_BAD_COUNT;
-        }
-    }
-    if (has_in) {
-        rc = in_multi ? vstage(m, &m->in, (void *)sb, a->sendtype, N, v->scounts, a->sdispls, pad,
-                               1, 0, 0, why)
-                      : vstage(m, &m->in, (void *)sb, a->sendtype, 1, &a->sendcount, NULL, pad, 1,
-                               0, 0, why);
-        sb = m->in.stage;
-    }
-    if (rc == COLL_OK && scatter_root_in_place) {
-        rb = COLL_IN_PLACE;
-    } else if (rc == COLL_OK && has_out) {
-        rc = out_multi ? vstage(m, &m->out, rb, a->recvtype, N, v->rcounts, a->rdispls, pad, 0, 1,
-                                0, why)
-                       : vstage(m, &m->out, rb, a->recvtype, 1, &a->recvcount, NULL, pad, 0, 0,
-                                (size_t)(a->recvcount > 0 ? a->recvcount : 0), why);
-        rb = m->out.stage;
-    }
-    m->sendbuf = sb;
-    m->recvbuf = rb;
-    return rc;
-}
-
-/* ---- v-forms with per-block counts (collmpi_vblocks) ---- */
-
-/* Whether n blocks of counts[r] elements of dt at displs[r] (NULL: side
- * by side) are already the side-by-side layout the algorithm reads (a
- * named type, displacements the running sums of the counts). */
-static int side_by_side(const collmpi_call *m, MPI_Datatype dt, int n, const int *counts,
-                        const int *displs) {
-    if (!m->plain || !contiguous_type(dt, 0)) return 0;
-    long long at = 0;
-    for (int r = 0; displs && r < n; r++) {
-        if (displs[r] != at) return 0;
-        at += counts[r];
-    }
-    return 1;
-}
-
-/* Checks that the n blocks of a side (counts of dt) have the bytes the
- * ranks agreed on: block r is bbytes[first + r * step]. */
-static int agreed_sizes(const collmpi_call *m, MPI_Datatype dt, int n, const int *counts,
-                        size_t first, size_t step, const char **why) {
-    int size = 0;
-    PMPI_Type_size(dt, &size);
-    for (int r = 0; r < n; r++) {
-        size_t k = first + (size_t)r * step;
-        if (!counts || counts[r] < 0 || k >= m->nbb ||
-            (long long)counts[r] * size != m->bbytes[k]) {
-            *why = "send and receive block sizes differ";
-            return COLL_ERR_BAD_COUNT;
-        }
-    }
-    return COLL_OK;
-}
-
-/* An N-block side of a v-form: the user's memory when it is side by side
- * already, else a stage of the blocks side by side (packed when `pack`,
- * unpacked by collmpi_unstage when `unpack`). */
-static int vside(collmpi_call *m, collmpi_stage *st, void *user, MPI_Datatype dt, int n,
-                 const int *counts, const int *displs, int pack, int unpack, void **ptr,
-                 const char **why) {
-    if (side_by_side(m, dt, n, counts, displs)) {
-        *ptr = user;
-        return COLL_OK;
-    }
-    int rc = vstage(m, st, user, dt, n, counts, displs, 0, pack, unpack, 0, why);
-    *ptr = st->stage;
-    return rc;
-}
-
-/* A one-block side: the user's memory, or a stage when its type is not
- * contiguous. */
-static int oside(collmpi_call *m, collmpi_stage *st, void *user, MPI_Datatype dt, int count,
-                 int pack, int unpack, void **ptr, const char **why) {
-    size_t n = count > 0 ? (size_t)count : 0;
-    if (!needs_stage(m, dt, n)) {
-        *ptr = user;
-        return COLL_OK;
-    }
-    int rc = stage(m, st, user, dt, n, pack, unpack ? n : 0, why);
-    *ptr = st->stage;
-    return rc;
-}
-
-/* collmpi_prepare of a v-form of uneven blocks with per-block counts: the
- * blocks side by side at their own sizes (the runtime's geometry, built
- * at the start from bbytes), never in place (an in-place input is staged
- * apart). */
-static int prepare_blocks(const collmpi_args *a, collmpi_call *m, const char **why) {
-    const collmpi_vpad *v = a->vpad;
-    int N = m->nranks, me = m->rank, coll = a->coll;
-    int is_root = me == a->root;
-    const void *sb = a->sendbuf;
-    void *rb = a->recvbuf;
-    void *in = NULL, *out = NULL;
-    int rc = COLL_OK;
-    m->bbytes = v->bbytes;
-    m->nbb = v->nbb;
-    m->count = 1;
-    if (coll == COLL_REDUCE_SCATTER) {
-        /* the input: N blocks side by side; the output: this rank's block */
-        long long total = 0;
-        for (int r = 0; r < N; r++) total += v->rcounts[r];
-        int mine = v->rcounts[me];
-        int contig = m->red_contig;
-        if (sb == MPI_IN_PLACE) {
-            rc = stage(m, &m->in, rb, m->red_type, (size_t)total, 1, 0, why);
-            in = m->in.stage;
-            if (rc == COLL_OK && !contig) {
-                rc = stage(m, &m->out, rb, m->red_type, (size_t)mine, 0, (size_t)mine, why);
-                out = m->out.stage;
-            } else {
-                out = rb;
-            }
-        } else {
-            in = (void *)sb;
-            out = rb;
-            if (!contig) {
-                rc = stage(m, &m->in, (void *)sb, m->red_type, (size_t)total, 1, 0, why);
-                in = m->in.stage;
-                if (rc == COLL_OK)
-                    rc = stage(m, &m->out, rb, m->red_type, (size_t)mine, 0, (size_t)mine, why);
-                out = m->out.stage;
-            }
-        }
-        m->sendbuf = in;
-        m->recvbuf = out;
-        return rc;
-    }
-    int has_in = coll != COLL_SCATTER || is_root;
-    int has_out = coll != COLL_GATHER || is_root;
-    if (!has_in) sb = NULL;
-    if (!has_out) rb = NULL;
-    int scatter_root_in_place = coll == COLL_SCATTER && is_root && rb == MPI_IN_PLACE;
-    if ((sb == MPI_IN_PLACE && (coll == COLL_SCATTER || !has_out)) ||
-        (rb == MPI_IN_PLACE && !scatter_root_in_place)) {
-        *why = "MPI_IN_PLACE where MPI does not allow it";
-        return COLL_ERR_IN_PLACE;
-    }
-    size_t Nn = (size_t)N;
-    /* every block this rank holds has the size the ranks agreed on */
-    if (coll == COLL_ALLTOALL) {
-        if (sb != MPI_IN_PLACE)
-            rc = agreed_sizes(m, a->sendtype, N, v->scounts, (size_t)me * Nn, 1, why);
-        if (rc == COLL_OK) rc = agreed_sizes(m, a->recvtype, N, v->rcounts, (size_t)me, Nn, why);
-    } else if (coll == COLL_SCATTER) {
-        if (is_root) rc = agreed_sizes(m, a->sendtype, N, v->scounts, 0, 1, why);
-        if (rc == COLL_OK && !scatter_root_in_place)
-            rc = agreed_sizes(m, a->recvtype, 1, &a->recvcount, (size_t)me, 1, why);
-    } else {
-        if (has_out) rc = agreed_sizes(m, a->recvtype, N, v->rcounts, 0, 1, why);
-        if (rc == COLL_OK && sb != MPI_IN_PLACE)
-            rc = agreed_sizes(m, a->sendtype, 1, &a->sendcount, (size_t)me, 1, why);
-    }
-    if (rc != COLL_OK) return rc;
-    if (sb == MPI_IN_PLACE) {
-        /* the input is in recvbuf: an allgather's or gather's own block at
-         * rdispls[me], an alltoall's whole row; staged apart so that the
-         * call is not in place */
-        if (coll == COLL_ALLTOALL) {
-            rc = vstage(m, &m->in, rb, a->recvtype, N, v->rcounts, a->rdispls, 0, 1, 0, 0, why);
-        } else {
-            int one = v->rcounts[me];
-            const int *d = a->rdispls;
-            int displ = 0;
-            for (int r = 0; !d && r < me; r++) displ += v->rcounts[r];
-            int at = d ? d[me] : displ;
-            rc = vstage(m, &m->in, rb, a->recvtype, 1, &one, &at, 0, 1, 0, 0, why);
-        }
-        in = m->in.stage;
-    } else if (has_in) {
-        rc = coll == COLL_SCATTER || coll == COLL_ALLTOALL
-                 ? vside(m, &m->in, (void *)sb, a->sendtype, N, v->scounts, a->sdispls, 1, 0, &in,
-                         why)
-                 : oside(m, &m->in, (void *)sb, a->sendtype, a->sendcount, 1, 0, &in, why);
-    }
-    if (rc == COLL_OK && scatter_root_in_place) {
-        /* the root's block stays where it is in sendbuf: the algorithm
-         * writes a copy that nobody reads */
-        rc = stage(m, &m->out, NULL, MPI_BYTE, (size_t)m->bbytes[me], 0, 0, why);
-        m->out.user = NULL;
-        out = m->out.stage;
-    } else if (rc == COLL_OK && has_out) {
-        rc = coll == COLL_SCATTER
-                 ? oside(m, &m->out, rb, a->recvtype, a->recvcount, 0, 1, &out, why)
-                 : vside(m, &m->out, rb, a->recvtype, N, v->rcounts, a->rdispls, 0, 1, &out, why);
-    }
-    m->sendbuf = in;
-    m->recvbuf = out;
-    return rc;
-}
-
-/* The map of blocks of recent (algorithm, N, rank, root) pairs, per
- * thread: following every rank's plan costs the recording of N plans. */
-enum { VMAP_CACHE = 8 };
-typedef struct vmap_entry {
-    void (*fn)(void);
-    int nranks, rank, root;
-    coll_dtype dtype;
-    coll_op op;
-    int rc;
-    const char *why;
-    collrt_vmap map;
-} vmap_entry;
-static _Thread_local vmap_entry vmap_cache[VMAP_CACHE];
-static _Thread_local unsigned vmap_next;
-
-int collmpi_vblocks(coll_collective coll, void (*fn)(void), collmpi_call *m, const char **why) {
-    int rooted = is_root_coll(coll);
-    int root = rooted ? m->root : 0;
-    m->vblocks = 0;
-    m->vmap = NULL;
-    vmap_entry *e = NULL;
-    for (int i = 0; i < VMAP_CACHE && !e; i++) {
-        vmap_entry *c = &vmap_cache[i];
-        if (c->fn == fn && c->nranks == m->nranks && c->rank == m->rank && c->root == root &&
-            c->dtype == m->dtype && c->op == m->op)
-            e = c;
-    }
-    if (!e) {
-        e = &vmap_cache[vmap_next++ % VMAP_CACHE];
-        collrt_vmap_free(&e->map);
-        *e = (vmap_entry){fn, m->nranks, m->rank, root, m->dtype, m->op, COLL_OK, NULL, {0}};
-        collrt_recording *plans = calloc((size_t)m->nranks, sizeof *plans);
-        if (!plans) {
-            e->fn = NULL;
-            *why = "out of memory";
-            return COLL_ERR_NOMEM;
-        }
-        for (int r = 0; e->rc == COLL_OK && r < m->nranks; r++)
-            if (collmpi_record_rank(m->nranks, r, fn, rooted, m->dtype, m->op, root, &plans[r]) !=
-                COLL_OK) {
-                e->rc = COLL_ERR_NOT_APPLICABLE;
-                e->why = "its plan could not be recorded";
-            }
-        if (e->rc == COLL_OK)
-            e->rc = collrt_vmap_build(coll, m->nranks, m->rank, root, plans, &e->map, &e->why);
-        for (int r = 0; r < m->nranks; r++) free(plans[r].ops);
-        free(plans);
-    }
-    *why = e->why;
-    if (e->rc != COLL_OK) return e->rc;
-    const coll_alg_info *info = NULL;
-    collmpi_call probe = *m;
-    (void)collmpi_applies(coll, &probe, fn, &info);
-    if (!info) {
-        *why = "no algorithm information";
-        return COLL_ERR_NOT_APPLICABLE;
-    }
-    m->vinfo = info;
-    m->vmap = &e->map;
-    m->vblocks = 1;
-    return COLL_OK;
 }
 
 static int call_comm(const collmpi_call *m, MPI_Comm comm, coll_comm **cc, int *mpi_err);
@@ -1272,7 +873,7 @@ int collmpi_launch(coll_request *q, const collmpi_call *m) {
 
 int collmpi_request(coll_comm *cc, const coll_alg_info *info, void (*fn)(void), coll_collective coll,
                     const collmpi_call *m, int persistent, coll_request **req) {
-    int root = is_root_coll(coll) ? m->root : 0;
+    int root = collmpi_is_root_coll(coll) ? m->root : 0;
     if (!m->vblocks)
         return persistent ? coll_init(cc, info, fn, m->sendbuf, m->recvbuf, m->count, m->dtype,
                                       m->op, root, req)
@@ -1289,7 +890,7 @@ int collmpi_deferred(coll_collective coll, const collmpi_call *m, MPI_Comm comm,
     coll_comm *cc;
     int rc = call_comm(m, comm, &cc, mpi_err);
     if (rc != COLL_OK) return rc;
-    rc = collrt_start_deferred(cc, info, fn, m->dtype, m->op, is_root_coll(coll) ? m->root : 0,
+    rc = collrt_start_deferred(cc, info, fn, m->dtype, m->op, collmpi_is_root_coll(coll) ? m->root : 0,
                                req);
     if (rc == COLL_ERR_TRANSPORT) *mpi_err = collmpi_comm_mpi_error(cc);
     return rc;
@@ -1303,7 +904,7 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
     m->staged = 0;
     int rc;
     if (a->vpad) {
-        rc = m->vblocks ? prepare_blocks(a, m, why) : prepare_padded(a, m, why);
+        rc = m->vblocks ? collmpi_prepare_blocks(a, m, why) : collmpi_prepare_padded(a, m, why);
         if (rc != COLL_OK) free_stages(m);
         return rc;
     }
@@ -1322,8 +923,8 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
     switch (a->coll) {
     case COLL_BROADCAST:
         /* the root's buffer is in and out */
-        if (B && needs_stage(m, a->sendtype, sc)) {
-            rc = stage(m, &m->out, rb, a->sendtype, sc, is_root, is_root ? 0 : sc, why);
+        if (B && collmpi_needs_stage(m, a->sendtype, sc)) {
+            rc = collmpi_stage_buffer(m, &m->out, rb, a->sendtype, sc, is_root, is_root ? 0 : sc, why);
             rb = m->out.stage;
         }
         sb = is_root ? rb : NULL;
@@ -1375,8 +976,8 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
         if (sb == MPI_IN_PLACE) {
             /* the input is in recvbuf: stage all of it */
             sb = COLL_IN_PLACE;
-            if (B && (out_v || needs_stage(m, out_t, out_n))) {
-                rc = stage(m, &m->out, rb, out_t, out_n, 1, out_n, why);
+            if (B && (out_v || collmpi_needs_stage(m, out_t, out_n))) {
+                rc = collmpi_stage_buffer(m, &m->out, rb, out_t, out_n, 1, out_n, why);
                 rb = m->out.stage;
             }
             if (out_v) PMPI_Type_free(&out_t);
@@ -1388,14 +989,14 @@ int collmpi_prepare(const collmpi_args *a, collmpi_call *m, const char **why) {
             rc = coll == COLL_SCATTER ? same_block(a->recvcount, a->recvtype, B, why)
                                       : same_block(a->sendcount, a->sendtype, B, why);
         }
-        if (rc == COLL_OK && has_in && B && (in_v || needs_stage(m, in_t, in_n))) {
-            rc = stage(m, &m->in, (void *)sb, in_t, in_n, 1, 0, why);
+        if (rc == COLL_OK && has_in && B && (in_v || collmpi_needs_stage(m, in_t, in_n))) {
+            rc = collmpi_stage_buffer(m, &m->in, (void *)sb, in_t, in_n, 1, 0, why);
             sb = m->in.stage;
         }
         if (rc == COLL_OK && scatter_root_in_place) {
             rb = COLL_IN_PLACE;
-        } else if (rc == COLL_OK && has_out && B && (out_v || needs_stage(m, out_t, out_n))) {
-            rc = stage(m, &m->out, rb, out_t, out_n, 0, out_n, why);
+        } else if (rc == COLL_OK && has_out && B && (out_v || collmpi_needs_stage(m, out_t, out_n))) {
+            rc = collmpi_stage_buffer(m, &m->out, rb, out_t, out_n, 0, out_n, why);
             rb = m->out.stage;
         }
         if (in_v) PMPI_Type_free(&in_t);     /* the stages hold duplicates */
@@ -1422,7 +1023,7 @@ int collmpi_unstage(collmpi_call *m, int status, int *mpi_err) {
     collmpi_stage *o = &m->out;
     size_t at = 0;   /* vstride 0: the blocks side by side */
     for (int r = 0; status == COLL_OK && o->stage && r < o->vn; r++) {
-        int rc = pack_block(o->user, o->type, o->vdispls[r], o->vcounts[r],
+        int rc = collmpi_pack_block(o->user, o->type, o->vdispls[r], o->vcounts[r],
                             o->stage + (o->vstride ? (size_t)r * o->vstride : at), 1);
         at += (size_t)o->vcounts[r] * o->vsize;
         if (rc != MPI_SUCCESS) {
@@ -1431,7 +1032,7 @@ int collmpi_unstage(collmpi_call *m, int status, int *mpi_err) {
         }
     }
     if (status == COLL_OK && m->out.stage && m->out.unpack_count) {
-        int rc = pack_all(m->out.user, m->out.type, m->out.unpack_count, m->out.stage, 1);
+        int rc = collmpi_pack_all(m->out.user, m->out.type, m->out.unpack_count, m->out.stage, 1);
         if (rc != MPI_SUCCESS) {
             *mpi_err = rc;
             status = COLL_ERR_TRANSPORT;
@@ -1474,7 +1075,7 @@ int collmpi_invoke(coll_collective coll, const collmpi_call *m, MPI_Comm comm, v
     } else {
         /* a replayed call ends in coll_begin: the program returns at once */
         collmpi_comm_end_early(cc, 1);
-        if (is_root_coll(coll))
+        if (collmpi_is_root_coll(coll))
             rc = ((collmpi_rooted_fn)fn)(cc, m->sendbuf, m->recvbuf, m->count, m->dtype, m->op,
                                          m->root);
         else
@@ -1505,7 +1106,7 @@ int collmpi_start(coll_collective coll, const collmpi_call *m, MPI_Comm comm, vo
 const char *collmpi_refusal(coll_collective coll, const collmpi_call *m, int rc, char *buf,
                             size_t len) {
     if (rc != COLL_ERR_NOT_APPLICABLE) return coll_strerror(rc);
-    if (is_root_coll(coll))
+    if (collmpi_is_root_coll(coll))
         snprintf(buf, len, "does not apply for N = %d, root %d (a `require` fails)", m->nranks,
                  m->root);
     else

@@ -197,6 +197,34 @@ int collmpi_applies(coll_collective coll, const collmpi_call *m, void (*fn)(void
  * calls): COLL_OK with m->vblocks and m->vmap set, or
  * COLL_ERR_NOT_APPLICABLE with *why. The same on every rank. */
 int collmpi_vblocks(coll_collective coll, void (*fn)(void), collmpi_call *m, const char **why);
+/* Shared by collmpi.c and collmpi_vforms.c (the v-forms' preparation). */
+/* 1 if `dt` describes contiguous bytes per element, in order, with extent
+ * == size (so count elements are count * size contiguous bytes). */
+int collmpi_contiguous_type(MPI_Datatype dt, int depth);
+/* The runtime's dtype of a named type its kernels reduce: 1 and *out. */
+int collmpi_named_dtype(MPI_Datatype dt, coll_dtype *out);
+/* Byte size of `count` elements of `dt`; -1 if it cannot be known. */
+long long collmpi_type_bytes(int count, MPI_Datatype dt);
+int collmpi_is_root_coll(coll_collective c);
+/* Packs (unpack = 0) `count` elements of `dt` at `user` into the
+ * contiguous `buf`, or unpacks them back. */
+int collmpi_pack_all(void *user, MPI_Datatype dt, size_t count, char *buf, int unpack);
+/* Opens stage s of `bytes` for the user buffer `user` of type dt. */
+int collmpi_stage_open(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t bytes,
+                       const char *nomem, const char **why);
+/* Stages `count` elements of `dt` at `user` into s (copying them in when
+ * `pack`); `unpack` elements are copied back by collmpi_unstage. */
+int collmpi_stage_buffer(collmpi_call *m, collmpi_stage *s, void *user, MPI_Datatype dt, size_t count,
+                         int pack, size_t unpack, const char **why);
+/* Whether a side of `count` elements of `dt` has to be staged. */
+int collmpi_needs_stage(const collmpi_call *m, MPI_Datatype dt, size_t count);
+/* Packs (unpack = 0) the `count` elements of dt at `displ` extents of
+ * user into buf, or unpacks them back. */
+int collmpi_pack_block(void *user, MPI_Datatype dt, int displ, int count, char *buf, int unpack);
+/* collmpi_prepare of a v-form: padded to the largest block
+ * (collmpi_vpad), or with per-block counts (m->vblocks). */
+int collmpi_prepare_padded(const collmpi_args *a, collmpi_call *m, const char **why);
+int collmpi_prepare_blocks(const collmpi_args *a, collmpi_call *m, const char **why);
 /* The request of a prepared call (per-block counts included): coll_start
  * (persistent = 0) or coll_init (1) of fn on cc. */
 int collmpi_request(coll_comm *cc, const coll_alg_info *info, void (*fn)(void), coll_collective coll,
@@ -312,6 +340,17 @@ int collmpi_v_serve(const collmpi_args *a, collmpi_call *m, void (*fn)(void), co
  * and returns 0. */
 int collmpi_pmpi_gate(const collmpi_args *a, int form);
 int collmpi_pmpi_library(const collmpi_args *a, int form);
+/* pmpi.c: the rule that serves a in its form (COLLMPI_FORM_*; NULL: the
+ * MPI library, with the reason logged), m decided and *info its algorithm's
+ * description; and COLLMPI_DEBUG's line of a call collc serves. */
+struct collmpi_rule;
+const struct collmpi_rule *collmpi_pmpi_choose(const collmpi_args *a, int form, collmpi_call *m,
+                                               const coll_alg_info **info);
+void collmpi_pmpi_log_served(const collmpi_args *a, const collmpi_call *m,
+                             const struct collmpi_rule *r, int staged);
+/* pmpi_requests.c: starts a nonblocking call with a compiled algorithm if
+ * a rule serves it (1, *request and *code set), else 0 (the MPI library). */
+int collmpi_pmpi_try_start(const collmpi_args *a, MPI_Request *request, int *code);
 
 /* ---- COLLMPI_DEBUG (collmpi.c) ---- */
 
