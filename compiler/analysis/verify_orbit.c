@@ -134,16 +134,19 @@ static int form_sum(Form *a, const Form *b, int64_t sign) {
     return __builtin_add_overflow(a->b, bb, &a->b) ? -1 : 0;
 }
 
-/* The least and the greatest value over the variables' boxes. */
-static void form_bounds(const int64_t *M, const Form *f, int64_t *lo, int64_t *hi) {
+/* The least and the greatest value over the variables' boxes; -1 when
+ * one leaves int64 (then some concrete evaluation would overflow). */
+static int form_bounds(const int64_t *M, const Form *f, int64_t *lo, int64_t *hi) {
     int64_t l = f->b, h = f->b;
     for (int i = 0; i < f->n; i++) {
-        int64_t span = f->t[i].coef * (M[f->t[i].var] - 1);
-        if (span > 0) h += span;
-        else l += span;
+        int64_t span;
+        if (__builtin_mul_overflow(f->t[i].coef, M[f->t[i].var] - 1, &span) ||
+            __builtin_add_overflow(span > 0 ? h : l, span, span > 0 ? &h : &l))
+            return -1;
     }
     *lo = l;
     *hi = h;
+    return 0;
 }
 
 static int form_equal(const Form *a, const Form *b) {
@@ -178,7 +181,7 @@ static int form_mod(Orbit *O, Form *f, int64_t m) {
     for (int i = 0; i < f->n; i++)
         if (f->t[i].coef % m != 0) g.t[g.n++] = f->t[i];
     g.b = ((f->b % m) + m) % m;
-    form_bounds(O->M, &g, &lo, &hi);
+    if (form_bounds(O->M, &g, &lo, &hi)) return -1;
     if (lo >= 0 && hi < m) { *f = g; return 0; }
     if (g.n == 1 && g.t[0].coef == 1 && O->M[g.t[0].var] == m) {
         g.t[0].add = (g.t[0].add + g.b) % m;
@@ -226,11 +229,19 @@ static int sym_eval(Orbit *O, const Expr *e, Form *out) {
     switch (e->kind) {
     case EXPR_NAME: *out = O->env[e->u.name.sym->slot]; return 0;
     case EXPR_UNARY:
-        if (e->u.unary.op != UOP_NEG || sym_eval(O, e->u.unary.operand, out)) return -1;
-        return form_scale(out, -1);
-    case EXPR_BINARY: return sym_binary(O, e, out);
+        if (e->u.unary.op != UOP_NEG || sym_eval(O, e->u.unary.operand, out) || form_scale(out, -1))
+            return -1;
+        break;
+    case EXPR_BINARY:
+        if (sym_binary(O, e, out)) return -1;
+        break;
     default: return -1;
     }
+    /* Every value of this node fits int64, so the interpreter, which
+     * computes it for each v, does not overflow where this pass goes on
+     * (form_mod drops multiples of m that the interpreter computes). */
+    int64_t lo, hi;
+    return form_bounds(O->M, out, &lo, &hi);
 }
 
 static int sym_const(Orbit *O, const Expr *e, int64_t *v) {
@@ -260,9 +271,9 @@ static int sym_range(Orbit *O, const Expr *elo, const Expr *ehi, int64_t have, F
     }
     Form d = hi;
     if (form_sum(&d, lo, -1) || d.n || d.b < 0) return -1;
-    int64_t a, b;
-    form_bounds(O->M, lo, &a, &b);
-    if (a < 0 || b + d.b > have) return -1;
+    int64_t a, b, end;
+    if (form_bounds(O->M, lo, &a, &b) || __builtin_add_overflow(b, d.b, &end)) return -1;
+    if (a < 0 || end > have) return -1;
     *len = d.b;
     return 0;
 }
@@ -273,14 +284,12 @@ static int sym_ref(Orbit *O, const BufRef *r, Side *s, int64_t *len) {
         int64_t n, have, a, b, l;
         if (sym_eval(O, k->rank, &rank) || sym_const(O, k->nranks, &n) || sym_const(O, k->chunks, &have))
             return -1;
-        form_bounds(O->M, &rank, &a, &b);
-        if (a < 0 || b >= n || sym_range(O, k->lo, k->hi, have, &lo, &l)) return -1;
+        if (form_bounds(O->M, &rank, &a, &b) || a < 0 || b >= n || sym_range(O, k->lo, k->hi, have, &lo, &l)) return -1;
     }
     int64_t a, b;
     s->buf = r->buffer;
     if (sym_eval(O, r->rank, &s->rank)) return -1;
-    form_bounds(O->M, &s->rank, &a, &b);
-    if (a < 0 || b >= O->N) return -1;
+    if (form_bounds(O->M, &s->rank, &a, &b) || a < 0 || b >= O->N) return -1;
     return sym_range(O, r->lo, r->hi, O->chunks[r->buffer], &s->lo, len);
 }
 
