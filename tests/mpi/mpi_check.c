@@ -234,13 +234,17 @@ static int run_case(const alg *a, MPI_Comm comm, tcase tc, int count, int in_pla
      * checked call then replays the flat plan that one recorded, and must
      * read and write only its own buffers (the decoy is scribbled over
      * before it and freed after it). */
-    char *d_in = NULL, *d_out = NULL;
+    /* The decoy's own result (the recording call's) is checked too: kept
+     * in d_res, compared with the reference below. */
+    char *d_in = NULL, *d_out = NULL, *d_res = NULL;
+    int d_rc = MPI_SUCCESS;
     if (count <= 1001) {
-        d_in = malloc(in_b), d_out = malloc(out_b);
+        d_in = malloc(in_b), d_out = malloc(out_b), d_res = malloc(out_b);
         memcpy(d_in, in, in_b);
         memcpy(d_out, o1, out_b);
-        call(k, a->fn, sb == MPI_IN_PLACE ? sb : d_in, rb1 == MPI_IN_PLACE ? rb1 : d_out, count, dt,
-             tc.op, root, comm);
+        d_rc = call(k, a->fn, sb == MPI_IN_PLACE ? sb : d_in, rb1 == MPI_IN_PLACE ? rb1 : d_out, count,
+                    dt, tc.op, root, comm);
+        memcpy(d_res, d_out, out_b);
         memset(d_in, 0xa5, in_b);
         memset(d_out, 0xa5, out_b);
     }
@@ -251,7 +255,7 @@ static int run_case(const alg *a, MPI_Comm comm, tcase tc, int count, int in_pla
     int bad = 0;
     if (err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION && status == COLL_ERR_NOT_APPLICABLE) {
         nskip++;
-        free(in), free(o1), free(o2), free(i2);
+        free(in), free(o1), free(o2), free(i2), free(d_res);
         return 1;    /* same answer on every rank: skip the algorithm */
     }
     rc2 = call(k, NULL, sb2, rb2, count, dt, tc.op, root, comm);
@@ -263,6 +267,8 @@ static int run_case(const alg *a, MPI_Comm comm, tcase tc, int count, int in_pla
         bad = 2;
     } else if (k == K_SCATTER && ip && memcmp(in, i2, in_elems * es) != 0) {
         bad = 3;
+    } else if (d_res && (d_rc != rc || (rb1 != MPI_IN_PLACE && memcmp(d_res, o2, cmp) != 0))) {
+        bad = 4;   /* the recording call (the decoy) went wrong */
     }
     ncases++;
     if (bad) {
@@ -274,10 +280,11 @@ static int run_case(const alg *a, MPI_Comm comm, tcase tc, int count, int in_pla
                     "FAIL N=%d rank %d %s: type %d op %s count %d in_place %d root %d: rc %d/%d "
                     "(coll %d) %s at byte %zu\n",
                     n, r, a->name, (int)tc.t, tc.op == MPI_SUM ? "sum" : "other", count, in_place, root,
-                    rc, rc2, status, bad == 1 ? "error" : "mismatch", first);
+                    rc, rc2, status, bad == 1 ? "error" : bad == 4 ? "recording call mismatch" : "mismatch",
+                    first);
         }
     }
-    free(in), free(o1), free(o2), free(i2);
+    free(in), free(o1), free(o2), free(i2), free(d_res);
     return 0;
 }
 
