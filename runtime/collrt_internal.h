@@ -360,6 +360,10 @@ static inline const char *collrt_fused_operand(collrt_call *c, int dbuf, int64_t
 /* An in-place call whose input is at risk (not COLL_ALG_INPLACE_SAFE) is
  * protected by copy-on-write (collrt_chunk_level) or else by a private
  * copy of the whole input made by coll_setup. */
+/* An in-place call of a program that may read an input chunk after writing
+ * the out chunk that shares its memory: the runtime protects its input
+ * (copy on write, or a private copy). */
+bool collrt_input_at_risk(const collrt_call *c);
 bool collrt_cow_wanted(const collrt_call *c);
 bool collrt_input_copy_wanted(const collrt_call *c);
 

@@ -19,17 +19,15 @@
 #include <string.h>
 #include "collrt_internal.h"
 
-/* An in-place call of a program that may read an input chunk after writing
- * the out chunk that shares its memory. */
-static bool input_at_risk(const collrt_call *c) {
+bool collrt_input_at_risk(const collrt_call *c) {
     return c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE) && c->in_blocks;
 }
 
 /* At-risk input: copied on write when the runtime sees every transfer, else
  * copied to private memory up front. */
-bool collrt_cow_wanted(const collrt_call *c) { return input_at_risk(c) && collrt_chunk_level(c); }
+bool collrt_cow_wanted(const collrt_call *c) { return collrt_input_at_risk(c) && collrt_chunk_level(c); }
 bool collrt_input_copy_wanted(const collrt_call *c) {
-    return input_at_risk(c) && !collrt_chunk_level(c);
+    return collrt_input_at_risk(c) && !collrt_chunk_level(c);
 }
 
 /* Saves in chunks [lo, hi) not saved yet. */

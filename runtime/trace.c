@@ -187,7 +187,7 @@ static collrt_trace *take_slot(collrt_call *c) {
 
 const collrt_trace *collrt_trace_select(collrt_call *c) {
     /* (an in-place call whose input the runtime protects is never kept) */
-    if (!c->traces_ok || c->vg || c->rec || (c->in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE))) return NULL;
+    if (!c->traces_ok || c->vg || c->rec || collrt_input_at_risk(c)) return NULL;
     for (unsigned i = 0; c->traces && i < TRACES; i++) {
         const collrt_trace *t = &c->traces->slot[i];
         if (t->valid && key_matches(&t->key, c)) return t;
@@ -204,12 +204,10 @@ void collrt_trace_end(collrt_call *c, int status) {
     collrt_trace *t = c->trace_rec;
     c->trace_rec = NULL;
     if (!t) return;
-    /* a call that never set up (count 0, a failed `require`), failed, or
-     * whose input the runtime protects by copying it (the private copy,
-     * copy-on-write) is not replayed */
-    if (t->failed || status != COLL_OK || c->status != COLL_OK || !c->split || !t->nsteps ||
-        (t->key.in_place && !(c->info->flags & COLL_ALG_INPLACE_SAFE)))
-        return;
+    /* a call that never set up (count 0, a failed `require`) or failed is
+     * not replayed (one whose input the runtime protects never records:
+     * collrt_trace_select) */
+    if (t->failed || status != COLL_OK || c->status != COLL_OK || !c->split || !t->nsteps) return;
     t->split = c->split;
     t->scratch_need = c->scratch_cap;
     t->flush = t->steps[t->nsteps - 1].acts;
