@@ -157,8 +157,8 @@ static Rat side_step(CutCtx *c, int side, Rat cap) {
         Rat tpb = rat_max(l->tpb, floor_tpb); /* a rank ejects at most port_limit·β */
         if (rat_cmp(tpb, per) < 0) per = tpb;
     }
-    int nblock = c->coll != COLLECTIVE_ALLREDUCE;
-    Rat chunk = rat_div(rat_make(1, nblock ? c->N : 1, &c->ovf), rat_int(c->split), &c->ovf);
+    /* the chunk the cost model prices a step with (cost.c) */
+    Rat chunk = rat_div(rat_make(1, cost_blocks(c->coll, c->N), &c->ovf), rat_int(c->split), &c->ovf);
     return rat_mul(chunk, per, &c->ovf);
 }
 
