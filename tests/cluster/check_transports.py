@@ -5,7 +5,10 @@ pair of ranks on one node uses shared memory and every pair on two nodes the
 network, both as the library says (its verbose lines) and as the node's eth0
 counter measures (pairs.c's own lines).
 
-  check_transports.py openmpi|mpich OUTPUT NODES PPN BYTES
+  check_transports.py openmpi|mpich OUTPUT REPORT NODES PPN BYTES
+
+OUTPUT is the job's output (the library's verbose lines), REPORT the file
+pairs.c wrote (its rank and pair lines).
 
 Open MPI (--mca btl_base_verbose 100) prints one line per peer when it adds
 the processes of the job:
@@ -27,11 +30,15 @@ def fail(msg):
 
 
 def main():
-    mpi, path, nodes, ppn, nbytes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    if len(sys.argv) != 7:
+        sys.exit(__doc__)
+    mpi, path, report_path = sys.argv[1], sys.argv[2], sys.argv[3]
+    nodes, ppn, nbytes = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
     text = open(path, errors="replace").read()
+    report = open(report_path, errors="replace").read()
     n = nodes * ppn
     rank_of_pid, host_of_rank = {}, {}
-    for m in re.finditer(r"^rank (\d+) pid (\d+) host (\S+) node-rank (\d+)/(\d+)$", text, re.M):
+    for m in re.finditer(r"^rank (\d+) pid (\d+) host (\S+) node-rank (\d+)/(\d+)$", report, re.M):
         r, pid, host, size = int(m[1]), int(m[2]), m[3], int(m[5])
         rank_of_pid[pid], host_of_rank[r] = r, host
         if size != ppn:
@@ -77,7 +84,7 @@ def main():
 
     # the network's view
     seen = 0
-    for m in re.finditer(r"^pair (\d+) (\d+) eth0_tx_delta (-?\d+)$", text, re.M):
+    for m in re.finditer(r"^pair (\d+) (\d+) eth0_tx_delta (-?\d+)$", report, re.M):
         i, j, d = int(m[1]), int(m[2]), int(m[3])
         seen += 1
         if d < 0:

@@ -16,11 +16,11 @@ export CLUSTER="tt$$"
 mkdir -p "$work"
 run() {
   timeout 120 "$cluster_sh" mpirun openmpi -ppn "$ppn" --mca btl_base_verbose 100 -- \
-    "$pairs_openmpi" $bytes > "$work/openmpi.out" 2>&1 || { echo "openmpi run failed:"; tail -20 "$work/openmpi.out"; return 1; }
-  python3 "$here/check_transports.py" openmpi "$work/openmpi.out" "$nodes" "$ppn" $bytes || return 1
+    "$pairs_openmpi" $bytes "$work/openmpi.report" > "$work/openmpi.out" 2>&1 || { echo "openmpi run failed:"; tail -20 "$work/openmpi.out"; return 1; }
+  python3 "$here/check_transports.py" openmpi "$work/openmpi.out" "$work/openmpi.report" "$nodes" "$ppn" $bytes || return 1
   timeout 120 "$cluster_sh" mpirun mpich -ppn "$ppn" --done "pairs: done" -- env UCX_LOG_LEVEL=debug \
-    "$pairs_mpich" $bytes > "$work/mpich.out" 2>&1 || { echo "mpich run failed:"; tail -20 "$work/mpich.out"; return 1; }
-  python3 "$here/check_transports.py" mpich "$work/mpich.out" "$nodes" "$ppn" $bytes || return 1
+    "$pairs_mpich" $bytes "$work/mpich.report" > "$work/mpich.out" 2>&1 || { echo "mpich run failed:"; tail -20 "$work/mpich.out"; return 1; }
+  python3 "$here/check_transports.py" mpich "$work/mpich.out" "$work/mpich.report" "$nodes" "$ppn" $bytes || return 1
 }
 export -f run
 export cluster_sh pairs_openmpi pairs_mpich work nodes ppn here bytes
