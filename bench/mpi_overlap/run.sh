@@ -6,27 +6,47 @@
 # allreduce by ALG (default ring_allreduce) from bench/mpi_collectives'
 # shared object. SLICES (default 64) compute slices, each followed by an
 # MPI_Test.
+#
+# With NODES=K (root; scripts/cluster.sh): Open MPI only, one rank on each
+# of K emulated nodes joined by RATE (default 1gbit) links, so the
+# AllReduce's bytes cross a network instead of being copied by the ranks'
+# own cores, which on one machine are the cores the computation needs.
 set -eu
 b=${1:-build}
 r=${2:-9}
 alg=${ALG:-ring_allreduce}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+if [ -n "${NODES-}" ] && [ -z "${CLUSTER_UP-}" ]; then
+  b=$(cd "$b" && pwd)
+  exec env CLUSTER_UP=1 "$root/scripts/cluster.sh" run -n "$NODES" --rate "${RATE:-1gbit}" -- \
+    sh "$here/run.sh" "$b" "$r"
+fi
 cfg=$(mktemp)
 trap 'rm -f "$cfg"' EXIT
 for f in openmpi mpich; do
   echo "allreduce 0 - $b/bench/mpi_collectives/$f/libbenchalgs.so $alg" > "$cfg"
   lib=$b/targets/mpi/$f/libcollmpi.so
   exe=$b/bench/mpi_overlap/overlap_bench_$f
-  if [ $f = openmpi ]; then
+  slicing="-r $r -t ${SLICES:-64} 1048576 16777216"
+  if [ -n "${CLUSTER_UP-}" ]; then
+    [ $f = openmpi ] || continue
+    echo "## Open MPI, $NODES nodes x 1 rank (${RATE:-1gbit} links), $alg"
+    # shellcheck disable=SC2086
+    "$root/scripts/cluster.sh" mpirun openmpi -ppn 1 -- env LD_PRELOAD="$lib" COLLMPI_CONFIG="$cfg" \
+      "$exe" $slicing
+  elif [ $f = openmpi ]; then
     for n in ${OMPI_NS-2}; do
       echo "## Open MPI, N=$n, $alg"
+      # shellcheck disable=SC2086
       mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" -x LD_PRELOAD="$lib" \
-        -x COLLMPI_CONFIG="$cfg" "$exe" -r "$r" -t "${SLICES:-64}" 1048576 16777216
+        -x COLLMPI_CONFIG="$cfg" "$exe" $slicing
     done
   else
     for n in ${MPICH_NS-2}; do
       echo "## MPICH, N=$n, $alg"
-      mpirun.mpich -n "$n" -env LD_PRELOAD "$lib" -env COLLMPI_CONFIG "$cfg" \
-        "$exe" -r "$r" -t "${SLICES:-64}" 1048576 16777216
+      # shellcheck disable=SC2086
+      mpirun.mpich -n "$n" -env LD_PRELOAD "$lib" -env COLLMPI_CONFIG "$cfg" "$exe" $slicing
     done
   fi
 done
