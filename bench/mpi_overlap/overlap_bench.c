@@ -5,8 +5,8 @@
  * algorithm), PMPI_Iallreduce the library's own, measured in alternating
  * rounds of the same run. Per size and implementation:
  *   t_pure   start, then MPI_Wait at once
- *   t_cpu    the computation alone, calibrated to last about t_pure of
- *            the warm-up
+ *   t_cpu    the computation alone, calibrated to last about the median
+ *            t_pure of a few calls after the warm-up
  *   t_total  start, the computation in slices with an MPI_Test after each
  *            slice (the only place a request without a progress thread
  *            advances), MPI_Wait
@@ -56,22 +56,50 @@ typedef struct result {
     double pure, cpu, total, overlap;
 } result;
 
-/* one round of the three measurements; work units per slice from t_pure */
-static void one_round(iallreduce_fn f, float *s, float *r, int count, double rate, double pure_hint,
-                      double *pure, double *cpu, double *total) {
+/* t_pure: start, then MPI_Wait at once; slowest rank */
+static double pure_once(iallreduce_fn f, float *s, float *r, int count) {
     MPI_Request q;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     f(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
-    *pure = bench_max_all(MPI_Wtime() - t0);
-    long per_slice = (long)(rate * (pure_hint > 0 ? pure_hint : *pure) / slices);
+    return bench_max_all(MPI_Wtime() - t0);
+}
+
+/* the computation alone: `slices` slices of per_slice units; slowest rank */
+static double cpu_once(long per_slice) {
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
+    double t0 = MPI_Wtime();
     for (int k = 0; k < slices; k++) compute(per_slice);
-    *cpu = bench_max_all(MPI_Wtime() - t0);
+    return bench_max_all(MPI_Wtime() - t0);
+}
+
+/* Work units per second that make the computation last about the median
+ * t_pure of a few calls after a warm-up: the first calls of a size can be
+ * slower than the rest, and a target taken from them overshoots. */
+static double calibrate_to_pure(iallreduce_fn f, float *s, float *r, int count, double rate,
+                                double *target) {
+    double t[5];
+    pure_once(f, s, r, count);   /* warm-up */
+    for (int i = 0; i < 5; i++) t[i] = pure_once(f, s, r, count);
+    *target = bench_median(t, 5);
+    for (int it = 0; it < 6; it++) {
+        double c = cpu_once((long)(rate * *target / slices));
+        if (c > 0.9 * *target && c < 1.1 * *target) break;
+        if (c > 0) rate *= *target / c;
+    }
+    return rate;
+}
+
+/* one round of the three measurements; work units per slice from pure_hint */
+static void one_round(iallreduce_fn f, float *s, float *r, int count, double rate, double pure_hint,
+                      double *pure, double *cpu, double *total) {
+    MPI_Request q;
+    *pure = pure_once(f, s, r, count);
+    long per_slice = (long)(rate * pure_hint / slices);
+    *cpu = cpu_once(per_slice);
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
+    double t0 = MPI_Wtime();
     f(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &q);
     for (int k = 0; k < slices; k++) {
         int flag;
@@ -114,17 +142,8 @@ int main(int argc, char **argv) {
         for (int i = 0; i < count; i++) s[i] = (float)((me + i) % 7);
         double pure[2][64], cpu[2][64], total[2][64], ov[2][64];
         int R = rounds > 64 ? 64 : rounds;
-        /* warm-up and calibration: the computation's rate is scaled
-         * until t_cpu is within 10 % of t_pure (a few rounds at most) */
-        double hint[2] = {0, 0}, krate[2] = {rate, rate};
-        for (int k = 0; k < 2; k++)
-            for (int it = 0; it < 6; it++) {
-                double p, c, t;
-                one_round(fns[k], s, r, count, krate[k], 0, &p, &c, &t);
-                hint[k] = p;
-                if (c > 0.9 * p && c < 1.1 * p) break;
-                if (c > 0) krate[k] *= p / c;
-            }
+        double hint[2], krate[2];
+        for (int k = 0; k < 2; k++) krate[k] = calibrate_to_pure(fns[k], s, r, count, rate, &hint[k]);
         for (int i = 0; i < R; i++)
             for (int k = 0; k < 2; k++) {   /* alternating rounds */
                 one_round(fns[k], s, r, count, krate[k], hint[k], &pure[k][i], &cpu[k][i],
