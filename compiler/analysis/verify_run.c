@@ -5,6 +5,7 @@
  * mostly repeat the same diagnostic with other numbers. Later instances are
  * still checked, silently, so the summary can say exactly which N fail. */
 #include "analysis/verify.h"
+#include "analysis/verify_internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -143,9 +144,7 @@ void verify_vcounts(int pattern, uint64_t seed, int64_t N, int64_t *out) {
         }
         /* splitmix64 of (seed, N, r): a list per N, the same on every run */
         uint64_t x = seed * 0x9e3779b97f4a7c15ull + (uint64_t)N * 0xbf58476d1ce4e5b9ull + (uint64_t)r;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-        out[r] = (int64_t)((x ^ (x >> 31)) % 8);
+        out[r] = (int64_t)(vtree_mix64(x) % 8);
     }
 }
 
