@@ -24,11 +24,11 @@ if [ -n "${NODES-}" ] && [ -z "${CLUSTER_UP-}" ]; then
 fi
 cfg=$(mktemp)
 trap 'rm -f "$cfg"' EXIT
+slicing="-r $r -t ${SLICES:-64} 1048576 16777216"
 for f in openmpi mpich; do
   echo "allreduce 0 - $b/bench/mpi_collectives/$f/libbenchalgs.so $alg" > "$cfg"
   lib=$b/targets/mpi/$f/libcollmpi.so
   exe=$b/bench/mpi_overlap/overlap_bench_$f
-  slicing="-r $r -t ${SLICES:-64} 1048576 16777216"
   if [ -n "${CLUSTER_UP-}" ]; then
     [ $f = openmpi ] || continue
     echo "## Open MPI, $NODES nodes x 1 rank (${RATE:-1gbit} links), $alg"

@@ -40,26 +40,17 @@ int main(int argc, char **argv) {
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &lme);
     MPI_Comm_size(node, &ln);
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
+    /* what rank 0 reports for this rank; host NUL-terminated (zeroed) */
+    struct { long pid; int node_rank, node_size; char host[256]; } me_info = {(long)getpid(), lme, ln, ""}, *all = NULL;
+    gethostname(me_info.host, sizeof me_info.host - 1);
     size_t bytes = argc > 1 ? strtoul(argv[1], NULL, 0) : (size_t)1 << 20;
     char *buf = calloc(bytes, 1);
-    if (!buf) {
-        fprintf(stderr, "pairs: out of memory\n");
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    struct { long pid; int node_rank, node_size; char host[256]; } me_info, *all = NULL;
-    memset(&me_info, 0, sizeof me_info);
-    me_info.pid = (long)getpid();
-    me_info.node_rank = lme;
-    me_info.node_size = ln;
-    memcpy(me_info.host, host, sizeof me_info.host);
     long long *delta = calloc((size_t)n, sizeof *delta), *deltas = NULL; /* delta[j]: me -> j */
     if (me == 0) {
         all = calloc((size_t)n, sizeof *all);
         deltas = calloc((size_t)n * (size_t)n, sizeof *deltas);
     }
-    if (!delta || (me == 0 && (!all || !deltas))) {
+    if (!buf || !delta || (me == 0 && (!all || !deltas))) {
         fprintf(stderr, "pairs: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
