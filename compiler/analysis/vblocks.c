@@ -134,9 +134,7 @@ int vblocks_algorithm(const Algorithm *alg, const int64_t *ns, size_t nns, const
         nns = verify_default_ns(dflt, 64);
         ns = dflt;
     }
-    FILE *devnull = fopen("/dev/null", "w");
-    COLLC_ASSERT(devnull);
-    DiagEngine *quiet = diag_new(sm, devnull, DIAG_FMT_TEXT);
+    DiagEngine *quiet = diag_new_silent(sm);
     int verdict = -1;
     for (size_t i = 0; i < nns && verdict != 0; i++) {
         int64_t roots[16];
@@ -149,6 +147,5 @@ int vblocks_algorithm(const Algorithm *alg, const int64_t *ns, size_t nns, const
         }
     }
     diag_delete(quiet);
-    fclose(devnull);
     return verdict;
 }

@@ -43,6 +43,7 @@ typedef struct DiagRec {
 struct DiagEngine {
     SourceManager *sm;
     FILE *out;
+    FILE *owned_out; /* diag_new_silent's /dev/null, closed by diag_delete */
     DiagFormat fmt;
     int color;
     unsigned error_limit;
@@ -116,8 +117,17 @@ DiagEngine *diag_new(SourceManager *sm, FILE *out, DiagFormat fmt) {
     return d;
 }
 
+DiagEngine *diag_new_silent(SourceManager *sm) {
+    FILE *devnull = fopen("/dev/null", "w");
+    COLLC_ASSERT(devnull);
+    DiagEngine *d = diag_new(sm, devnull, DIAG_FMT_TEXT);
+    d->owned_out = devnull;
+    return d;
+}
+
 void diag_delete(DiagEngine *d) {
     if (!d) return;
+    if (d->owned_out) fclose(d->owned_out);
     rec_free(&d->pending);
     for (size_t i = 0; i < d->nresults; i++) rec_free(&d->results[i]);
     free(d->results);

@@ -37,6 +37,9 @@ typedef enum DiagFormat {
 typedef struct DiagEngine DiagEngine;
 
 DiagEngine *diag_new(SourceManager *sm, FILE *out, DiagFormat fmt);
+/* An engine that counts what is reported and writes nothing: for passes
+ * that run the front end again where a later one reports. */
+DiagEngine *diag_new_silent(SourceManager *sm);
 void diag_delete(DiagEngine *d);
 /* Writes to `out` from now on. The colour decided for the stream given to
  * diag_new stays: a stream that passes everything on to the terminal (the
