@@ -37,9 +37,12 @@ expect "one node of 4 ranks, the file" "$one" "1:3 "
 cluster() {
   local f
   for f in "" "$work/bruck.json"; do
+    rm -f "$work/cluster.report"
     timeout 120 "$cluster_sh" mpirun mpich -ppn 2 --done "mpich_json_app: done" -- \
-      env ${f:+MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$f} "$app" allgather 1024 > "$work/cluster.out" 2> "$work/cluster.err"
-    grep -E "^([0-9?]+:[0-9]+ )+$" "$work/cluster.out" || { echo "the job failed:"; tail -20 "$work/cluster.out" "$work/cluster.err" >&2; }
+      env ${f:+MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$f} "$app" allgather 1024 "$work/cluster.report" \
+      > "$work/cluster.out" 2> "$work/cluster.err"
+    grep -E "^([0-9?]+:[0-9]+ )+$" "$work/cluster.report" 2>/dev/null \
+      || { echo "the job failed:"; tail -n 20 "$work/cluster.out" "$work/cluster.err" >&2; }
   done
 }
 export -f cluster

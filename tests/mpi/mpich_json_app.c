@@ -1,9 +1,13 @@
-/* mpich_json_app.c COLL COUNT - one MPI_Allreduce (COLL allreduce: COUNT
+/* mpich_json_app.c COLL COUNT [REPORT] - one MPI_Allreduce (COLL allreduce: COUNT
  * doubles, the sum of rank + 1 and the element's index) or MPI_Allgather
  * (allgather: COUNT doubles a rank) under MPICH, checked against the closed
  * form (exit 1 on a wrong element); rank 0 then prints the messages it
- * sent in the collective, per peer: "PEER:MSGS ...". Run by
- * mpich_json_test.sh with a selection file of `collc tune --emit=mpich-json`.
+ * sent in the collective, per peer: "PEER:MSGS ...", on standard output or
+ * into the file REPORT (closed before the line scripts/cluster.sh mpirun
+ * --done waits for: on the emulated cluster the launcher merges every
+ * rank's output into one stream, which can split or lose a line of it).
+ * Run by mpich_json_test.sh with a selection file of `collc tune
+ * --emit=mpich-json`.
  *
  * The messages are seen where MPICH's ch4:ucx device hands them to UCX:
  * this program defines ucp_tag_send_nbx (UCX's tagged send, the one the
@@ -53,8 +57,8 @@ int main(int argc, char **argv) {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc != 3 || size >= MAX_PEERS || (strcmp(argv[1], "allreduce") != 0 && strcmp(argv[1], "allgather") != 0)) {
-        if (rank == 0) fprintf(stderr, "usage: mpich_json_app allreduce|allgather COUNT (fewer than %d ranks)\n", MAX_PEERS);
+    if (argc < 3 || argc > 4 || size >= MAX_PEERS || (strcmp(argv[1], "allreduce") != 0 && strcmp(argv[1], "allgather") != 0)) {
+        if (rank == 0) fprintf(stderr, "usage: mpich_json_app allreduce|allgather COUNT [REPORT] (fewer than %d ranks)\n", MAX_PEERS);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int allreduce = strcmp(argv[1], "allreduce") == 0;
@@ -87,10 +91,17 @@ int main(int argc, char **argv) {
     }
     if (bad) fprintf(stderr, "rank %d: %ld wrong elements\n", rank, bad);
     if (rank == 0) {
-        for (int p = 1; p < size; p++)
-            if (sent[p]) printf("%d:%d ", p, sent[p]);
-        if (unknown) printf("?:%d ", unknown);
-        printf("\n");
+        FILE *report = argc == 4 ? fopen(argv[3], "w") : stdout;
+        if (!report) {
+            perror(argv[3]);
+            bad = 1;
+        } else {
+            for (int p = 1; p < size; p++)
+                if (sent[p]) fprintf(report, "%d:%d ", p, sent[p]);
+            if (unknown) fprintf(report, "?:%d ", unknown);
+            fprintf(report, "\n");
+            if (report != stdout ? fclose(report) != 0 : fflush(report) != 0) bad = 1;
+        }
     }
     free(in);
     free(out);
