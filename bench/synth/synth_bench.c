@@ -112,13 +112,23 @@ static void beta_of(const char *terms, char *buf, size_t size) {
     }
 }
 
-/* One run of `collc synth ARGS... -o out`: 0 and its CPU seconds, wall
- * seconds and peak MiB, or the wait status when it failed. */
-static int run_synth(const char *collc, char *const *args, double *cpu, double *wall, double *mib) {
+/* One run of `collc ARGS...`, stopped after cpu_limit seconds of CPU: 0,
+ * or the wait status when it failed. quiet: its standard output into file
+ * `out` (NULL: discarded) and its standard error discarded. Its CPU
+ * seconds, wall seconds and peak MiB into *cpu, *wall, *mib. */
+static int run_collc(const char *collc, char *const *args, int quiet, const char *out, int cpu_limit, double *cpu,
+                     double *wall, double *mib) {
     double t0 = now();
     pid_t pid = fork();
     if (pid == 0) {
-        struct rlimit rl = {60, 61};
+        if (quiet) {
+            int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            int nul = open("/dev/null", O_WRONLY);
+            if (fd < 0 || nul < 0) _exit(127);
+            dup2(fd, 1);
+            dup2(nul, 2);
+        }
+        struct rlimit rl = {(rlim_t)cpu_limit, (rlim_t)cpu_limit + 1};
         setrlimit(RLIMIT_CPU, &rl);
         execv(collc, args);
         _exit(127);
@@ -133,24 +143,16 @@ static int run_synth(const char *collc, char *const *args, double *cpu, double *
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : (status ? status : -1);
 }
 
-/* `collc ARGS...` with its standard output into file `out` (NULL: none)
- * and its standard error discarded; 1 when it exits 0. */
+/* One timed run of `collc synth ARGS... -o out` (60 s of CPU at most). */
+static int run_synth(const char *collc, char *const *args, double *cpu, double *wall, double *mib) {
+    return run_collc(collc, args, 0, NULL, 60, cpu, wall, mib);
+}
+
+/* An untimed run of a check (120 s of CPU at most), its standard output
+ * into `out` (NULL: none); 1 when it exits 0. */
 static int run_quiet(const char *collc, char *const *args, const char *out) {
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int nul = open("/dev/null", O_WRONLY);
-        if (fd < 0 || nul < 0) _exit(127);
-        dup2(fd, 1);
-        dup2(nul, 2);
-        struct rlimit rl = {120, 121};
-        setrlimit(RLIMIT_CPU, &rl);
-        execv(collc, args);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    double cpu, wall, mib;
+    return run_collc(collc, args, 1, out, 120, &cpu, &wall, &mib) == 0;
 }
 
 /* splitmix64: the family depends on the seed only. */
@@ -212,34 +214,49 @@ static double frac_value(const char *s) {
     return sl ? num / atof(sl + 1) : num;
 }
 
-/* Of `collc compare`'s report `text`, the section of collective `coll`:
- * the β coefficient of algorithm `name` into *mine, and the smallest of the
- * others into *best (-1 when there is none). 1 when `name` was found. */
+/* The string value of "key" in JSON object text [p, end) into buf ("" when
+ * absent); collc's values here hold no escapes. Returns what follows it. */
+static const char *json_string_field(const char *p, const char *end, const char *key, char *buf, size_t size) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    buf[0] = 0;
+    const char *k = strstr(p, pat);
+    if (!k || k >= end) return end;
+    k += strlen(pat);
+    const char *q = strchr(k, '"');
+    if (!q || q > end) return end;
+    snprintf(buf, size, "%.*s", (int)(q - k), k);
+    return q + 1;
+}
+
+/* Of `collc compare --format json`'s report `text` (one object per line
+ * and collective), the object of collective `coll`: the β coefficient of
+ * algorithm `name` into *mine, and the smallest of the others into *best
+ * (-1 when there is none). 1 when `name` was found. */
 static int compare_betas(const char *text, const char *coll, const char *name, double *mine, double *best) {
     char head[128];
-    snprintf(head, sizeof head, "compare %s at N = ", coll);
+    snprintf(head, sizeof head, "{\"collective\":\"%s\"", coll);
     const char *p = strstr(text, head);
     int found = 0;
     *best = -1;
     if (!p) return 0;
-    p = strstr(p, "\nalgorithm ");
-    if (!p) return 0;
-    p = strchr(p + 1, '\n');
-    /* one line per algorithm up to the blank line: NAME, spaces, its cost */
-    while (p && p[1] && p[1] != '\n') {
-        const char *line = p + 1, *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line), nlen = strcspn(line, " ");
-        char cost[256], b[48];
-        snprintf(cost, sizeof cost, "%.*s", (int)(len > nlen ? len - nlen : 0), line + nlen);
-        beta_of(cost, b, sizeof b);
-        double beta = strcmp(b, "?") == 0 ? 0 : frac_value(b);
-        if (nlen == strlen(name) && strncmp(line, name, nlen) == 0) {
-            *mine = beta;
+    const char *end = strchr(p, '\n');
+    if (!end) end = p + strlen(p);
+    const char *algs = strstr(p, "\"algorithms\":["), *stop = strstr(p, "\"fastest\":");
+    if (!algs || algs > end) return 0;
+    if (!stop || stop > end) stop = end;
+    for (const char *q = algs; q < stop;) {
+        char alg[256], beta[64];
+        q = json_string_field(q, stop, "algorithm", alg, sizeof alg);
+        if (q >= stop) break;
+        q = json_string_field(q, stop, "beta", beta, sizeof beta);
+        double v = frac_value(beta);
+        if (strcmp(alg, name) == 0) {
+            *mine = v;
             found = 1;
-        } else if (*best < 0 || beta < *best) {
-            *best = beta;
+        } else if (*best < 0 || v < *best) {
+            *best = v;
         }
-        p = end;
     }
     return found;
 }
@@ -255,7 +272,7 @@ static void check_output(const char *collc, const char *examples, const char *to
                         "--iters", "1", "--warmup", "0", "-O", "0", NULL};
     *ran = run_quiet(collc, run_args, NULL);
     char *cmp_args[] = {(char *)collc, "compare", (char *)examples, (char *)out, (char *)topo, "--topo", "rand",
-                        "-N", ns, "--root", root, NULL};
+                        "-N", ns, "--root", root, "--format", "json", NULL};
     double mine = 0, best = -1;
     *ok_vs_shipped = 0;
     if (!run_quiet(collc, cmp_args, report)) return;

@@ -415,7 +415,13 @@ static SynthStatus run(Search *sp, const SynthOptions *o, TopoModel *t, Arena *a
     if (s.pareto) {
         for (size_t k = 0; k < s.nfront; k++) {
             s.front[k].effort_bound = s.effort_hit;
-            bounds_at_split(&s, &s.front[k]);
+            /* the bound at a split costs maximum flows: once per split */
+            size_t j = 0;
+            while (j < k && s.front[j].sched.split != s.front[k].sched.split) j++;
+            if (j < k)
+                s.front[k].bounds = s.front[j].bounds;
+            else
+                bounds_at_split(&s, &s.front[k]);
         }
         sp->front = s.front;
         sp->nfront = s.nfront;
