@@ -17,8 +17,8 @@
  * and a send and its receive happen together as one transfer. The events
  * are placed as early as their thread block, their dependency and (for a
  * message) the partner allow: round k is collc step k. A thread block's
- * round holds its sends, then its receives and copies, as the executor runs
- * them without waiting in between (joins()); one that moves nothing (a nop)
+ * round holds at most one send, then its receives and copies, as the
+ * executor runs them without waiting in between (joins()); one that moves nothing (a nop)
  * takes none, as on the GPU, where it only waits: were it a round, thread
  * blocks with more nops before the same transfer would send it later, and
  * one phase of the algorithm would be priced as several steps. When nothing can
@@ -292,13 +292,12 @@ static void finish_ev(Build *b, int *pc, int g, int round) {
 
 static void report_deadlock(Build *b, const int *pc, int ntb);
 
-/* What a thread block has done in its current round: whether it may still
- * send in it (not after a receive or a copy, which it waits for), and the
- * chunks it read and wrote. */
+/* What a thread block has done in its current round: whether it sent in
+ * it, and the chunks it read and wrote. */
 typedef struct Acc { int buf, lo, hi, write; } Acc;
 typedef struct TbRound {
     int round;      /* its current round (0: none yet) */
-    int open;       /* 0 closed, 1 sends only so far, 2 received or copied */
+    int open;       /* 0: closed (a nop waited): its next event starts a round */
     Acc *acc;
     int nacc, cap;
 } TbRound;
@@ -320,13 +319,20 @@ static void note_acc(TbRound *t, int buf, int lo, int hi, int write) {
 }
 
 /* Whether moving event e can go in its thread block's current round: it
- * is done with what it waits for (lb), it is not a send after a receive
- * or a copy of the round, and it touches no chunk that the round wrote
- * (nor writes one it read). A step's reads see the state before it, so
- * such events are one step: sends then receives, as an exchange runs. */
+ * is done with what it waits for (lb), it is not a send (a send opens its
+ * round), and it touches no chunk that the round wrote (nor writes one it
+ * read). A step's reads see the state before it, so a send and then
+ * receives and copies are one step, as an exchange runs: the send is
+ * buffered, it does not wait for its receive. Two sends are never one
+ * round: the executor runs a thread block's steps one after the other,
+ * each a primitive that returns when its data is out (the loop over
+ * mscclTB.transmissions in mscclRunInterpreter, RCCL's
+ * src/device/msccl_kernel_impl.h, and msccl-executor-nccl's), so a thread
+ * block that sends blocks 0 .. k-1 to its peer sends them in k rounds, a
+ * pipeline its peer forwards from while the next block is sent. */
 static int joins(const TbRound *t, const Ev *e, int lb) {
     if (!t->round || !t->open || lb >= t->round) return 0;
-    if (e->kind == EV_SEND) return t->open == 1 && !overlaps(t, e->src.buf, e->src.chunk, e->src.chunk + e->cnt, 0);
+    if (e->kind == EV_SEND) return 0;
     if (e->kind == EV_LOCAL && overlaps(t, e->src.buf, e->src.chunk, e->src.chunk + e->cnt, 0)) return 0;
     return !overlaps(t, e->dst.buf, e->dst.chunk, e->dst.chunk + e->cnt, 1);
 }
@@ -351,7 +357,6 @@ static int place(const Build *b, TbRound *t, const Ev *e, int lb) {
         if (partner > round) round = partner;
         t->round = round, t->open = 1, t->nacc = 0;
     }
-    if (e->kind != EV_SEND) t->open = 2;
     if (e->kind != EV_RECV) note_acc(t, e->src.buf, e->src.chunk, e->src.chunk + e->cnt, 0);
     if (e->kind != EV_SEND) note_acc(t, e->dst.buf, e->dst.chunk, e->dst.chunk + e->cnt, 1);
     return t->round;

@@ -339,10 +339,12 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
     w.scratch_base = xcalloc((size_t)s->nbuffers, sizeof(int));
     w.ranks = xcalloc((size_t)s->N, sizeof(WRank));
     w.moving_index = xcalloc(s->nsteps + 1, sizeof(int));
-    for (size_t k = 0, moving = 0; k < s->nsteps; k++) {
+    size_t moving = 0;
+    for (size_t k = 0; k < s->nsteps; k++) {
         w.moving_index[k] = (int)moving;
         moving += s->steps[k].count > 0;
     }
+    if (map) map->steps = moving;
     for (int r = 0; r < s->N; r++) {
         WRank *wr = &w.ranks[r];
         wr->local = -1;

@@ -23,6 +23,7 @@ typedef struct MsStepOrigin {
 typedef struct MsStepMap {
     MsStepOrigin *v;
     size_t n, cap;
+    size_t steps;               /* the schedule's steps that move data */
 } MsStepMap;
 
 /* Writes the schedule (fixed N) to f; fills *map (when not NULL; free its

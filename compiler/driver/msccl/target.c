@@ -87,7 +87,7 @@ static const MsStepOrigin *origin_at(const MsStepMap *m, uint32_t at) {
  * schedule it runs can have other steps than the source's, and so another
  * α term than the one collc printed for the source. Names the transfer of
  * the earliest source step that runs in another step. */
-static void warn_steps_differ(Cmd *c, const Schedule *back, const MsStepMap *m, size_t src_steps) {
+static void warn_steps_differ(Cmd *c, const Schedule *back, const MsStepMap *m) {
     const Transfer *first = NULL;
     const MsStepOrigin *at = NULL;
     size_t at_round = 0, rounds = 0;
@@ -115,14 +115,13 @@ static void warn_steps_differ(Cmd *c, const Schedule *back, const MsStepMap *m, 
                  what, at->step + 1, at_round + 1, /* numbered from 1, as `collc expand` does */
                  (size_t)at->step > at_round ? "earlier: as soon as its data is there"
                                              : "later: its thread block's order or a dependency makes it wait",
-                 rounds, rounds, src_steps, src_steps);
+                 rounds, rounds, m->steps, m->steps);
 }
 
 /* The file read back as the executor reads it, and verified; warns when
- * its steps are not the source's (src_steps: the source's steps that move
- * data). */
+ * its steps are not the source's (map: where the written steps come from). */
 static int read_back(Cmd *c, const Algorithm *src, const char *path, char *text, size_t len,
-                     const MsStepMap *map, size_t src_steps) {
+                     const MsStepMap *map) {
     Session *s = &c->s;
     int id = source_add(&s->sm, path, text, len);
     Program prog;
@@ -136,7 +135,7 @@ static int read_back(Cmd *c, const Algorithm *src, const char *path, char *text,
         Schedule sched;
         if (pipeline_instantiate(s, alg, &p, &sched, NULL) != EXIT_GO_ON) return 1;
         Status st = pipeline_verify(c, alg, &sched, PIPE_LOWER);
-        if (st == EXIT_GO_ON) warn_steps_differ(c, &sched, map, src_steps);
+        if (st == EXIT_GO_ON) warn_steps_differ(c, &sched, map);
         schedule_free(&sched);
         if (st != EXIT_GO_ON) return 1;
     }
@@ -161,10 +160,8 @@ static int compile_one(Cmd *c, const Algorithm *alg, const char *path, int64_t m
     MsStepMap map = {0};
     int failed = msccl_write(mem, &sched, &o, s->dx, &map);
     fclose(mem);
-    size_t src_steps = 0;
-    for (size_t k = 0; k < sched.nsteps; k++) src_steps += sched.steps[k].count > 0;
     schedule_free(&sched);
-    if (!failed) failed = read_back(c, alg, path, text, len, &map, src_steps);
+    if (!failed) failed = read_back(c, alg, path, text, len, &map);
     free(map.v);
     if (!failed) {
         FILE *f = session_output(s, path, "w");
