@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "analysis/verify.h"
 
 static inline uint64_t vtree_mix64(uint64_t x) {
@@ -31,6 +32,23 @@ static inline uint64_t vtree_leaf(int64_t rank) {
 static inline uint64_t vtree_node(uint64_t a, uint64_t b) {
     uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
     return vtree_mix64(vtree_mix64(lo + 0x9e3779b97f4a7c15ull) ^ (hi * 0xd6e8feb86659fd93ull));
+}
+
+/* Grows *p (*cap elements of elem bytes; from `first` when empty, then
+ * doubling) to hold need, *bytes counting what the pass holds: -1 when
+ * that would pass budget or the system refuses. */
+static inline int verify_grow(size_t *bytes, size_t budget, void **p, size_t *cap, size_t need, size_t elem,
+                              size_t first) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : first;
+    while (c < need) c *= 2;
+    if (*bytes + (c - *cap) * elem > budget) return -1;
+    void *q = realloc(*p, c * elem);
+    if (!q) return -1;
+    *bytes += (c - *cap) * elem;
+    *p = q;
+    *cap = c;
+    return 0;
 }
 
 /* Ranks [lo, hi): a rank set is a sorted list of them, disjoint and not

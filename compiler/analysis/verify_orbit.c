@@ -104,6 +104,11 @@ typedef struct Orbit {
     size_t xfers, max_xfers;        /* the transfers the families stand for; --max-transfers */
 } Orbit;
 
+/* Grows one of the pass's arrays within its memory budget. */
+static int ogrow(Orbit *O, void **p, size_t *cap, size_t need, size_t elem) {
+    return verify_grow(&O->bytes, O->budget, p, cap, need, elem, 64);
+}
+
 /* ------------------------------------------------- symbolic expressions */
 
 static int form_add_term(Form *f, Term t) {
@@ -370,12 +375,7 @@ static int sym_xfer(Orbit *O, const Stmt *st) {
     f.len = ls;
     f.nvar = O->nvar;
     memcpy(f.M, O->M, sizeof f.M);
-    if (O->nfams == O->capfams) {
-        O->capfams = O->capfams ? 2 * O->capfams : 256;
-        O->fams = xrealloc(O->fams, O->capfams * sizeof *O->fams);
-        O->bytes += O->capfams / 2 * sizeof *O->fams;
-        if (O->bytes > O->budget) return -1;
-    }
+    if (ogrow(O, (void **)&O->fams, &O->capfams, O->nfams + 1, sizeof *O->fams)) return -1;
     O->fams[O->nfams++] = f;
     return 0;
 }
@@ -633,17 +633,6 @@ static int64_t form_at(const Family *f, const Form *x, const int64_t *v) {
 }
 
 /* ------------------------------------------------------------- values */
-
-static int ogrow(Orbit *O, void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    if (O->bytes + (c - *cap) * elem > O->budget) return -1;
-    *p = xrealloc(*p, c * elem);
-    O->bytes += (c - *cap) * elem;
-    *cap = c;
-    return 0;
-}
 
 static int ivl_cmp(const void *a, const void *b) {
     const RankIvl *x = a, *y = b;

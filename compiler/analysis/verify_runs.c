@@ -96,16 +96,9 @@ typedef struct RState {
 /* Grows *p (cap elements of elem bytes) to hold need, within the budget;
  * -1 (and stop) when the budget or the system refuses. */
 static int rgrow(RState *m, void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
-    if (m->bytes + (c - *cap) * elem > m->budget) { m->stop = 1; return -1; }
-    void *q = realloc(*p, c * elem);
-    if (!q) { m->stop = 1; return -1; }
-    m->bytes += (c - *cap) * elem;
-    *p = q;
-    *cap = c;
-    return 0;
+    if (!verify_grow(&m->bytes, m->budget, p, cap, need, elem, 16)) return 0;
+    m->stop = 1;
+    return -1;
 }
 
 static int list_reserve(RState *m, RunList *l, size_t need) {
