@@ -75,22 +75,25 @@ static bool readable(sim *s, const slot *p, int64_t n) {
     return true;
 }
 
-/* dst := the pieces src; a slot keeps the one piece it first held. */
+/* dst := the pieces src, by the rule of coll_vblocks.h: a slot keeps the
+ * one piece it first held. */
 static bool write(sim *s, slot *dst, const slot *src, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
-        if (dst[i].blk >= 0 && (dst[i].blk != src[i].blk || dst[i].pos != src[i].pos))
-            return fail(s, COLL_VBLOCKS_WHY_MIXED);
-        dst[i].blk = src[i].blk;
-        dst[i].pos = src[i].pos;
+        const char *why = coll_vblock_write(false, &dst[i].blk, &dst[i].pos, src[i].blk, src[i].pos);
+        if (why) return fail(s, why);
         dst[i].valid = true;
     }
     return true;
 }
 
-static bool same(sim *s, const slot *a, const slot *b, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        if (a[i].blk != b[i].blk || a[i].pos != b[i].pos)
-            return fail(s, COLL_VBLOCKS_WHY_REDUCE);
+/* A reduce of src into dst (both holding data, so pieces), by the same
+ * rule: the pieces agree. */
+static bool same(sim *s, const slot *dst, const slot *src, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        int64_t blk = dst[i].blk, pos = dst[i].pos;
+        const char *why = coll_vblock_write(true, &blk, &pos, src[i].blk, src[i].pos);
+        if (why) return fail(s, why);
+    }
     return true;
 }
 
@@ -180,7 +183,7 @@ static bool run_step(sim *s, int me, vrank *r, int phase) {
                 return false;
             if (!readable(s, a, n)) return false;
             if (o->kind == COLLRT_REC_COPY ? !write(s, b, a, n)
-                                           : !readable(s, b, n) || !same(s, a, b, n))
+                                           : !readable(s, b, n) || !same(s, b, a, n))
                 return false;
             break;
         default: return fail(s, "an unknown operation");

@@ -1,7 +1,8 @@
 /* vblocks.c - the per-block rule of blocks of different sizes on the
  * Schedule IR (see vblocks.h). The runtime follows recorded plans of the
  * compiled program, this file the schedule they are compiled from; both
- * take the natural pieces and the reasons from coll_vblocks.h. */
+ * take the natural pieces, the rule of a transfer's slots and the reasons
+ * from coll_vblocks.h. */
 #include "analysis/vblocks.h"
 
 #include <inttypes.h>
@@ -74,16 +75,14 @@ int vblocks_apply(VBlocks *b, const Transfer *t, VBlocksFault *f) {
     for (int32_t j = 0; j < t->dst.hi - t->dst.lo; j++) {
         VPiece src = *slot(b, t->src.buffer, t->src.rank, t->src.lo + j);
         VPiece *dst = slot(b, t->dst.buffer, t->dst.rank, t->dst.lo + j);
-        if (src.blk < 0 || dst->blk == POISON || (dst->blk == src.blk && dst->pos == src.pos))
-            continue;
-        if (dst->blk < 0) {
-            /* a reduce into a slot without data is an undefined read */
-            if (t->op != XFER_REDUCE) *dst = src;
+        if (src.blk < 0 || dst->blk == POISON) continue;
+        int64_t blk = dst->blk, pos = dst->pos;
+        const char *why = coll_vblock_write(t->op == XFER_REDUCE, &blk, &pos, src.blk, src.pos);
+        if (!why) {
+            *dst = (VPiece){(int32_t)blk, (int32_t)pos};
             continue;
         }
-        if (ok)
-            *f = (VBlocksFault){j, src, *dst,
-                                t->op == XFER_REDUCE ? COLL_VBLOCKS_WHY_REDUCE : COLL_VBLOCKS_WHY_MIXED};
+        if (ok) *f = (VBlocksFault){j, src, *dst, why};
         ok = 0;
         dst->blk = POISON;   /* what follows from it is no second finding */
     }

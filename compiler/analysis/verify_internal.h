@@ -1,7 +1,8 @@
-/* verify_internal.h - what the explicit checker (verify.c) and the
- * run-length one (verify_runs.c) share, so that they reach the same
- * verdict: the postcondition and the reduction-tree hash of the
- * rank-consistency check.
+/* verify_internal.h - what the explicit checker (verify.c), the
+ * run-length one (verify_runs.c) and the symmetry one (verify_orbit.c)
+ * share, so that they reach the same verdict: the postcondition, the
+ * reduction-tree hash of the rank-consistency check, the race rule and
+ * the rank sets of a value.
  *
  * A leaf of a tree hashes its rank only: the trees compared are those of one origin
  * chunk (a value never mixes chunks), so the chunk adds nothing, and
@@ -9,7 +10,9 @@
 #ifndef COLLC_VERIFY_INTERNAL_H
 #define COLLC_VERIFY_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "analysis/verify.h"
 
 static inline uint64_t vtree_mix64(uint64_t x) {
@@ -30,6 +33,57 @@ static inline uint64_t vtree_node(uint64_t a, uint64_t b) {
     uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
     return vtree_mix64(vtree_mix64(lo + 0x9e3779b97f4a7c15ull) ^ (hi * 0xd6e8feb86659fd93ull));
 }
+
+/* Grows *p (*cap elements of elem bytes; from `first` when empty, then
+ * doubling) to hold need, *bytes counting what the pass holds: -1 when
+ * that would pass budget or the system refuses. */
+static inline int verify_grow(size_t *bytes, size_t budget, void **p, size_t *cap, size_t need, size_t elem,
+                              size_t first) {
+    if (need <= *cap) return 0;
+    size_t c = *cap ? *cap : first;
+    while (c < need) c *= 2;
+    if (*bytes + (c - *cap) * elem > budget) return -1;
+    void *q = realloc(*p, c * elem);
+    if (!q) return -1;
+    *bytes += (c - *cap) * elem;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Ranks [lo, hi): a rank set is a sorted list of them, disjoint and not
+ * touching. */
+typedef struct RankIvl { int32_t lo, hi; } RankIvl;
+
+/* The union of rank sets x[0 .. nx) and y[0 .. ny) into out (room for
+ * nx + ny; out may be x when ny is 0). x may also be merely sorted by lo,
+ * its intervals touching: they are merged. The length of the union, or
+ * SIZE_MAX when two intervals share a rank (a double count). */
+static inline size_t rank_union(const RankIvl *x, size_t nx, const RankIvl *y, size_t ny, RankIvl *out) {
+    size_t i = 0, j = 0, n = 0;
+    while (i < nx || j < ny) {
+        RankIvl v = (j >= ny || (i < nx && x[i].lo < y[j].lo)) ? x[i++] : y[j++];
+        if (n && v.lo < out[n - 1].hi) return SIZE_MAX;
+        if (n && v.lo == out[n - 1].hi) out[n - 1].hi = v.hi;
+        else out[n++] = v;
+    }
+    return n;
+}
+
+/* One access of a step to chunks [key & 0xffffffff, hi) of one place
+ * (a buffer of a rank: key >> 32), for the race check. */
+typedef struct VAccess {
+    uint64_t key;   /* place << 32 | lo */
+    int32_t hi;
+    int32_t kind;   /* VACC_READ, VACC_REDUCE, VACC_COPY */
+} VAccess;
+enum { VACC_READ, VACC_REDUCE, VACC_COPY };
+
+/* The simulator's race rule on the accesses acc[0 .. n) of one step
+ * (sorted here): a slot written by two accesses unless both reduce, or
+ * written by one and read by any (itself included). 1 when there is a
+ * race. */
+int verify_step_races(VAccess *acc, size_t n);
 
 /* Expected contents of out[r][c]: origin chunk, and ranks [lo, hi)
  * (docs/verify.md, postcondition). */

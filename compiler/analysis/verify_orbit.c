@@ -70,7 +70,6 @@ typedef struct Family {
 typedef struct Digit { int64_t W, M, U; } Digit; /* U = 0: not yet known */
 
 typedef struct OVal { int32_t origin; uint32_t off, n; uint64_t tree; } OVal; /* ranks pool[off ..+n) */
-typedef struct OIvl { int32_t lo, hi; } OIvl;
 
 typedef struct Orbit {
     const Algorithm *alg;
@@ -95,12 +94,20 @@ typedef struct Orbit {
     int64_t split;                  /* chunks per block, when positions differ in size */
     OVal *vals;
     size_t nvals, capvals;
-    OIvl *pool;
+    RankIvl *pool;
     size_t npool, cappool;
-    OIvl *tmp;
+    RankIvl *tmp;
     size_t captmp;
+    VAccess *acc;                   /* rank 0's accesses of a step */
+    size_t capacc;
     size_t bytes, budget;
+    size_t xfers, max_xfers;        /* the transfers the families stand for; --max-transfers */
 } Orbit;
+
+/* Grows one of the pass's arrays within its memory budget. */
+static int ogrow(Orbit *O, void **p, size_t *cap, size_t need, size_t elem) {
+    return verify_grow(&O->bytes, O->budget, p, cap, need, elem, 64);
+}
 
 /* ------------------------------------------------- symbolic expressions */
 
@@ -155,24 +162,6 @@ static int form_equal(const Form *a, const Form *b) {
     return d.n == 0 && d.b == 0;
 }
 
-static int expr_symbolic(const Orbit *O, const Expr *e) {
-    switch (e->kind) {
-    case EXPR_NAME: return O->symbolic[e->u.name.sym->slot];
-    case EXPR_UNARY: return expr_symbolic(O, e->u.unary.operand);
-    case EXPR_BINARY: return expr_symbolic(O, e->u.binary.lhs) || expr_symbolic(O, e->u.binary.rhs);
-    case EXPR_CALL:
-        for (int i = 0; i < e->u.call.nargs; i++)
-            if (expr_symbolic(O, e->u.call.args[i])) return 1;
-        return 0;
-    case EXPR_COND:
-        return expr_symbolic(O, e->u.cond.cond) || expr_symbolic(O, e->u.cond.then_) ||
-               expr_symbolic(O, e->u.cond.else_);
-    default: return 0;
-    }
-}
-
-static int sym_eval(Orbit *O, const Expr *e, Form *out);
-
 /* (f mod m) for m > 0, when it is again a form: f already in [0, m), or
  * f = ((v + a) mod m) + b + multiples of m. */
 static int form_mod(Orbit *O, Form *f, int64_t m) {
@@ -180,11 +169,10 @@ static int form_mod(Orbit *O, Form *f, int64_t m) {
     Form g = {0};
     for (int i = 0; i < f->n; i++)
         if (f->t[i].coef % m != 0) g.t[g.n++] = f->t[i];
-    g.b = ((f->b % m) + m) % m;
-    if (form_bounds(O->M, &g, &lo, &hi)) return -1;
+    if (eval_binary_op(BOP_MOD, f->b, m, &g.b) != EVAL_OK || form_bounds(O->M, &g, &lo, &hi)) return -1;
     if (lo >= 0 && hi < m) { *f = g; return 0; }
     if (g.n == 1 && g.t[0].coef == 1 && O->M[g.t[0].var] == m) {
-        g.t[0].add = (g.t[0].add + g.b) % m;
+        g.t[0].add = (g.t[0].add + g.b) % m; /* both in [0, m) */
         g.b = 0;
         *f = g;
         return 0;
@@ -192,56 +180,94 @@ static int form_mod(Orbit *O, Form *f, int64_t m) {
     return -1;
 }
 
-static int sym_binary(Orbit *O, const Expr *e, Form *out) {
-    Form a, b;
-    if (sym_eval(O, e->u.binary.lhs, &a) || sym_eval(O, e->u.binary.rhs, &b)) return -1;
-    switch (e->u.binary.op) {
-    case BOP_ADD: if (form_sum(&a, &b, 1)) return -1; break;
-    case BOP_SUB: if (form_sum(&a, &b, -1)) return -1; break;
+/* a op b into a, when it is again a form. */
+static int form_binary(Orbit *O, BinaryOp op, Form *a, Form *b) {
+    switch (op) {
+    case BOP_ADD: return form_sum(a, b, 1);
+    case BOP_SUB: return form_sum(a, b, -1);
     case BOP_MUL:
-        if (b.n == 0) { if (form_scale(&a, b.b)) return -1; }
-        else if (a.n == 0) { if (form_scale(&b, a.b)) return -1; a = b; }
-        else return -1;
-        break;
+        if (b->n == 0) return form_scale(a, b->b);
+        if (a->n == 0 && !form_scale(b, a->b)) return *a = *b, 0;
+        return -1;
     case BOP_DIV:
         /* (k q X + b) / k = q X + floor(b / k) */
-        if (b.n || b.b <= 0) return -1;
-        for (int i = 0; i < a.n; i++) {
-            if (a.t[i].coef % b.b) return -1;
-            a.t[i].coef /= b.b;
+        if (b->n || b->b <= 0) return -1;
+        for (int i = 0; i < a->n; i++) {
+            if (a->t[i].coef % b->b) return -1;
+            a->t[i].coef /= b->b;
         }
-        a.b = a.b >= 0 ? a.b / b.b : -((-a.b + b.b - 1) / b.b);
-        break;
-    case BOP_MOD:
-        if (b.n || b.b <= 0 || form_mod(O, &a, b.b)) return -1;
-        break;
+        return eval_binary_op(BOP_DIV, a->b, b->b, &a->b) == EVAL_OK ? 0 : -1;
+    case BOP_MOD: return b->n || b->b <= 0 ? -1 : form_mod(O, a, b->b);
     default: return -1;
     }
-    *out = a;
-    return 0;
 }
 
-/* e as a form in the symbolic variables; -1 when it is none (or an
- * evaluation error, which the checkers after this pass report). */
-static int sym_eval(Orbit *O, const Expr *e, Form *out) {
+/* e as a form in the symbolic variables: 0; 1 when e has none of them
+ * (out not set: the caller evaluates the largest such subtree, once);
+ * -1 when it is no form. One visit per node. */
+static int sym_walk(Orbit *O, const Expr *e, Form *out);
+
+/* e without symbolic variables: its value by the interpreter's
+ * evaluator, as a constant form; -1 on an evaluation error, which the
+ * checkers after this pass report. */
+static int sym_value(Orbit *O, const Expr *e, Form *out) {
     memset(out, 0, sizeof *out);
-    if (!expr_symbolic(O, e)) return eval_expr(e, O->frame, NULL, &out->b) ? -1 : 0;
+    return eval_expr(e, O->frame, NULL, &out->b) ? -1 : 0;
+}
+
+/* 1 when no operand of a node that is no form (a call, a condition) has
+ * a symbolic variable, else -1. */
+static int sym_none(Orbit *O, const Expr *const *ops, int n) {
+    Form f;
+    for (int i = 0; i < n; i++)
+        if (sym_walk(O, ops[i], &f) != 1) return -1;
+    return 1;
+}
+
+static int sym_walk(Orbit *O, const Expr *e, Form *out) {
     switch (e->kind) {
-    case EXPR_NAME: *out = O->env[e->u.name.sym->slot]; return 0;
-    case EXPR_UNARY:
-        if (e->u.unary.op != UOP_NEG || sym_eval(O, e->u.unary.operand, out) || form_scale(out, -1))
+    case EXPR_NAME:
+        if (!O->symbolic[e->u.name.sym->slot]) return 1;
+        *out = O->env[e->u.name.sym->slot];
+        break;
+    case EXPR_UNARY: {
+        int r = sym_walk(O, e->u.unary.operand, out);
+        if (r != 0) return r;
+        if (e->u.unary.op != UOP_NEG || form_scale(out, -1)) return -1;
+        break;
+    }
+    case EXPR_BINARY: {
+        Form b;
+        int ra = sym_walk(O, e->u.binary.lhs, out);
+        if (ra < 0) return -1;
+        int rb = sym_walk(O, e->u.binary.rhs, &b);
+        if (rb < 0) return -1;
+        if (ra == 1 && rb == 1) return 1;
+        if ((ra == 1 && sym_value(O, e->u.binary.lhs, out)) || (rb == 1 && sym_value(O, e->u.binary.rhs, &b)) ||
+            form_binary(O, e->u.binary.op, out, &b))
             return -1;
         break;
-    case EXPR_BINARY:
-        if (sym_binary(O, e, out)) return -1;
-        break;
-    default: return -1;
+    }
+    case EXPR_CALL: return sym_none(O, (const Expr *const *)e->u.call.args, e->u.call.nargs);
+    case EXPR_COND: {
+        const Expr *ops[3] = {e->u.cond.cond, e->u.cond.then_, e->u.cond.else_};
+        return sym_none(O, ops, 3);
+    }
+    default: return 1;
     }
     /* Every value of this node fits int64, so the interpreter, which
      * computes it for each v, does not overflow where this pass goes on
      * (form_mod drops multiples of m that the interpreter computes). */
     int64_t lo, hi;
     return form_bounds(O->M, out, &lo, &hi);
+}
+
+/* e as a form in the symbolic variables (a constant one without them);
+ * -1 when it is none, or an evaluation error. Linear in e: each node is
+ * walked once, and evaluated at most once. */
+static int sym_eval(Orbit *O, const Expr *e, Form *out) {
+    int r = sym_walk(O, e, out);
+    return r == 1 ? sym_value(O, e, out) : r;
 }
 
 static int sym_const(Orbit *O, const Expr *e, int64_t *v) {
@@ -311,6 +337,17 @@ static int digits_differ(const Form *a, const Form *b) {
     return differ;
 }
 
+/* Counts a family's transfers against --max-transfers as instantiate
+ * counts them (every v of the box); -1 past the limit, which the pass
+ * after this one reports. */
+static int count_xfers(Orbit *O) {
+    if (O->max_xfers == SIZE_MAX) return 0;
+    size_t box = 1;
+    for (int v = 0; v < O->nvar; v++)
+        if (__builtin_mul_overflow(box, (size_t)O->M[v], &box)) return -1;
+    return __builtin_add_overflow(O->xfers, box, &O->xfers) || O->xfers > O->max_xfers ? -1 : 0;
+}
+
 static int sym_xfer(Orbit *O, const Stmt *st) {
     Family f;
     memset(&f, 0, sizeof f);
@@ -333,16 +370,12 @@ static int sym_xfer(Orbit *O, const Stmt *st) {
         for (int i = 0; i < d.n; i++)
             if (d.t[i].coef % O->split) return -1;
     }
+    if (O->pass == 1 && count_xfers(O)) return -1;
     f.op = (uint8_t)st->u.xfer.op;
     f.len = ls;
     f.nvar = O->nvar;
     memcpy(f.M, O->M, sizeof f.M);
-    if (O->nfams == O->capfams) {
-        O->capfams = O->capfams ? 2 * O->capfams : 256;
-        O->fams = xrealloc(O->fams, O->capfams * sizeof *O->fams);
-        O->bytes += O->capfams / 2 * sizeof *O->fams;
-        if (O->bytes > O->budget) return -1;
-    }
+    if (ogrow(O, (void **)&O->fams, &O->capfams, O->nfams + 1, sizeof *O->fams)) return -1;
     O->fams[O->nfams++] = f;
     return 0;
 }
@@ -601,32 +634,18 @@ static int64_t form_at(const Family *f, const Form *x, const int64_t *v) {
 
 /* ------------------------------------------------------------- values */
 
-static int ogrow(Orbit *O, void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < need) c *= 2;
-    if (O->bytes + (c - *cap) * elem > O->budget) return -1;
-    *p = xrealloc(*p, c * elem);
-    O->bytes += (c - *cap) * elem;
-    *cap = c;
-    return 0;
-}
-
 static int ivl_cmp(const void *a, const void *b) {
-    const OIvl *x = a, *y = b;
+    const RankIvl *x = a, *y = b;
     return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-/* A new value from tmp[0 .. n) (sorted by lo on return, adjacent merged);
- * 0 when two intervals overlap (a double count) or memory runs out. */
+/* A new value from the ranks tmp[0 .. n) (in any order: sorted, adjacent
+ * merged); 0 when two intervals overlap (a double count) or memory runs
+ * out. */
 static uint32_t new_value(Orbit *O, size_t n, int32_t origin, uint64_t tree) {
     if (n > 1) qsort(O->tmp, n, sizeof *O->tmp, ivl_cmp);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m && O->tmp[i].lo < O->tmp[m - 1].hi) return 0;
-        if (m && O->tmp[i].lo == O->tmp[m - 1].hi) O->tmp[m - 1].hi = O->tmp[i].hi;
-        else O->tmp[m++] = O->tmp[i];
-    }
+    size_t m = rank_union(O->tmp, n, NULL, 0, O->tmp);
+    if (m == SIZE_MAX) return 0;
     if (O->nvals >= UINT32_MAX - 1 || O->npool + m >= UINT32_MAX ||
         ogrow(O, (void **)&O->vals, &O->capvals, O->nvals + 1, sizeof *O->vals) ||
         ogrow(O, (void **)&O->pool, &O->cappool, O->npool + m, sizeof *O->pool))
@@ -665,7 +684,7 @@ static int rotate_ranks(Orbit *O, uint32_t id, const Elem *g0, size_t *n) {
             }
             if (ogrow(O, (void **)&O->tmp, &O->captmp, *n + 1, sizeof *O->tmp)) return -1;
             int64_t y = act_rank(O, g, x);
-            O->tmp[(*n)++] = (OIvl){(int32_t)y, (int32_t)(y + piece)};
+            O->tmp[(*n)++] = (RankIvl){(int32_t)y, (int32_t)(y + piece)};
             x += piece;
         }
     }
@@ -674,50 +693,25 @@ static int rotate_ranks(Orbit *O, uint32_t id, const Elem *g0, size_t *n) {
 
 /* --------------------------------------------------------- the steps */
 
-typedef struct Acc { uint64_t key; int64_t hi; int kind; } Acc; /* key: buffer << 32 | lo */
-enum { OACC_READ, OACC_REDUCE, OACC_COPY };
-
-static int acc_cmp(const void *a, const void *b) {
-    uint64_t x = ((const Acc *)a)->key, y = ((const Acc *)b)->key;
-    return (x > y) - (x < y);
-}
-
 /* The simulator's race rule on rank 0's slots of the families [a, b),
- * and two reduces into one slot; 1 when there is one. */
+ * and two reduces into one slot; 1 when there is one. Two reduces are
+ * allowed, but their order (the tree) is the generation order of the
+ * loops, which rank 0's families do not keep: they are checked as copies
+ * and stop the pass, and the next pass decides. */
 static int races0(Orbit *O, size_t a, size_t b) {
     if (a == b) return 0;
-    size_t n = 0, cap = 3 * (b - a) + 1;
-    Acc *acc = xmalloc(cap * sizeof *acc);
+    if (ogrow(O, (void **)&O->acc, &O->capacc, 2 * (b - a), sizeof *O->acc)) return 1;
+    size_t n = 0;
     for (size_t i = a; i < b; i++) {
         const Family *f = &O->fams[i];
         int64_t vd[MAX_VARS] = {0}, vs[MAX_VARS] = {0};
         solve_rank0(O, &f->dst.rank, vd);
         solve_rank0(O, &f->src.rank, vs);
-        int kind = f->op == XFER_REDUCE ? OACC_REDUCE : OACC_COPY;
         int64_t dlo = form_at(f, &f->dst.lo, vd), slo = form_at(f, &f->src.lo, vs);
-        acc[n++] = (Acc){(uint64_t)f->dst.buf << 32 | (uint64_t)dlo, dlo + f->len, kind};
-        acc[n++] = (Acc){(uint64_t)f->src.buf << 32 | (uint64_t)slo, slo + f->len, OACC_READ};
+        O->acc[n++] = (VAccess){(uint64_t)f->dst.buf << 32 | (uint64_t)dlo, (int32_t)(dlo + f->len), VACC_COPY};
+        O->acc[n++] = (VAccess){(uint64_t)f->src.buf << 32 | (uint64_t)slo, (int32_t)(slo + f->len), VACC_READ};
     }
-    qsort(acc, n, sizeof *acc, acc_cmp);
-    int64_t maxw = 0, maxr = 0;
-    int race = 0;
-    for (size_t i = 0; i < n && !race; i++) {
-        const Acc *x = &acc[i];
-        if (i == 0 || x->key >> 32 != acc[i - 1].key >> 32) maxw = maxr = 0;
-        int64_t lo = (int64_t)(uint32_t)x->key;
-        if (x->kind == OACC_READ) {
-            race = lo < maxw;
-            if (x->hi > maxr) maxr = x->hi;
-        } else {
-            /* two reduces into one slot: allowed, but their order (the
-             * tree) is the generation order of the loops, which rank 0's
-             * families do not keep: the next pass decides */
-            race = lo < maxr || lo < maxw;
-            if (x->hi > maxw) maxw = x->hi;
-        }
-    }
-    free(acc);
-    return race;
+    return verify_step_races(O->acc, n);
 }
 
 /* The transfer of family f into rank 0; -1 on a finding or a limit. */
@@ -763,7 +757,7 @@ static int start0(Orbit *O, int nbuffers) {
         ogrow(O, (void **)&O->tmp, &O->captmp, 1, sizeof *O->tmp))
         return -1;
     for (int64_t x = 0; x < O->chunks[BUF_IN]; x++) {
-        O->tmp[0] = (OIvl){0, 1};
+        O->tmp[0] = (RankIvl){0, 1};
         uint32_t id = new_value(O, 1, (int32_t)x, vtree_leaf(rel_label(O, 0, x)));
         if (!id) return -1;
         O->state[BUF_IN][x] = id;
@@ -862,7 +856,7 @@ static void ofree(Orbit *O, int nbuffers) {
     if (O->state)
         for (int b = 0; b < nbuffers; b++) free(O->state[b]);
     free(O->state); free(O->frame); free(O->symbolic); free(O->env); free(O->chunks);
-    free(O->fams); free(O->vals); free(O->pool); free(O->tmp);
+    free(O->fams); free(O->vals); free(O->pool); free(O->tmp); free(O->acc);
 }
 
 InstStatus verify_orbit(const Algorithm *alg, const SchedParams *p, DiagEngine *dxi, size_t budget,
@@ -874,6 +868,9 @@ InstStatus verify_orbit(const Algorithm *alg, const SchedParams *p, DiagEngine *
     O.alg = alg;
     O.N = p->N;
     O.budget = budget;
+    /* A --max-transfers given bounds the transfers of the schedule, made or
+     * not; its default bounds those made, and this pass makes none. */
+    O.max_xfers = p->max_transfers ? p->max_transfers : SIZE_MAX;
     /* Silent: what instantiate reports (also inside the bodies not walked
      * here) is reported by the checkers after this pass. */
     DiagEngine *quiet = diag_new_silent(diag_sources(dxi));

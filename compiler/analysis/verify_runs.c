@@ -40,7 +40,6 @@
  * this many, or a 64th of the step when that is more. */
 #define CUT_SAMPLE 64u
 
-typedef struct RIvl { int32_t lo, hi; } RIvl; /* ranks [lo, hi) */
 
 #define RSET_UNDEF 0u /* the set id of never-written chunks */
 
@@ -64,14 +63,6 @@ typedef struct RSet { uint64_t hash; uint32_t off, n; } RSet; /* pool[off .. off
 /* A remembered union a ∪ b = r (r == RSET_UNDEF: an empty entry). */
 typedef struct UnionMemo { uint32_t a, b, r; } UnionMemo;
 
-/* One access of a step, for the race check. */
-typedef struct Access {
-    uint64_t key;   /* list index << 32 | lo */
-    int32_t hi;
-    int32_t kind;   /* ACC_READ, ACC_REDUCE, ACC_COPY */
-} Access;
-enum { ACC_READ, ACC_REDUCE, ACC_COPY };
-
 typedef struct RState {
     int started;
     int64_t N;
@@ -79,17 +70,17 @@ typedef struct RState {
     RunList *lists;          /* [nbuf * N]: buffer b of rank r at b * N + r */
     RSet *sets;
     size_t nsets, capsets;
-    RIvl *pool;
+    RankIvl *pool;
     size_t npool, cappool;
     uint32_t *ht;            /* hash-consing: set ids, RSET_UNDEF = empty */
     size_t htcap;
-    RIvl *tmp;
+    RankIvl *tmp;
     size_t captmp;
     VRun *pc;                /* a transfer's pieces: source, destination, result */
     size_t cappc;
     VRun *mid;               /* replace(): the new runs of the range */
     size_t capmid;
-    Access *acc;
+    VAccess *acc;            /* a step's accesses, list index << 32 | lo */
     size_t capacc;
     UnionMemo *memo;         /* set_union's results, direct-mapped */
     size_t capmemo;          /* a power of two, or 0 */
@@ -105,16 +96,9 @@ typedef struct RState {
 /* Grows *p (cap elements of elem bytes) to hold need, within the budget;
  * -1 (and stop) when the budget or the system refuses. */
 static int rgrow(RState *m, void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < need) c *= 2;
-    if (m->bytes + (c - *cap) * elem > m->budget) { m->stop = 1; return -1; }
-    void *q = realloc(*p, c * elem);
-    if (!q) { m->stop = 1; return -1; }
-    m->bytes += (c - *cap) * elem;
-    *p = q;
-    *cap = c;
-    return 0;
+    if (!verify_grow(&m->bytes, m->budget, p, cap, need, elem, 16)) return 0;
+    m->stop = 1;
+    return -1;
 }
 
 static int list_reserve(RState *m, RunList *l, size_t need) {
@@ -131,7 +115,7 @@ static int list_reserve(RState *m, RunList *l, size_t need) {
 
 /* ------------------------------------------------------------ rank sets */
 
-static uint64_t ivl_hash(const RIvl *iv, size_t n) {
+static uint64_t ivl_hash(const RankIvl *iv, size_t n) {
     uint64_t h = 0x243f6a8885a308d3ull ^ n;
     for (size_t i = 0; i < n; i++)
         h = vtree_mix64(h ^ ((uint64_t)(uint32_t)iv[i].lo << 32 | (uint32_t)iv[i].hi));
@@ -164,7 +148,7 @@ static int ht_reserve(RState *m, size_t nsets) {
 
 /* The id of the set iv[0..n) (sorted, disjoint, not touching), made when
  * new; RSET_UNDEF when the budget is exhausted. */
-static uint32_t set_intern(RState *m, const RIvl *iv, size_t n) {
+static uint32_t set_intern(RState *m, const RankIvl *iv, size_t n) {
     uint64_t h = ivl_hash(iv, n);
     if (m->htcap) {
         size_t mask = m->htcap - 1;
@@ -188,7 +172,7 @@ static uint32_t set_intern(RState *m, const RIvl *iv, size_t n) {
 }
 
 static uint32_t set_of(RState *m, int32_t lo, int32_t hi) {
-    RIvl x = {lo, hi};
+    RankIvl x = {lo, hi};
     return set_intern(m, &x, 1);
 }
 
@@ -222,14 +206,8 @@ static uint32_t set_union(RState *m, uint32_t a, uint32_t b) {
     if (e && e->r != RSET_UNDEF && e->a == a && e->b == b) return e->r;
     RSet sa = m->sets[a], sb = m->sets[b];
     if (rgrow(m, (void **)&m->tmp, &m->captmp, (size_t)sa.n + sb.n, sizeof *m->tmp)) return RSET_UNDEF;
-    const RIvl *x = m->pool + sa.off, *y = m->pool + sb.off;
-    size_t i = 0, j = 0, n = 0;
-    while (i < sa.n || j < sb.n) {
-        RIvl v = (j >= sb.n || (i < sa.n && x[i].lo < y[j].lo)) ? x[i++] : y[j++];
-        if (n && v.lo < m->tmp[n - 1].hi) { m->stop = 1; return RSET_UNDEF; }
-        if (n && v.lo == m->tmp[n - 1].hi) m->tmp[n - 1].hi = v.hi;
-        else m->tmp[n++] = v;
-    }
+    size_t n = rank_union(m->pool + sa.off, sa.n, m->pool + sb.off, sb.n, m->tmp);
+    if (n == SIZE_MAX) { m->stop = 1; return RSET_UNDEF; }
     uint32_t r = set_intern(m, m->tmp, n);
     /* the intern may have grown the sets, and with them the memo */
     if (r != RSET_UNDEF && (e = memo_slot(m, a, b))) *e = (UnionMemo){a, b, r};
@@ -308,8 +286,27 @@ static int replace(RState *m, RunList *l, int32_t a, int32_t b, const VRun *pc, 
 /* ------------------------------------------------------------ the steps */
 
 static int acc_cmp(const void *a, const void *b) {
-    uint64_t x = ((const Access *)a)->key, y = ((const Access *)b)->key;
+    uint64_t x = ((const VAccess *)a)->key, y = ((const VAccess *)b)->key;
     return (x > y) - (x < y);
+}
+
+int verify_step_races(VAccess *acc, size_t n) {
+    qsort(acc, n, sizeof *acc, acc_cmp);
+    int32_t maxw = 0, maxc = 0, maxr = 0;
+    for (size_t i = 0; i < n; i++) {
+        const VAccess *a = &acc[i];
+        if (i == 0 || a->key >> 32 != acc[i - 1].key >> 32) maxw = maxc = maxr = 0;
+        int32_t lo = (int32_t)(uint32_t)a->key;
+        if (a->kind == VACC_READ) {
+            if (lo < maxw) return 1;
+            if (a->hi > maxr) maxr = a->hi;
+        } else {
+            if (lo < maxr || lo < maxc || (a->kind == VACC_COPY && lo < maxw)) return 1;
+            if (a->hi > maxw) maxw = a->hi;
+            if (a->kind == VACC_COPY && a->hi > maxc) maxc = a->hi;
+        }
+    }
+    return 0;
 }
 
 static uint64_t list_index(const RState *m, const SlotRange *r) {
@@ -323,26 +320,11 @@ static int step_races(RState *m, const Transfer *xs, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const Transfer *t = &xs[i];
         if (t->dst.buffer == BUF_IN) return 1;
-        m->acc[2 * i] = (Access){list_index(m, &t->src) << 32 | (uint32_t)t->src.lo, t->src.hi, ACC_READ};
-        m->acc[2 * i + 1] = (Access){list_index(m, &t->dst) << 32 | (uint32_t)t->dst.lo, t->dst.hi,
-                                     t->op == XFER_REDUCE ? ACC_REDUCE : ACC_COPY};
+        m->acc[2 * i] = (VAccess){list_index(m, &t->src) << 32 | (uint32_t)t->src.lo, t->src.hi, VACC_READ};
+        m->acc[2 * i + 1] = (VAccess){list_index(m, &t->dst) << 32 | (uint32_t)t->dst.lo, t->dst.hi,
+                                      t->op == XFER_REDUCE ? VACC_REDUCE : VACC_COPY};
     }
-    qsort(m->acc, 2 * n, sizeof *m->acc, acc_cmp);
-    int32_t maxw = 0, maxc = 0, maxr = 0;
-    for (size_t i = 0; i < 2 * n; i++) {
-        const Access *a = &m->acc[i];
-        if (i == 0 || a->key >> 32 != m->acc[i - 1].key >> 32) maxw = maxc = maxr = 0;
-        int32_t lo = (int32_t)(uint32_t)a->key;
-        if (a->kind == ACC_READ) {
-            if (lo < maxw) return 1;
-            if (a->hi > maxr) maxr = a->hi;
-        } else {
-            if (lo < maxr || lo < maxc || (a->kind == ACC_COPY && lo < maxw)) return 1;
-            if (a->hi > maxw) maxw = a->hi;
-            if (a->kind == ACC_COPY && a->hi > maxc) maxc = a->hi;
-        }
-    }
-    return 0;
+    return verify_step_races(m->acc, 2 * n);
 }
 
 /* One transfer, after the race check; 0, or -1 on a finding or a limit. */
