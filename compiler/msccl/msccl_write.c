@@ -56,6 +56,7 @@ typedef struct W {
     int *scratch_base; /* [nbuffers]: offset of each scratch buffer in `s` */
     int *moving_index; /* [nsteps]: a step's index among those that move data */
     int nscratch;
+    int channels;      /* the file's nchannels */
 } W;
 
 static int tb_for(WRank *r, int send, int recv, int chan) {
@@ -258,7 +259,7 @@ static void print_xml(FILE *f, const W *w, const char *name, int nchunks, MsStep
             "<algo name=\"%s\" proto=\"%s\" nchannels=\"%d\" nchunksperloop=\"%d\" ngpus=\"%" PRId64
             "\" coll=\"%s\" inplace=\"%d\" outofplace=\"%d\" minBytes=\"%" PRId64
             "\" maxBytes=\"%" PRId64 "\">\n",
-            name, o->proto, o->channels, nchunks, s->N, coll_name(s->alg->coll), o->inplace,
+            name, o->proto, w->channels, nchunks, s->N, coll_name(s->alg->coll), o->inplace,
             !o->inplace, o->min_bytes, o->max_bytes);
     for (int r = 0; r < s->N; r++) {
         const WRank *wr = &w->ranks[r];
@@ -283,6 +284,30 @@ static void print_xml(FILE *f, const W *w, const char *name, int nchunks, MsStep
         fputs("  </gpu>\n", f);
     }
     fputs("</algo>\n", f);
+}
+
+/* nth[i]: how many messages of transfer i's step go from its source rank to
+ * its destination before it (0 for a transfer inside a rank); returns the
+ * most messages of one step between one ordered pair of ranks (at least 1):
+ * the channels that let every step's messages to a peer run side by side. */
+static int nth_to_peer(const Schedule *s, int *nth) {
+    int most = 1;
+    for (size_t k = 0; k < s->nsteps; k++) {
+        const Step *st = &s->steps[k];
+        for (size_t i = 0; i < st->count; i++) {
+            const Transfer *t = &s->xfers[st->first + i];
+            nth[st->first + i] = 0;
+            if (t->src.rank == t->dst.rank) continue;
+            for (size_t j = 0; j < i; j++) {
+                const Transfer *u = &s->xfers[st->first + j];
+                if (u->src.rank == t->src.rank && u->dst.rank == t->dst.rank) {
+                    nth[st->first + i] = nth[st->first + j] + 1;
+                }
+            }
+            if (nth[st->first + i] + 1 > most) most = nth[st->first + i] + 1;
+        }
+    }
+    return most;
 }
 
 /* The executor's limits, as an error naming the first one not met. */
@@ -362,19 +387,26 @@ int msccl_write(FILE *f, const Schedule *s, const MsWriteOptions *o, DiagEngine 
             wr->readers[b] = xcalloc((size_t)wr->chunks[b] + 1, sizeof(int *));
         }
     }
-    int chans = o->channels > 0 ? o->channels : 1;
+    int *nth = xmalloc(sizeof(int) * (s->nxfers + 1));
+    int most = nth_to_peer(s, nth);
+    w.channels = o->channels > 0 ? o->channels : most < MS_MAXCHANNELS ? most : MS_MAXCHANNELS;
     /* in each step every send before every receive: a thread block runs
      * its steps in order and a receive waits for its data, so a thread
      * block that received first would send a step late (an exchange would
-     * take two); a step's reads see the state before it either way */
+     * take two); a step's reads see the state before it either way. The
+     * n-th message of a step from one rank to one peer goes one channel
+     * further, so with enough channels a step's messages to a peer run side
+     * by side in their own thread blocks instead of one after the other. */
     for (size_t k = 0; k < s->nsteps; k++) {
         const Step *st = &s->steps[k];
         for (int half = 0; half < 2; half++)
             for (size_t i = 0; i < st->count; i++) {
                 const Transfer *t = &s->xfers[st->first + i];
-                one_transfer(&w, t, (int)k, (int)((size_t)(t->src.rank + t->dst.rank + (int)k) % (size_t)chans), half);
+                size_t chan = (size_t)(t->src.rank + t->dst.rank + (int)k) + (size_t)nth[st->first + i];
+                one_transfer(&w, t, (int)k, (int)(chan % (size_t)w.channels), half);
             }
     }
+    free(nth);
     int failed = check_limits(&w, dx);
     if (!failed) print_xml(f, &w, s->alg->name, (int)nchunks, map);
     for (int r = 0; r < s->N; r++) {

@@ -7,7 +7,8 @@
 
 typedef struct MsWriteOptions {
     const char *proto;          /* Simple, LL or LL128 */
-    int channels;               /* transfers spread over this many channels */
+    int channels;               /* transfers spread over this many channels (0: as many
+                                 * as a step's messages from one rank to one peer) */
     int inplace;                /* inplace="1" outofplace="0" (else the reverse) */
     int64_t min_bytes, max_bytes; /* the size range the executor selects it for (0: unbounded) */
 } MsWriteOptions;

@@ -148,7 +148,7 @@ static int compile_one(Cmd *c, const Algorithm *alg, const char *path, int64_t m
     if (pipeline_prepare(c, alg, 0, PIPE_LOWER, &sched) != EXIT_GO_ON) return 1;
     MsWriteOptions o = {
         .proto = proto_names[c->o.proto],
-        .channels = c->o.given[OPT_CHANNELS] ? (int)c->o.channels : 1,
+        .channels = c->o.given[OPT_CHANNELS] ? (int)c->o.channels : 0,
         .inplace = c->o.inplace,
         .min_bytes = min_bytes,
         .max_bytes = max_bytes,
