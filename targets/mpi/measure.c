@@ -263,6 +263,7 @@ static int measure(const Options *o) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (size_t i = 0; i < cap; i++) s[i] = (float)(i % 7);
+    if (me == 0) out_line("collc-measure 1\n");
     print_shape();
     if (me == 0) {
         char text[1200];

@@ -237,7 +237,7 @@ static int read_measured(Session *s, uint32_t file, Measured *m) {
 
 /* Each algorithm timed is one that `object` exports for its collective,
  * loaded as libcollmpi.so loads a rule's. */
-static int check_candidates(Session *s, const Measured *m, const char *object) {
+static int check_candidates(Session *s, const Measured *m, const char *object, int given) {
     int bad = 0;
     for (int k = 0; k < m->n; k++) {
         const Timing *t = &m->t[k];
@@ -249,7 +249,8 @@ static int check_candidates(Session *s, const Measured *m, const char *object) {
         int field;
         dlerror();
         if (collmpi_config_load(&r, RTLD_LAZY | RTLD_LOCAL, &field, why, sizeof why) == 0) continue;
-        diag_error(s->dx, field == 3 ? m->object_span : t->name_span, "measure-candidate", "%s", why);
+        if (field == 3 && given) diag_error(s->dx, span_none(), "measure-candidate", "--object %s", why);
+        else diag_error(s->dx, field == 3 ? m->object_span : t->name_span, "measure-candidate", "%s", why);
         bad = 1;
         if (field == 3) break;
     }
@@ -362,7 +363,7 @@ Status tune_measure(Cmd *cmd, TuneCli *tc, FILE *f) {
         goto out;
     }
     const char *object = cmd->o.object ? cmd->o.object : m->object;
-    if (check_candidates(s, m, object) != 0) goto out;
+    if (check_candidates(s, m, object, cmd->o.object != NULL) != 0) goto out;
     w = xcalloc((size_t)m->n, sizeof *w);
     for (int coll = 0; coll < COLLECTIVE__COUNT; coll++)
         if (collective_winners(s, m, (Collective)coll, cmd->o.fastest, w) < 0) goto out;
