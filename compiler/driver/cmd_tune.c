@@ -6,7 +6,8 @@
  * job's shape: every rule then says n=N ppn=P nodes=K, so that the same
  * file can hold the rules of several shapes (docs/cluster.md section 4).
  * --emit=ompi-rules and --emit=mpich-json write the MPI library's own
- * selection files instead (sections 5 and 6; mpich_json.c). */
+ * selection files instead (sections 5 and 6; mpich_json.c); --measure
+ * FILE the rules from collc-measure's times (mpi/tune_measure.c). */
 #include "driver/target.h"
 #include "driver/tune.h"
 #include "support/suggest.h"
@@ -301,12 +302,12 @@ static Status write_text(Cmd *cmd, FILE *f, void *arg) {
 
 /* --measure: the rules are made in memory first, so that an error in the
  * measurements leaves no partial -o file. */
-static Status measured_rules(Cmd *cmd, TuneCli *tc) {
+static Status measured_rules(Cmd *cmd) {
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
     if (!mem) return usage_error(cmd->o.name, "out of memory");
-    Status st = tune_measure(cmd, tc, mem);
+    Status st = tune_measure(cmd, mem);
     fclose(mem);
     if (st == EXIT_GO_ON) st = write_output(cmd, write_text, text);
     free(text);
@@ -317,7 +318,7 @@ int cmd_tune(int argc, char **argv) {
     TuneCli tc;
     Cmd cmd = {.ctx = &tc};
     Status st = cmd_begin(&cmd, CMD_tune, argc, argv, tune_options);
-    if (st == EXIT_GO_ON && cmd.o.measure) return cmd_end(&cmd, measured_rules(&cmd, &tc));
+    if (st == EXIT_GO_ON && cmd.o.measure) return cmd_end(&cmd, measured_rules(&cmd));
     TopoModel *t = NULL;
     CompareLine *lines = NULL;
     int nl = 0;

@@ -42,6 +42,6 @@ Status write_mpich_json(Cmd *cmd, TuneCli *tc, CompareLine *lines, int nl, FILE 
 /* --measure: the rules from collc-measure's output (the one file of the
  * command line) into f (driver/mpi/tune_measure.c; docs/cluster.md
  * section 4). */
-Status tune_measure(Cmd *cmd, TuneCli *tc, FILE *f);
+Status tune_measure(Cmd *cmd, FILE *f);
 
 #endif

@@ -343,8 +343,7 @@ static void write_collective(FILE *f, const Measured *m, Collective coll, const 
     }
 }
 
-Status tune_measure(Cmd *cmd, TuneCli *tc, FILE *f) {
-    (void)tc;
+Status tune_measure(Cmd *cmd, FILE *f) {
     Session *s = &cmd->s;
     int id = session_load(s, cmd->o.files[0]);
     if (id < 0) return EXIT_INPUT;
