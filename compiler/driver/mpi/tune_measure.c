@@ -111,16 +111,19 @@ static int number_word(Session *s, const Words *l, int k, const char *what, int 
     return 0;
 }
 
-/* `shape ranks=R nodes=K ppn=P` (or ppn=LO..HI) */
+/* `shape ranks=R nodes=K ppn=P` (or ppn=LO..HI: nodes of different sizes) */
 static int read_shape(Session *s, const Words *l, Measured *m) {
-    char buf[3][64];
-    for (int k = 0; k < 3; k++) copy_word(l, k + 1, buf[k], sizeof buf[k]);
-    char tail;
-    if (l->n != 4 || sscanf(buf[0], "ranks=%lld%c", &m->ranks, &tail) != 1 ||
-        sscanf(buf[1], "nodes=%lld%c", &m->nodes, &tail) != 1 ||
-        (sscanf(buf[2], "ppn=%lld..%lld%c", &m->ppn_lo, &m->ppn_hi, &tail) != 2 &&
-         (sscanf(buf[2], "ppn=%lld%c", &m->ppn_lo, &tail) != 1 || (m->ppn_hi = m->ppn_lo, 0))) ||
-        m->ranks < 1 || m->nodes < 1 || m->ppn_lo < 1 || m->ppn_hi < m->ppn_lo) {
+    char ranks[64], nodes[64], ppn[64], tail;
+    copy_word(l, 1, ranks, sizeof ranks);
+    copy_word(l, 2, nodes, sizeof nodes);
+    copy_word(l, 3, ppn, sizeof ppn);
+    int ok = l->n == 4 && sscanf(ranks, "ranks=%lld%c", &m->ranks, &tail) == 1 &&
+             sscanf(nodes, "nodes=%lld%c", &m->nodes, &tail) == 1;
+    if (ok && sscanf(ppn, "ppn=%lld..%lld%c", &m->ppn_lo, &m->ppn_hi, &tail) != 2) {
+        ok = sscanf(ppn, "ppn=%lld%c", &m->ppn_lo, &tail) == 1;
+        m->ppn_hi = m->ppn_lo;
+    }
+    if (!ok || m->ranks < 1 || m->nodes < 1 || m->ppn_lo < 1 || m->ppn_hi < m->ppn_lo) {
         diag_error(s->dx, at_word(l, 0), "measure-syntax", "expected 'shape ranks=R nodes=K ppn=P'");
         return -1;
     }
