@@ -14,6 +14,12 @@
 #      that alternates the library's own collective (native) with the same
 #      call through libcollmpi.so and the rules (collc), and one of the
 #      library with its rules file (tuned_lib); the median of the rounds.
+# With TUNE=measure, collc's rules of step 2 come from collc-measure (the
+# shape's candidates timed against the library's own call, MIN..MAX x4, in
+# MEASURE_ROUNDS rounds, default ROUNDS) and collc tune --measure instead of
+# the model (docs/cluster.md section 4); predicted_us stays the model's
+# time for the algorithm the rules chose, and sizes the library keeps print
+# `-` and MPI-library.
 # BUILD_DIR (default build-rel) must be a Release build: the algorithms'
 # reduction kernels and the probe's are the optimised ones.
 # Two lines per measurement:
@@ -44,6 +50,7 @@ fi
 collc=$build/compiler/collc
 lib=$build/targets/mpi/openmpi/libcollmpi.so
 probe=$build/targets/mpi/openmpi/collc-probe
+measure=$build/targets/mpi/openmpi/collc-measure
 ex=$root/dsl-examples
 ompi_def=$root/compiler/driver/ompi_rules.def
 work=$(mktemp -d)
@@ -80,8 +87,17 @@ inner() {
   grep -q "param A\b" "${files[@]}" && defs=(-D A="$ppn")
   "$collc" compile --target=mpi -c "${defs[@]}" "${files[@]}" -o "$d/algs.o"
   cc -shared "$d/algs.o" -o "$d/libalgs.so"
-  "$collc" tune "${files[@]}" "${defs[@]}" --machine "$d/machine" --object "$d/libalgs.so" \
-    --range "${MIN}B..$((MAX * 4))B" -o "$d/rules"
+  if [ "$TUNE" = measure ]; then
+    # the rules from the candidates timed on this shape (collc-measure)
+    local names=()
+    for c in $COLLS; do names+=(${algs[$c]}); done
+    "$root/scripts/cluster.sh" mpirun openmpi -ppn "$ppn" -- "$measure" --object "$d/libalgs.so" \
+      --min "$MIN" --max "$MAX" --factor 4 --rounds "$MEASURE_ROUNDS" "${names[@]}" > "$d/measure.txt"
+    "$collc" tune --measure "$d/measure.txt" -o "$d/rules"
+  else
+    "$collc" tune "${files[@]}" "${defs[@]}" --machine "$d/machine" --object "$d/libalgs.so" \
+      --range "${MIN}B..$((MAX * 4))B" -o "$d/rules"
+  fi
   "$collc" tune --emit=ompi-rules "${ofiles[@]}" --machine "$d/machine" \
     --range "${MIN}B..$((MAX * 4))B" -o "$d/ompi.rules"
   sed 's/^/# /' "$d/machine" "$d/rules" >&2
@@ -140,7 +156,9 @@ model_bytes() {
     | sed 's/.*link_B=\([0-9]*\).*/\1/'
 }
 export -f inner group_def predict model_bytes
-export root here collc lib probe ex ompi_def work rounds
+export root here collc lib probe measure ex ompi_def work rounds
+case ${TUNE:=model} in model | measure) ;; *) echo "run.sh: TUNE is model or measure, got '$TUNE'" >&2; exit 2 ;; esac
+export TUNE MEASURE_ROUNDS=${MEASURE_ROUNDS:-$rounds}
 export COLLS=${COLLS:-allreduce allgather reduce_scatter bcast} MIN=${MIN:-4096} MAX=${MAX:-67108864}
 for shape in ${SHAPES:-2x4 4x2}; do
   nodes=${shape%x*} ppn=${shape#*x}

@@ -6,7 +6,8 @@
  * job's shape: every rule then says n=N ppn=P nodes=K, so that the same
  * file can hold the rules of several shapes (docs/cluster.md section 4).
  * --emit=ompi-rules and --emit=mpich-json write the MPI library's own
- * selection files instead (sections 5 and 6; mpich_json.c). */
+ * selection files instead (sections 5 and 6; mpich_json.c); --measure
+ * FILE the rules from collc-measure's times (mpi/tune_measure.c). */
 #include "driver/target.h"
 #include "driver/tune.h"
 #include "support/suggest.h"
@@ -52,8 +53,33 @@ static const OmpiAlg *ompi_alg_of(const Algorithm *a) {
     return NULL;
 }
 
+/* --measure: one file, collc-measure's, read by tune_measure; the cost
+ * model's options and those that name compiled symbols have no say. */
+static Status measure_options(Cmd *cmd) {
+    static const struct {
+        OptionId id;
+        const char *spelling;
+    } model[] = {{OPT_MACHINE, "--machine"}, {OPT_ALPHA, "--alpha"}, {OPT_BETA, "--beta"},
+                 {OPT_GAMMA, "--gamma"},     {OPT_TOPO, "--topo"},   {OPT_PORTS, "--ports"},
+                 {OPT_ROUTING, "--routing"}, {OPT_ROOT, "--root"},   {OPT_EMIT, "--emit"},
+                 {OPT_PREFIX, "--prefix"}};
+    if (cmd->o.nfiles != 1)
+        return usage_error(cmd->o.name, "--measure reads one file, collc-measure's output; got %d", cmd->o.nfiles);
+    for (size_t k = 0; k < ARRAY_LEN(model); k++)
+        if (cmd->o.given[model[k].id])
+            return usage_error(cmd->o.name, "%s is for the cost model's rules; --measure takes the measured times and the "
+                                            "algorithms' names as collc-measure loaded them",
+                               model[k].spelling);
+    if (cmd->o.given[OPT_RANGE] && !(cmd->o.range.lo >= 1))
+        return usage_error(cmd->o.name, "--range starts at 1 byte at least");
+    cmd->nargs = cmd->o.nfiles; /* not a .coll file: read by tune_measure */
+    return EXIT_GO_ON;
+}
+
 static Status tune_options(Cmd *cmd) {
     TuneCli *tc = cmd->ctx;
+    if (cmd->o.measure) return measure_options(cmd);
+    if (cmd->o.fastest) return usage_error(cmd->o.name, "--fastest chooses among measured times: with --measure only");
     Status st = cost_cli_check(cmd);
     if (st != EXIT_GO_ON) return st;
     tc->emit = TUNE_COLLMPI;
@@ -244,10 +270,55 @@ static int keep_library_lines(Cmd *cmd, TuneEmit emit, CompareLine *lines, int n
     return kept;
 }
 
+/* The rules file of -o (standard output by default), written by `write`. */
+static Status write_output(Cmd *cmd, Status (*write)(Cmd *cmd, FILE *f, void *arg), void *arg) {
+    const char *out = cmd->o.output;
+    FILE *f = !out || strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
+    if (!f) return usage_error(cmd->o.name, "cannot write '%s': %s", out, strerror(errno));
+    Status st = write(cmd, f, arg);
+    if (f != stdout && fclose(f) != 0) st = usage_error(cmd->o.name, "cannot write '%s': %s", out, strerror(errno));
+    return st;
+}
+
+typedef struct ModelRules {
+    TuneCli *tc;
+    TopoModel *t;
+    CompareLine *lines;
+    int nl;
+} ModelRules;
+
+static Status write_model_rules(Cmd *cmd, FILE *f, void *arg) {
+    ModelRules *r = arg;
+    return r->tc->emit == TUNE_OMPI_RULES    ? write_ompi_rules(cmd, r->tc, r->t, r->lines, r->nl, f)
+           : r->tc->emit == TUNE_MPICH_JSON ? write_mpich_json(cmd, r->tc, r->lines, r->nl, f)
+                                            : write_rules(cmd, r->tc, r->t, r->lines, r->nl, f);
+}
+
+static Status write_text(Cmd *cmd, FILE *f, void *arg) {
+    (void)cmd;
+    fputs(arg, f);
+    return EXIT_GO_ON;
+}
+
+/* --measure: the rules are made in memory first, so that an error in the
+ * measurements leaves no partial -o file. */
+static Status measured_rules(Cmd *cmd) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) return usage_error(cmd->o.name, "out of memory");
+    Status st = tune_measure(cmd, mem);
+    fclose(mem);
+    if (st == EXIT_GO_ON) st = write_output(cmd, write_text, text);
+    free(text);
+    return st;
+}
+
 int cmd_tune(int argc, char **argv) {
     TuneCli tc;
     Cmd cmd = {.ctx = &tc};
     Status st = cmd_begin(&cmd, CMD_tune, argc, argv, tune_options);
+    if (st == EXIT_GO_ON && cmd.o.measure) return cmd_end(&cmd, measured_rules(&cmd));
     TopoModel *t = NULL;
     CompareLine *lines = NULL;
     int nl = 0;
@@ -262,16 +333,8 @@ int cmd_tune(int argc, char **argv) {
         st = EXIT_INPUT;
     }
     if (st == EXIT_GO_ON) {
-        const char *out = cmd.o.output;
-        FILE *f = !out || strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
-        if (!f) {
-            st = usage_error(cmd.o.name, "cannot write '%s': %s", out, strerror(errno));
-        } else {
-            st = tc.emit == TUNE_OMPI_RULES   ? write_ompi_rules(&cmd, &tc, t, lines, nl, f)
-                 : tc.emit == TUNE_MPICH_JSON ? write_mpich_json(&cmd, &tc, lines, nl, f)
-                                              : write_rules(&cmd, &tc, t, lines, nl, f);
-            if (f != stdout && fclose(f) != 0) st = usage_error(cmd.o.name, "cannot write '%s': %s", out, strerror(errno));
-        }
+        ModelRules r = {&tc, t, lines, nl};
+        st = write_output(&cmd, write_model_rules, &r);
     }
     free(lines);
     topo_free(t);

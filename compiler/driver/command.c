@@ -84,9 +84,10 @@ Status cmd_begin(Cmd *c, CommandId id, int argc, char **argv, Status (*check)(Cm
     if (st != EXIT_GO_ON) return st;
     c->nalgs = session_algorithms(&c->s, &c->algs);
     const char *verb = id > CMD__BEFORE_PAGES ? begins[CMD_compile].verb : begins[id].verb;
-    if (c->nalgs == 0 && verb) {
+    if (c->nalgs == 0 && verb && c->nargs < c->o.nfiles) {
         /* an empty file, /dev/null or one with only a topology: nothing to do
-         * is not success for a command whose work is an algorithm */
+         * is not success for a command whose work is an algorithm (one that
+         * reads every file itself, tune --measure, has none to find) */
         diag_error(c->s.dx, span_none(), "no-algorithm", "no algorithm to %s in the input", verb);
         return EXIT_INPUT;
     }

@@ -39,4 +39,9 @@ const char *mpich_alg_of(const Algorithm *a, int64_t N);
  * ranks (docs/cluster.md section 6). */
 Status write_mpich_json(Cmd *cmd, TuneCli *tc, CompareLine *lines, int nl, FILE *f);
 
+/* --measure: the rules from collc-measure's output (the one file of the
+ * command line) into f (driver/mpi/tune_measure.c; docs/cluster.md
+ * section 4). */
+Status tune_measure(Cmd *cmd, FILE *f);
+
 #endif
