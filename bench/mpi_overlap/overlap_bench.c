@@ -15,8 +15,11 @@
  * Prints one line per size and implementation, and the ratio of collc's
  * overlap to the library's.
  *
+ * With -m the program asks for MPI_THREAD_MULTIPLE (MPI_Init_thread), which
+ * COLLMPI_PROGRESS=thread needs; both implementations then run under it.
+ *
  *   mpirun -n 4 env LD_PRELOAD=libcollmpi.so COLLMPI_CONFIG=rules \
- *       overlap_bench [-r ROUNDS] [-t SLICES] [BYTES ...]
+ *       overlap_bench [-m] [-r ROUNDS] [-t SLICES] [BYTES ...]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -111,7 +114,9 @@ static void one_round(iallreduce_fn f, float *s, float *r, int count, double rat
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    int multiple = 0, provided = MPI_THREAD_SINGLE;
+    for (int i = 1; i < argc; i++) multiple |= strcmp(argv[i], "-m") == 0;
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
     int me, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -120,6 +125,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
         else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) slices = atoi(argv[++i]);
+        else if (strcmp(argv[i], "-m") == 0) continue;
         else if (nsizes < 16) sizes[nsizes++] = atol(argv[i]);
     }
     if (nsizes == 0) {
@@ -131,9 +137,10 @@ int main(int argc, char **argv) {
     if (slices < 1) slices = 1;
     double rate = calibrate();
     if (me == 0)
-        printf("# overlap_bench: N=%d, %d rounds (median), %d compute slices with MPI_Test\n"
+        printf("# overlap_bench: N=%d, %d rounds (median), %d compute slices with MPI_Test%s\n"
                "# %-10s %-8s %10s %10s %10s %8s\n",
-               n, rounds, slices, "bytes", "impl", "pure_us", "cpu_us", "total_us", "overlap%");
+               n, rounds, slices,
+               provided == MPI_THREAD_MULTIPLE ? ", MPI_THREAD_MULTIPLE" : "", "bytes", "impl", "pure_us", "cpu_us", "total_us", "overlap%");
     iallreduce_fn fns[2] = {MPI_Iallreduce, PMPI_Iallreduce};
     const char *names[2] = {"collc", "library"};
     for (int z = 0; z < nsizes; z++) {

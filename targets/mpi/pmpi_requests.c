@@ -5,10 +5,12 @@
  * completion calls they intercept. The rules and the decision are pmpi.c's
  * (collmpi_pmpi_choose). */
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collmpi_config.h"
 #include "mpi_internal.h"
@@ -26,7 +28,9 @@
  * unstaged and then marked complete (MPI_Grequest_complete), after which
  * the MPI library's own completion takes over (its status: no source, no
  * tag, 0 elements, the call's error code). Progress is made by the thread
- * that calls these functions, one at a time (the registry has no lock). */
+ * that calls these functions and, with COLLMPI_PROGRESS=thread under
+ * MPI_THREAD_MULTIPLE, by a progress thread of ours (below); the registry
+ * of requests in flight is under reg_lock. */
 typedef struct preq preq;
 typedef struct nbreq {
     coll_request *q;
@@ -48,7 +52,9 @@ typedef struct nbreq {
 } nbreq;
 
 static nbreq **active;       /* the requests in flight, in start order */
-static size_t nactive, cap_active;
+static size_t cap_active;
+static _Atomic size_t nactive;   /* read without the lock: "anything to do?" */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;   /* active, nactive */
 
 static void nb_free(nbreq *nb) {
     if (nb->p) return;   /* a persistent request's start, kept with it */
@@ -69,9 +75,17 @@ static int nb_query(void *extra, MPI_Status *status) {
 
 static int nb_release(void *extra) {
     nbreq *nb = extra;
-    nb->freed = 1;
-    if (nb->done) nb_free(nb);
+    __atomic_store_n(&nb->freed, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&nb->done, __ATOMIC_SEQ_CST)) nb_free(nb);
     return MPI_SUCCESS;
+}
+
+/* Marks nb complete for the MPI library: nb may be freed from then on (by
+ * the application's thread, in nb_release), so its handle is read first. */
+static void nb_complete(nbreq *nb) {
+    MPI_Request g = nb->greq;
+    __atomic_store_n(&nb->done, 1, __ATOMIC_SEQ_CST);
+    PMPI_Grequest_complete(g);
 }
 
 static int nb_cancel(void *extra, int complete) {
@@ -122,8 +136,7 @@ static void progress_all(void) {
                 nb->q = NULL;
                 nb->code = collmpi_end(&nb->a, &nb->m, rc, e != MPI_SUCCESS ? e : mpi_err,
                                        nb->r->alg, coll_strerror(rc), 1);
-                nb->done = 1;
-                PMPI_Grequest_complete(nb->greq);
+                nb_complete(nb);
                 continue;
             }
         }
@@ -138,15 +151,102 @@ static void progress_all(void) {
         if (rc == COLL_ERR_TRANSPORT) mpi_err = collmpi_comm_mpi_error(nb->m.cc);
         rc = collmpi_unstage(&nb->m, rc, &mpi_err);
         nb->code = collmpi_end(&nb->a, &nb->m, rc, mpi_err, nb->r->alg, coll_strerror(rc), 1);
-        nb->done = 1;
-        PMPI_Grequest_complete(nb->greq);   /* last use: it may free nb (nb_release) */
+        nb_complete(nb);   /* last use: it may free nb (nb_release) */
     }
     nactive = keep;
 }
 
+/* progress_all by the application's thread, if anything is in flight. */
+static void progress_some(void) {
+    if (!nactive) return;
+    pthread_mutex_lock(&reg_lock);
+    progress_all();
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* ---- the progress thread ----
+ * Without one, a request advances only when the application calls a test
+ * or wait: a step whose messages complete in the middle of a compute
+ * slice waits for the slice to end before the next step is posted, and
+ * over TCP the library moves a large message only as far as its socket
+ * takes it per call. With COLLMPI_PROGRESS=thread, under
+ * MPI_THREAD_MULTIPLE, a thread of ours runs progress_all every
+ * PROGRESS_POLL_NS while requests are in flight (sleeping between rounds,
+ * so that it takes little from the application's cores) and waits on
+ * reg_wake when none are; MPI_Finalize stops it before the library ends.
+ * The application's own tests and waits keep advancing requests too. */
+enum { PROGRESS_POLL_NS = 50000 };   /* 6 KB of a 1 Gbit/s link: less than a socket holds */
+static pthread_cond_t reg_wake = PTHREAD_COND_INITIALIZER;
+static pthread_t progress_tid;
+static int progress_state;   /* 0: not decided yet; 1: the thread runs; -1: none */
+static int progress_stop;    /* under reg_lock */
+
+static void *progress_main(void *arg) {
+    (void)arg;
+    const struct timespec poll = {0, PROGRESS_POLL_NS};
+    pthread_mutex_lock(&reg_lock);
+    while (!progress_stop) {
+        if (!nactive) {
+            pthread_cond_wait(&reg_wake, &reg_lock);
+            continue;
+        }
+        progress_all();
+        pthread_mutex_unlock(&reg_lock);
+        nanosleep(&poll, NULL);
+        pthread_mutex_lock(&reg_lock);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return NULL;
+}
+
+/* Decides, at the first request of ours, whether a progress thread runs
+ * (COLLMPI_PROGRESS), and starts it; called under reg_lock. */
+static void progress_thread_decide(void) {
+    if (progress_state) return;
+    progress_state = -1;
+    const char *e = getenv("COLLMPI_PROGRESS");
+    if (!e || !*e || strcmp(e, "test") == 0) return;
+    if (strcmp(e, "thread") != 0) {
+        fprintf(stderr, "collmpi: COLLMPI_PROGRESS='%s' is neither 'thread' nor 'test'; "
+                        "requests advance in tests and waits only\n", e);
+        return;
+    }
+    int level = MPI_THREAD_SINGLE;
+    if (PMPI_Query_thread(&level) != MPI_SUCCESS || level != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "collmpi: COLLMPI_PROGRESS=thread needs MPI_THREAD_MULTIPLE "
+                        "(MPI_Init_thread); requests advance in tests and waits only\n");
+        return;
+    }
+    if (pthread_create(&progress_tid, NULL, progress_main, NULL) != 0) {
+        fprintf(stderr, "collmpi: cannot start the progress thread; requests advance in "
+                        "tests and waits only\n");
+        return;
+    }
+    progress_state = 1;
+    if (collmpi_debug()) fprintf(stderr, "collmpi: progress thread started\n");
+}
+
+/* Registers nb as in flight (room for it was grown); under reg_lock. */
+static void register_active(nbreq *nb) {
+    active[nactive++] = nb;
+    progress_thread_decide();
+    if (progress_state > 0) pthread_cond_signal(&reg_wake);
+}
+
+int MPI_Finalize(void) {
+    pthread_mutex_lock(&reg_lock);
+    int running = progress_state > 0;
+    progress_stop = 1;
+    pthread_cond_signal(&reg_wake);
+    pthread_mutex_unlock(&reg_lock);
+    if (running) pthread_join(progress_tid, NULL);
+    progress_state = -1;
+    return PMPI_Finalize();
+}
+
 /* Starts the I-form of a with collc if a rule serves it: returns 1 with
  * *request and *code, or 0 for "use the MPI library". */
-int collmpi_pmpi_try_start(const collmpi_args *a, MPI_Request *request, int *code) {
+static int try_start(const collmpi_args *a, MPI_Request *request, int *code) {
     collmpi_call m;
     const coll_alg_info *info = NULL;
     const collmpi_rule *r = collmpi_pmpi_choose(a, COLLMPI_FORM_NONBLOCKING, &m, &info);
@@ -199,7 +299,7 @@ int collmpi_pmpi_try_start(const collmpi_args *a, MPI_Request *request, int *cod
             return 1;
         }
         nb->waiting = 1;
-        active[nactive++] = nb;
+        register_active(nb);
         *request = nb->greq;
         *code = MPI_SUCCESS;
         return 1;
@@ -234,10 +334,17 @@ int collmpi_pmpi_try_start(const collmpi_args *a, MPI_Request *request, int *cod
         *code = collmpi_end(a, &m, rc, mpi_err, r->alg, coll_strerror(rc), 1);
         return 1;
     }
-    active[nactive++] = nb;
+    register_active(nb);
     *request = nb->greq;
     *code = MPI_SUCCESS;
     return 1;
+}
+
+int collmpi_pmpi_try_start(const collmpi_args *a, MPI_Request *request, int *code) {
+    pthread_mutex_lock(&reg_lock);
+    int served = try_start(a, request, code);
+    pthread_mutex_unlock(&reg_lock);
+    return served;
 }
 
 /* Completion: with collc requests in flight, every test advances them
@@ -245,34 +352,34 @@ int collmpi_pmpi_try_start(const collmpi_args *a, MPI_Request *request, int *cod
  * advance them); without, the library's own call, untouched. */
 
 static int impl_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-    if (nactive) progress_all();
+    progress_some();
     return PMPI_Test(request, flag, status);
 }
 
 static int impl_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
-    if (nactive) progress_all();
+    progress_some();
     return PMPI_Testall(count, requests, flag, statuses);
 }
 
 static int impl_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
-    if (nactive) progress_all();
+    progress_some();
     return PMPI_Testany(count, requests, index, flag, status);
 }
 
 static int impl_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
-    if (nactive) progress_all();
+    progress_some();
     return PMPI_Testsome(incount, requests, outcount, indices, statuses);
 }
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
-    if (nactive) progress_all();
+    progress_some();
     return PMPI_Request_get_status(request, flag, status);
 }
 
 static int impl_Wait(MPI_Request *request, MPI_Status *status) {
     for (;;) {
-        if (nactive) progress_all();
+        progress_some();
         if (!nactive) return PMPI_Wait(request, status);
         int flag = 0, rc = PMPI_Test(request, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -281,7 +388,7 @@ static int impl_Wait(MPI_Request *request, MPI_Status *status) {
 
 static int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     for (;;) {
-        if (nactive) progress_all();
+        progress_some();
         if (!nactive) return PMPI_Waitall(count, requests, statuses);
         int flag = 0, rc = PMPI_Testall(count, requests, &flag, statuses);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -290,7 +397,7 @@ static int impl_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]
 
 static int impl_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
     for (;;) {
-        if (nactive) progress_all();
+        progress_some();
         if (!nactive) return PMPI_Waitany(count, requests, index, status);
         int flag = 0, rc = PMPI_Testany(count, requests, index, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -300,7 +407,7 @@ static int impl_Waitany(int count, MPI_Request requests[], int *index, MPI_Statu
 static int impl_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                  MPI_Status statuses[]) {
     for (;;) {
-        if (nactive) progress_all();
+        progress_some();
         if (!nactive) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
         int rc = PMPI_Testsome(incount, requests, outcount, indices, statuses);
         if (rc != MPI_SUCCESS || *outcount != 0) return rc;
@@ -447,7 +554,7 @@ static int try_collc_init(const collmpi_args *a, MPI_Request *request, int *code
 /* MPI_Start of a persistent request of ours: prepares the buffers again
  * (packing staged input), starts the plan, hands out a generalized
  * request. */
-static int pers_start(preq *p, MPI_Request *request) {
+static int pers_start_locked(preq *p, MPI_Request *request) {
     if (p->active) return MPI_ERR_REQUEST;   /* started twice (erroneous) */
     nbreq *nb = &p->start;
     memset(nb, 0, sizeof *nb);
@@ -477,12 +584,19 @@ static int pers_start(preq *p, MPI_Request *request) {
     }
     if (rc != COLL_OK)
         return collmpi_end(&p->a, &p->m, rc, mpi_err, p->r->alg, coll_strerror(rc), 1);
-    active[nactive++] = nb;
+    register_active(nb);
     p->greq = nb->greq;
     p->active = 1;
     npers_active++;
     *request = nb->greq;
     return MPI_SUCCESS;
+}
+
+static int pers_start(preq *p, MPI_Request *request) {
+    pthread_mutex_lock(&reg_lock);
+    int rc = pers_start_locked(p, request);
+    pthread_mutex_unlock(&reg_lock);
+    return rc;
 }
 
 int MPI_Start(MPI_Request *request) {

@@ -6,7 +6,8 @@
  * in-place forms, a non-contiguous datatype freed before the wait; and
  * the persistent ones (MPI_Allreduce_init ..., Open
  * MPI 4.1: MPIX_*_init) started again and again on new data. It checks
- * every result against values it computes itself and prints one line. Used to test libcollmpi.so under LD_PRELOAD
+ * every result against values it computes itself and prints one line; with
+ * -m it runs under MPI_THREAD_MULTIPLE. Used to test libcollmpi.so under LD_PRELOAD
  * (tests/mpi/pmpi_nb_test.sh). */
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -250,8 +251,14 @@ static void t_persistent(int count, int root) {
 }
 #endif
 
+/* With -m: MPI_THREAD_MULTIPLE (what COLLMPI_PROGRESS=thread needs). */
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    int multiple = argc > 1 && strcmp(argv[1], "-m") == 0, provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+    if (multiple && provided != MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "pmpi_nb_app: MPI_THREAD_MULTIPLE not provided\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     MPI_Comm_size(MPI_COMM_WORLD, &N);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     const int counts[] = {0, 1, 7, 1000, 40000};

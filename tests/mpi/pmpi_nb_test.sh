@@ -6,7 +6,9 @@
 # LD_PRELOAD=LIBCOLLMPI with a COLLMPI_CONFIG whose rules name the blocking
 # collectives only, for N = 4 and 3, and checks that its results are right
 # and that COLLMPI_DEBUG=1 shows collc serving every I-form with the
-# blocking form's rule, and every persistent form used. MPIRUN may hold
+# blocking form's rule, and every persistent form used; then N = 4 with
+# COLLMPI_PROGRESS=thread, under MPI_THREAD_MULTIPLE (the thread starts on
+# every rank) and without (it is refused with a note). MPIRUN may hold
 # options.
 set -eu
 mpirun=$1 app=$2 lib=$3 algs=$4 dir=$5
@@ -50,5 +52,29 @@ for n in 4 3; do
       { echo "pmpi_nb_test: N=4: small MPI_Iallreduce not served by its rule"; status=1; }
   fi
   echo "--- N=$n"; cat "$log"
+done
+# The progress thread: under MPI_THREAD_MULTIPLE it starts on every rank
+# and the results stay right (the job ends: it is stopped in MPI_Finalize);
+# without, it is refused with a note and the tests and waits advance alone.
+for mode in "-m started" "- refused"; do
+  set -- $mode
+  log=$dir/pmpi_nb_thread_$2.log
+  args=; [ "$1" = - ] || args=$1
+  # shellcheck disable=SC2086
+  if ! $mpirun -n 4 env LD_PRELOAD="$lib" COLLMPI_CONFIG="$cfg" COLLMPI_DEBUG=1 \
+       COLLMPI_PROGRESS=thread "$app" $args > "$log" 2>&1; then
+    echo "pmpi_nb_test: progress thread $2: the program failed"; cat "$log"; status=1; continue
+  fi
+  grep -q "pmpi_nb_app: N=4: .* 0 wrong" "$log" ||
+    { echo "pmpi_nb_test: progress thread $2: wrong results"; cat "$log"; status=1; }
+  if [ "$2" = started ]; then
+    [ "$(grep -c '^collmpi: progress thread started$' "$log")" = 4 ] ||
+      { echo "pmpi_nb_test: the progress thread did not start on every rank"; status=1; }
+  else
+    [ "$(grep -c '^collmpi: COLLMPI_PROGRESS=thread needs MPI_THREAD_MULTIPLE' "$log")" = 4 ] &&
+      ! grep -q 'progress thread started' "$log" ||
+      { echo "pmpi_nb_test: the progress thread was not refused without MPI_THREAD_MULTIPLE"; status=1; }
+  fi
+  echo "--- progress thread $2"; grep -v '^collmpi\[' "$log"
 done
 exit $status
