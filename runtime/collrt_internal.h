@@ -280,6 +280,9 @@ static inline bool collrt_reducible(collrt_call *c, size_t bytes) {
 /* Frees what a call keeps from call to call (the scratch block, the op
  * queue); a target calls it when it destroys a communicator. */
 void collrt_call_free(collrt_call *c);
+/* The scratch block at least `bytes` (64-aligned; its contents are not
+ * kept when it grows); false when out of memory (scratch.c). */
+bool collrt_scratch_reserve(collrt_call *c, size_t bytes);
 /* *arr holds at least `need` elements of `elem` bytes (doubling); false
  * when out of memory (grow.c). */
 bool collrt_grow(void **arr, size_t *cap, size_t need, size_t elem);
@@ -429,6 +432,9 @@ static inline void collrt_op_queue_clear(collrt_op_queue *q) {
     q->nstaged = 0;
 }
 void collrt_op_queue_free(collrt_op_queue *q);
+/* Staging area k kept and at least `bytes` (op_queue.c); false when out
+ * of memory. */
+bool collrt_stage_reserve(collrt_op_queue *q, size_t k, size_t bytes);
 
 
 /* ---- the nonblocking form (request.c) ----

@@ -64,27 +64,28 @@ static bool reduced_before(collrt_call *c, const char *dst, size_t bytes) {
 /* A staging area of `bytes` for the rest of the step, or NULL (sticky
  * COLL_ERR_NOMEM): the next kept area, grown if it is too small (only the
  * first calls of a kind allocate). */
+bool collrt_stage_reserve(collrt_op_queue *q, size_t k, size_t bytes) {
+    if (k >= q->nkept) {
+        if (!collrt_grow((void **)&q->staged, &q->capstaged, k + 1, sizeof *q->staged))
+            return false;
+        while (q->nkept <= k) q->staged[q->nkept++] = (struct collrt_stage){NULL, 0};
+    }
+    struct collrt_stage *s = &q->staged[k];
+    if (s->cap >= bytes) return true;
+    free(s->p);
+    s->cap = 0;
+    if (!(s->p = malloc(bytes))) return false;
+    s->cap = bytes;
+    return true;
+}
+
 static char *stage(collrt_call *c, size_t bytes) {
     collrt_op_queue *q = &c->q;
-    if (q->nstaged == q->nkept) {
-        if (!collrt_grow((void **)&q->staged, &q->capstaged, q->nkept + 1, sizeof *q->staged)) {
-            collrt_fail(c, COLL_ERR_NOMEM);
-            return NULL;
-        }
-        q->staged[q->nkept++] = (struct collrt_stage){NULL, 0};
+    if (!collrt_stage_reserve(q, q->nstaged, bytes)) {
+        collrt_fail(c, COLL_ERR_NOMEM);
+        return NULL;
     }
-    struct collrt_stage *s = &q->staged[q->nstaged];
-    if (s->cap < bytes) {
-        free(s->p);
-        s->cap = 0;
-        if (!(s->p = malloc(bytes))) {
-            collrt_fail(c, COLL_ERR_NOMEM);
-            return NULL;
-        }
-        s->cap = bytes;
-    }
-    q->nstaged++;
-    return s->p;
+    return q->staged[q->nstaged++].p;
 }
 
 void coll_recv_reduce_bytes(coll_call *call, int64_t peer, void *dst, const void *local,

@@ -200,15 +200,18 @@ int coll_setup(coll_call *call, int64_t split, int nscratch, const int64_t *scra
         m->valid = 1;
     }
     const scratch_plan *p = &m->plan;
-    if (p->total > c->scratch_cap) {
-        free(c->scratch);
-        c->scratch_cap = 0;
-        c->scratch = aligned_alloc(64, p->total);   /* a multiple of 64 */
-        if (!c->scratch) return COLL_ERR_NOMEM;
-        c->scratch_cap = p->total;
-    }
+    if (!collrt_scratch_reserve(c, p->total)) return COLL_ERR_NOMEM;
     assign_scratch(c, nscratch, p, c->scratch);
     return COLL_OK;
+}
+
+bool collrt_scratch_reserve(collrt_call *c, size_t bytes) {
+    if (bytes <= c->scratch_cap) return true;
+    free(c->scratch);
+    c->scratch_cap = 0;
+    if (!(c->scratch = aligned_alloc(64, bytes))) return false;   /* a multiple of 64 */
+    c->scratch_cap = bytes;
+    return true;
 }
 
 /* The recording coll_setup (request.c): the same validation and geometry,

@@ -55,8 +55,10 @@ typedef struct tkey {
 } tkey;
 
 struct collrt_trace {
-    int valid;                 /* replayable */
+    int valid;                 /* holds the verdict on key's kind: */
+    int replayable;            /* the plan below, or "not replayable" */
     int failed;                /* the recording cannot be replayed */
+    int nomem;                 /* ... for want of memory (no verdict) */
     tkey key;
     int64_t split;
     size_t scratch_need;       /* bytes of the scratch block it uses */
@@ -71,9 +73,11 @@ struct collrt_trace {
     size_t nsteps, capsteps;   /* nsteps - 1 step ends, then the last step */
 };
 
-/* The plans of the last TRACES kinds of call, and slot[TRACES], which the
- * recording call fills: a plan that comes out replayable takes the place
- * of the oldest (a call that keeps none evicts nothing). */
+/* The verdicts on the last TRACES kinds of call, and slot[TRACES], which
+ * the recording call fills: a recording that ends with a verdict (a plan,
+ * or "not replayable", so that such a kind records once, not on every
+ * call) takes the place of the oldest; one that failed for want of memory
+ * or with the call evicts nothing. */
 #define TRACES 4
 struct collrt_trace_cache {
     struct collrt_trace slot[TRACES + 1];
@@ -131,13 +135,14 @@ static bool ref_of(collrt_call *c, const void *p, size_t n, tref *r) {
 }
 
 static void fail(collrt_trace *t) { t->failed = 1; }
+static void fail_nomem(collrt_trace *t) { t->failed = t->nomem = 1; }
 
 void collrt_trace_note(collrt_call *c, int send, int peer, const void *dst, const void *src,
                        size_t bytes) {
     collrt_trace *t = c->trace_rec;
     if (t->failed) return;
     if (!collrt_grow((void **)&t->acts, &t->capacts, t->nacts + 1, sizeof *t->acts)) {
-        fail(t);
+        fail_nomem(t);
         return;
     }
     tact *a = &t->acts[t->nacts];
@@ -153,8 +158,11 @@ void collrt_trace_step(collrt_call *c) {
     if (t->failed) return;
     const collrt_op_queue *q = &c->q;
     if (!collrt_grow((void **)&t->ops, &t->capops, t->nops + q->n, sizeof *t->ops) ||
-        !collrt_grow((void **)&t->steps, &t->capsteps, t->nsteps + 1, sizeof *t->steps) ||
-        q->nstaged > COLLRT_TRACE_STAGES) {
+        !collrt_grow((void **)&t->steps, &t->capsteps, t->nsteps + 1, sizeof *t->steps)) {
+        fail_nomem(t);
+        return;
+    }
+    if (q->nstaged > COLLRT_TRACE_STAGES) {
         fail(t);
         return;
     }
@@ -179,7 +187,7 @@ void collrt_trace_step(collrt_call *c) {
 static collrt_trace *take_slot(collrt_call *c) {
     if (!c->traces && !(c->traces = calloc(1, sizeof *c->traces))) return NULL;
     collrt_trace *t = &c->traces->slot[TRACES];
-    t->valid = t->failed = 0;
+    t->valid = t->replayable = t->failed = t->nomem = 0;
     t->nacts = t->nops = t->nsteps = t->nstages = 0;
     memset(t->stage_need, 0, sizeof t->stage_need);
     return t;
@@ -190,7 +198,7 @@ const collrt_trace *collrt_trace_select(collrt_call *c) {
     if (!c->traces_ok || c->vg || c->rec || collrt_input_at_risk(c)) return NULL;
     for (unsigned i = 0; c->traces && i < TRACES; i++) {
         const collrt_trace *t = &c->traces->slot[i];
-        if (t->valid && key_matches(&t->key, c)) return t;
+        if (t->valid && key_matches(&t->key, c)) return t->replayable ? t : NULL;
     }
     collrt_trace *t = take_slot(c);
     if (t) {
@@ -204,13 +212,19 @@ void collrt_trace_end(collrt_call *c, int status) {
     collrt_trace *t = c->trace_rec;
     c->trace_rec = NULL;
     if (!t) return;
-    /* a call that never set up (count 0, a failed `require`) or failed is
-     * not replayed (one whose input the runtime protects never records:
-     * collrt_trace_select) */
-    if (t->failed || status != COLL_OK || c->status != COLL_OK || !c->split || !t->nsteps) return;
-    t->split = c->split;
-    t->scratch_need = c->scratch_cap;
-    t->flush = t->steps[t->nsteps - 1].acts;
+    /* A call that failed, or whose recording ran out of memory, decides
+     * nothing about its kind. One that never set up (count 0, a failed
+     * `require`: decided by the key) or whose plan lies outside what a
+     * trace holds is not replayable, nor is any later call of its kind
+     * (one whose input the runtime protects never records:
+     * collrt_trace_select). */
+    if (t->nomem || status != COLL_OK || c->status != COLL_OK) return;
+    t->replayable = !t->failed && c->split && t->nsteps;
+    if (t->replayable) {
+        t->split = c->split;
+        t->scratch_need = c->scratch_cap;
+        t->flush = t->steps[t->nsteps - 1].acts;
+    }
     t->valid = 1;
     struct collrt_trace_cache *k = c->traces;
     collrt_trace *old = &k->slot[k->next++ % TRACES], spare = *old;
@@ -242,26 +256,10 @@ static void *at(const tbases *b, tref r) {
  * least as large as when it was recorded (a later call may have grown
  * them; a call of another kind may have replaced them). */
 static int make_room(collrt_call *c, const collrt_trace *t) {
-    if (t->scratch_need > c->scratch_cap) {
-        free(c->scratch);
-        c->scratch_cap = 0;
-        if (!(c->scratch = aligned_alloc(64, t->scratch_need))) return COLL_ERR_NOMEM;
-        c->scratch_cap = t->scratch_need;
-    }
+    if (!collrt_scratch_reserve(c, t->scratch_need)) return COLL_ERR_NOMEM;
     collrt_op_queue *q = &c->q;
-    if (q->nkept < t->nstages) {
-        if (!collrt_grow((void **)&q->staged, &q->capstaged, t->nstages, sizeof *q->staged))
-            return COLL_ERR_NOMEM;
-        while (q->nkept < t->nstages) q->staged[q->nkept++] = (struct collrt_stage){NULL, 0};
-    }
-    for (size_t k = 0; k < t->nstages; k++) {
-        struct collrt_stage *s = &q->staged[k];
-        if (s->cap >= t->stage_need[k]) continue;
-        free(s->p);
-        s->cap = 0;
-        if (!(s->p = malloc(t->stage_need[k]))) return COLL_ERR_NOMEM;
-        s->cap = t->stage_need[k];
-    }
+    for (size_t k = 0; k < t->nstages; k++)
+        if (!collrt_stage_reserve(q, k, t->stage_need[k])) return COLL_ERR_NOMEM;
     if (!collrt_grow((void **)&q->ops, &q->cap, 1, sizeof *q->ops)) return COLL_ERR_NOMEM;
     return COLL_OK;
 }

@@ -167,6 +167,17 @@ static size_t segment_size(void) {
     return ((size_t)v + 63) & ~(size_t)63;
 }
 
+/* A communicator of no MPI communicator yet. Its record of a replayed
+ * call is set once here: a replay only writes its status. */
+static coll_comm *comm_new(void) {
+    coll_comm *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->mpi = MPI_COMM_NULL;
+    c->call.comm = c;
+    c->replayed = (collrt_recording){.began = 1, .finished = 1, .replayed = 1};
+    return c;
+}
+
 coll_comm *collmpi_comm_cached(MPI_Comm comm) {
     void *val = NULL;
     int found = 0;
@@ -203,10 +214,8 @@ int coll_comm_from_mpi(MPI_Comm comm, coll_comm **out) {
         from_mpi_err = keyval_err;
         return COLL_ERR_TRANSPORT;
     }
-    coll_comm *c = calloc(1, sizeof *c);
+    coll_comm *c = comm_new();
     if (!c) return COLL_ERR_NOMEM;
-    c->mpi = MPI_COMM_NULL;
-    c->call.comm = c;
     c->seg = segment_size();
     /* Collective: every rank reaches this on its first collc call on comm. */
     rc = PMPI_Comm_dup(comm, &c->mpi);
@@ -238,10 +247,8 @@ static void make_solo_key(void) { solo_key_err = pthread_key_create(&solo_key, f
 coll_comm *collmpi_solo_comm(void) {
     if (solo) return solo;
     pthread_once(&solo_once, make_solo_key);
-    coll_comm *c = calloc(1, sizeof *c);
+    coll_comm *c = comm_new();
     if (!c) return NULL;
-    c->mpi = MPI_COMM_NULL;
-    c->call.comm = c;
     c->nranks = 1;
     c->seg = segment_size();
     c->tag_ub = INT_MAX;
@@ -470,7 +477,6 @@ int coll_begin(coll_comm *comm, const coll_alg_info *info, const void *sendbuf,
     *call = cl;
     const collrt_trace *t = comm->probe ? NULL : collrt_trace_select(&cl->b);
     if (t) {   /* the whole call now; the program's calls are absorbed */
-        comm->replayed = (collrt_recording){.began = 1, .finished = 1, .replayed = 1};
         comm->replayed.status = replay(cl, t);
         if (comm->end_early) {
             *call = NULL;
