@@ -18,6 +18,7 @@
  *      bytes / lowest sample. */
 #include "driver/command.h"
 #include "driver/mpi/machine.h"
+#include "driver/mpi/text_lines.h"
 #include "support/util.h"
 
 #include <errno.h>
@@ -53,36 +54,6 @@ typedef struct Probe {
     char rdtype[CLUSTER_MAX_REDUCE][16], rop[CLUSTER_MAX_REDUCE][16];
     int nreduce;
 } Probe;
-
-/* A word of a line: [lo, hi) offsets in the file's text. */
-typedef struct Word {
-    uint32_t lo, hi;
-} Word;
-
-typedef struct Line {
-    const char *text;
-    uint32_t file;
-    Word w[PROBE_MAX_SAMPLES + 8];
-    int n;
-    uint32_t lo, hi;
-} Line;
-
-static Span word_span(const Line *l, int k) {
-    if (k >= l->n) return (Span){l->file, l->hi, l->hi};
-    return (Span){l->file, l->w[k].lo, l->w[k].hi};
-}
-
-static int word_is(const Line *l, int k, const char *s) {
-    size_t len = strlen(s);
-    return k < l->n && l->w[k].hi - l->w[k].lo == len && memcmp(l->text + l->w[k].lo, s, len) == 0;
-}
-
-static void word_copy(const Line *l, int k, char *buf, size_t size) {
-    size_t len = l->w[k].hi - l->w[k].lo;
-    if (len >= size) len = size - 1;
-    memcpy(buf, l->text + l->w[k].lo, len);
-    buf[len] = 0;
-}
 
 /* Word k as a number above 0 (a size or a time). */
 static int word_number(Session *s, const Line *l, int k, const char *what, double *out) {
@@ -212,41 +183,21 @@ static int read_line(Session *s, const Line *l, Probe *p) {
 }
 
 /* Splits a line into words; more than fit is an error. */
-static int split(Session *s, Line *l) {
-    l->n = 0;
-    for (uint32_t k = l->lo; k < l->hi;) {
-        while (k < l->hi && (l->text[k] == ' ' || l->text[k] == '\t' || l->text[k] == '\r')) k++;
-        if (k == l->hi) break;
-        uint32_t lo = k;
-        while (k < l->hi && l->text[k] != ' ' && l->text[k] != '\t' && l->text[k] != '\r') k++;
-        if (l->n == (int)(sizeof l->w / sizeof l->w[0])) {
-            Span sp = {l->file, lo, k};
-            diag_error(s->dx, sp, "probe-syntax", "more than %d samples on one line",
-                       PROBE_MAX_SAMPLES);
-            return -1;
-        }
-        l->w[l->n++] = (Word){lo, k};
-    }
-    return 0;
-}
-
 static int read_probe(Session *s, uint32_t file, Probe *p) {
     const SourceFile *f = source_file(&s->sm, file);
-    Line *l = xcalloc(1, sizeof *l);
-    l->text = f->text;
-    l->file = file;
+    Line *l = line_reader(f->text, (uint32_t)f->len, file, PROBE_MAX_SAMPLES + 8);
     int rc = 0;
-    for (uint32_t at = 0; at < f->len && rc == 0 && !p->have_end;) {
-        const char *nl = memchr(f->text + at, '\n', f->len - at);
-        l->lo = at;
-        l->hi = nl ? (uint32_t)(nl - f->text) : (uint32_t)f->len;
-        at = l->hi + 1;
-        rc = split(s, l);
+    while (rc == 0 && !p->have_end && line_next(l)) {
+        if (l->overflowed) {
+            diag_error(s->dx, l->over, "probe-syntax", "more than %d samples on one line", PROBE_MAX_SAMPLES);
+            rc = -1;
+            break;
+        }
         /* blank lines, and the ranks' "collc-probe: done" (for mpirun --done) */
-        if (rc != 0 || l->n == 0 || word_is(l, 0, "collc-probe:")) continue;
+        if (l->n == 0 || word_is(l, 0, "collc-probe:")) continue;
         rc = read_line(s, l, p);
     }
-    free(l);
+    line_reader_free(l);
     if (rc != 0) return -1;
     Span eof = {file, (uint32_t)f->len, (uint32_t)f->len};
     if (!p->have_version) {

@@ -15,6 +15,7 @@
  * winners are taken down to LO and up to HI. Every rule carries the job's
  * shape (n=, and ppn= nodes= where the nodes hold the same number of
  * ranks), as the model's rules do. */
+#include "driver/mpi/text_lines.h"
 #include "driver/tune.h"
 #include "collmpi_config.h"
 #include "support/util.h"
@@ -48,63 +49,19 @@ typedef struct Measured {
     int n, cap;
 } Measured;
 
-typedef struct Words {
-    const char *text;
-    uint32_t file, lo, hi;
-    uint32_t w[MEASURE_MAX_WORDS][2];
-    int n;
-} Words;
-
-static Span at_word(const Words *l, int k) {
-    if (k >= l->n) return (Span){l->file, l->hi, l->hi};
-    return (Span){l->file, l->w[k][0], l->w[k][1]};
-}
-
-static void copy_word(const Words *l, int k, char *buf, size_t size) {
-    size_t len = k < l->n ? l->w[k][1] - l->w[k][0] : 0;
-    if (len >= size) len = size - 1;
-    memcpy(buf, l->text + l->w[k < l->n ? k : 0][0], len);
-    buf[len] = 0;
-}
-
-static int is_word(const Words *l, int k, const char *s) {
-    char buf[64];
-    if (k >= l->n) return 0;
-    copy_word(l, k, buf, sizeof buf);
-    return strcmp(buf, s) == 0;
-}
-
-/* Splits [l->lo, l->hi) into words; the rest of a line past
- * MEASURE_MAX_WORDS (a long `skip` reason) is one last word. */
-static void split_words(Words *l) {
-    l->n = 0;
-    for (uint32_t k = l->lo; k < l->hi;) {
-        while (k < l->hi && (l->text[k] == ' ' || l->text[k] == '\t' || l->text[k] == '\r')) k++;
-        if (k == l->hi) break;
-        uint32_t lo = k;
-        while (k < l->hi && l->text[k] != ' ' && l->text[k] != '\t' && l->text[k] != '\r') k++;
-        if (l->n == MEASURE_MAX_WORDS) {
-            l->w[l->n - 1][1] = k;
-            continue;
-        }
-        l->w[l->n][0] = lo;
-        l->w[l->n++][1] = k;
-    }
-}
-
 /* Word k as a number: a time (above 0) or, with `whole`, a byte count. */
-static int number_word(Session *s, const Words *l, int k, const char *what, int whole, double *out) {
+static int number_word(Session *s, const Line *l, int k, const char *what, int whole, double *out) {
     char buf[64];
     if (k >= l->n) {
-        diag_error(s->dx, at_word(l, k), "measure-syntax", "expected %s", what);
+        diag_error(s->dx, word_span(l, k), "measure-syntax", "expected %s", what);
         return -1;
     }
-    copy_word(l, k, buf, sizeof buf);
+    word_copy(l, k, buf, sizeof buf);
     char *end;
     errno = 0;
     double v = strtod(buf, &end);
     if (end == buf || *end || errno || !isfinite(v) || !(v > 0) || (whole && (v != floor(v) || v > 1e18))) {
-        diag_error(s->dx, at_word(l, k), "measure-syntax", "expected %s, got '%s'", what, buf);
+        diag_error(s->dx, word_span(l, k), "measure-syntax", "expected %s, got '%s'", what, buf);
         return -1;
     }
     *out = v;
@@ -112,11 +69,11 @@ static int number_word(Session *s, const Words *l, int k, const char *what, int 
 }
 
 /* `shape ranks=R nodes=K ppn=P` (or ppn=LO..HI: nodes of different sizes) */
-static int read_shape(Session *s, const Words *l, Measured *m) {
+static int read_shape(Session *s, const Line *l, Measured *m) {
     char ranks[64], nodes[64], ppn[64], tail;
-    copy_word(l, 1, ranks, sizeof ranks);
-    copy_word(l, 2, nodes, sizeof nodes);
-    copy_word(l, 3, ppn, sizeof ppn);
+    word_copy(l, 1, ranks, sizeof ranks);
+    word_copy(l, 2, nodes, sizeof nodes);
+    word_copy(l, 3, ppn, sizeof ppn);
     int ok = l->n == 4 && sscanf(ranks, "ranks=%lld%c", &m->ranks, &tail) == 1 &&
              sscanf(nodes, "nodes=%lld%c", &m->nodes, &tail) == 1;
     if (ok && sscanf(ppn, "ppn=%lld..%lld%c", &m->ppn_lo, &m->ppn_hi, &tail) != 2) {
@@ -124,42 +81,42 @@ static int read_shape(Session *s, const Words *l, Measured *m) {
         m->ppn_hi = m->ppn_lo;
     }
     if (!ok || m->ranks < 1 || m->nodes < 1 || m->ppn_lo < 1 || m->ppn_hi < m->ppn_lo) {
-        diag_error(s->dx, at_word(l, 0), "measure-syntax", "expected 'shape ranks=R nodes=K ppn=P'");
+        diag_error(s->dx, word_span(l, 0), "measure-syntax", "expected 'shape ranks=R nodes=K ppn=P'");
         return -1;
     }
     m->have_shape = 1;
-    m->shape_span = at_word(l, 0);
+    m->shape_span = word_span(l, 0);
     return 0;
 }
 
 /* `time COLLECTIVE BYTES CANDIDATE MEDIAN MIN MAX` */
-static int read_time(Session *s, const Words *l, Measured *m) {
+static int read_time(Session *s, const Line *l, Measured *m) {
     char coll[64];
-    copy_word(l, 1, coll, sizeof coll);
-    Timing t = {.span = at_word(l, 0), .name_span = at_word(l, 3)};
+    word_copy(l, 1, coll, sizeof coll);
+    Timing t = {.span = word_span(l, 0), .name_span = word_span(l, 3)};
     t.coll = collective_lookup(coll);
     if (l->n < 2 || t.coll == COLLECTIVE__COUNT) {
-        diag_error(s->dx, at_word(l, 1), "measure-syntax", "expected a collective (allreduce, broadcast, ...)");
+        diag_error(s->dx, word_span(l, 1), "measure-syntax", "expected a collective (allreduce, broadcast, ...)");
         return -1;
     }
     double bytes, v[3];
     if (number_word(s, l, 2, "a size in bytes (a whole number above 0)", 1, &bytes) != 0) return -1;
     if (l->n < 4) {
-        diag_error(s->dx, at_word(l, 3), "measure-syntax", "expected a candidate (an algorithm, or " MEASURE_LIBRARY ")");
+        diag_error(s->dx, word_span(l, 3), "measure-syntax", "expected a candidate (an algorithm, or " MEASURE_LIBRARY ")");
         return -1;
     }
-    copy_word(l, 3, t.name, sizeof t.name);
+    word_copy(l, 3, t.name, sizeof t.name);
     static const char *const what[] = {"the median time in seconds (a number above 0)",
                                        "the fastest round's time in seconds (a number above 0)",
                                        "the slowest round's time in seconds (a number above 0)"};
     for (int k = 0; k < 3; k++)
         if (number_word(s, l, 4 + k, what[k], 0, &v[k]) != 0) return -1;
     if (l->n > 7) {
-        diag_error(s->dx, at_word(l, 7), "measure-syntax", "expected the end of the line after the slowest round's time");
+        diag_error(s->dx, word_span(l, 7), "measure-syntax", "expected the end of the line after the slowest round's time");
         return -1;
     }
     if (!(v[1] <= v[0] && v[0] <= v[2])) {
-        diag_error(s->dx, at_word(l, 4), "measure-syntax", "the times must be MEDIAN MIN MAX with MIN <= MEDIAN <= MAX");
+        diag_error(s->dx, word_span(l, 4), "measure-syntax", "the times must be MEDIAN MIN MAX with MIN <= MEDIAN <= MAX");
         return -1;
     }
     t.bytes = (unsigned long long)bytes;
@@ -178,56 +135,50 @@ static int read_time(Session *s, const Words *l, Measured *m) {
     return 0;
 }
 
-static int read_line(Session *s, const Words *l, Measured *m) {
+static int read_line(Session *s, const Line *l, Measured *m) {
     if (!m->have_version) {
         char v[32];
-        copy_word(l, 1, v, sizeof v);
-        if (!is_word(l, 0, "collc-measure") || l->n != 2) {
-            diag_error(s->dx, at_word(l, 0), "measure-syntax", "expected the line 'collc-measure %d' first",
+        word_copy(l, 1, v, sizeof v);
+        if (!word_is(l, 0, "collc-measure") || l->n != 2) {
+            diag_error(s->dx, word_span(l, 0), "measure-syntax", "expected the line 'collc-measure %d' first",
                        MEASURE_VERSION);
             return -1;
         }
         if (strtol(v, NULL, 10) != MEASURE_VERSION) {
-            diag_error(s->dx, at_word(l, 1), "measure-syntax",
+            diag_error(s->dx, word_span(l, 1), "measure-syntax",
                        "collc-measure output of version '%s' (this collc reads version %d)", v, MEASURE_VERSION);
             return -1;
         }
         m->have_version = 1;
         return 0;
     }
-    if (is_word(l, 0, "shape")) return read_shape(s, l, m);
-    if (is_word(l, 0, "time")) return read_time(s, l, m);
-    if (is_word(l, 0, "skip")) return 0; /* a candidate whose `require`s fail: not one */
-    if (is_word(l, 0, "object") && l->n == 2) {
-        copy_word(l, 1, m->object, sizeof m->object);
-        m->object_span = at_word(l, 1);
+    if (word_is(l, 0, "shape")) return read_shape(s, l, m);
+    if (word_is(l, 0, "time")) return read_time(s, l, m);
+    if (word_is(l, 0, "skip")) return 0; /* a candidate whose `require`s fail: not one */
+    if (word_is(l, 0, "object") && l->n == 2) {
+        word_copy(l, 1, m->object, sizeof m->object);
+        m->object_span = word_span(l, 1);
         return 0;
     }
-    if (is_word(l, 0, "end") && l->n == 1) {
+    if (word_is(l, 0, "end") && l->n == 1) {
         m->have_end = 1;
         return 0;
     }
-    diag_error(s->dx, at_word(l, 0), "measure-syntax", "expected a line of collc-measure (shape, object, time, skip, end)");
+    diag_error(s->dx, word_span(l, 0), "measure-syntax", "expected a line of collc-measure (shape, object, time, skip, end)");
     return -1;
 }
 
 static int read_measured(Session *s, uint32_t file, Measured *m) {
     const SourceFile *f = source_file(&s->sm, file);
-    Words *l = xcalloc(1, sizeof *l);
-    l->text = f->text;
-    l->file = file;
+    /* the rest of a line past MEASURE_MAX_WORDS (a long `skip` reason) is one last word */
+    Line *l = line_reader(f->text, (uint32_t)f->len, file, MEASURE_MAX_WORDS);
     int rc = 0;
-    for (uint32_t at = 0; at < f->len && rc == 0 && !m->have_end;) {
-        const char *nl = memchr(f->text + at, '\n', f->len - at);
-        l->lo = at;
-        l->hi = nl ? (uint32_t)(nl - f->text) : (uint32_t)f->len;
-        at = l->hi + 1;
-        split_words(l);
+    while (rc == 0 && !m->have_end && line_next(l)) {
         /* blank lines, comments, and the ranks' "collc-measure: done" */
-        if (l->n == 0 || l->text[l->w[0][0]] == '#' || is_word(l, 0, "collc-measure:")) continue;
+        if (l->n == 0 || l->text[l->w[0].lo] == '#' || word_is(l, 0, "collc-measure:")) continue;
         rc = read_line(s, l, m);
     }
-    free(l);
+    line_reader_free(l);
     if (rc != 0) return -1;
     Span eof = {file, (uint32_t)f->len, (uint32_t)f->len};
     const char *missing = !m->have_version ? NULL : !m->have_shape ? "shape" : !m->object[0] ? "object"
