@@ -16,6 +16,7 @@
 #
 # Exit 77 (skipped) with the reason where namespaces cannot be made.
 set -uo pipefail
+. "$(dirname "$0")/rules_served.sh"
 cluster_sh=$1 collc=$2 measure=$3 app=$4 lib=$5 algs=$6 work=$7 nodes=${8:-2} ppn=${9:-2}
 export CLUSTER="me$$"
 "$cluster_sh" check || exit 77
@@ -55,18 +56,8 @@ run() {
     COLLMPI_CONFIG="$work/collmpi.conf" COLLMPI_DEBUG=1 "$app" > "$work/app.log" 2>&1 \
     || { echo "the program failed:"; tail -30 "$work/app.log"; return 1; }
   grep -q "pmpi_app: N=$n: .* 0 wrong" "$work/app.log" || { echo "wrong results:"; tail -30 "$work/app.log"; return 1; }
-  local alg ok=1 used named
-  for coll in allreduce allgather; do
-    used=$(grep -o "MPI_${coll^} ([0-9]* B, N=[0-9]*) -> [a-z_]* (collc" "$work/app.log" | sed 's/.*-> //; s/ (collc//' | sort -u)
-    named=$(awk -v c="$coll" '$1 == c { print $5 }' "$work/collmpi.conf" | sort -u)
-    [ -n "$used" ] || { echo "no MPI_${coll^} call went to collc:"; grep -i "$coll" "$work/app.log" | head; ok=0; }
-    for alg in $used; do
-      echo "$named" | grep -qx "$alg" || { echo "MPI_${coll^} ran $alg, which no rule names"; ok=0; }
-    done
-    echo "$coll: rules name $(echo $named), calls ran $(echo $used)"
-  done
-  ((ok))
+  rules_served "$work/app.log" "$work/collmpi.conf"
 }
-export -f run
+export -f run rules_served
 export cluster_sh collc measure app lib algs work nodes ppn
 "$cluster_sh" run -n "$nodes" -- bash -c run
